@@ -1,0 +1,151 @@
+"""The one exception tree, mapped one-to-one onto the closed ``error_code`` vocabulary.
+
+    WarplineError                      (abstract; never raised itself)
+    ├── MissingRequiredField           missing_required_field   retry_with_changes
+    ├── InvalidArgument                invalid_argument         retry_with_changes
+    ├── InvalidRepo                    invalid_repo             retry_with_changes
+    ├── InvalidRevRange                invalid_rev_range        retry_with_changes
+    ├── InvalidEntityRef               invalid_entity_ref       retry_with_changes
+    ├── InvalidChangedRefs             invalid_changed_refs     retry_with_changes
+    ├── InvalidDepth                   invalid_depth            retry_with_changes
+    ├── InvalidFilter                  invalid_filter           retry_with_changes
+    ├── InvalidSort                    invalid_sort             retry_with_changes
+    ├── InvalidCursor                  invalid_cursor           retry_with_changes
+    ├── IdempotencyConflict            idempotency_conflict     retry_with_changes
+    ├── StoreIncompatible              store_incompatible       fatal
+    ├── PeerUnavailable                peer_unavailable         retry_safe
+    ├── SnapshotUnavailable            snapshot_unavailable     retry_with_changes
+    └── InternalError                  internal_error           fatal
+
+Every error names the rejected field (when there is one), the value, and the fix in
+``hint``. Adapters turn an error into a ``warpline.error.v1`` object with ``to_payload``;
+they never inspect message text. Foreign exceptions (pygit2, sqlite3, httpx) are
+translated at their seams (``warpline.git.repo``, ``warpline.store``, ``warpline.federation``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+Retryability = Literal["retry_safe", "retry_with_changes", "fatal"]
+
+
+class WarplineError(Exception):
+    code: ClassVar[str] = "internal_error"
+    retryability: ClassVar[Retryability] = "fatal"
+
+    def __init__(
+        self,
+        hint: str,
+        *,
+        field: str | None = None,
+        value: Any = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(hint)
+        self.hint = hint
+        self.field = field
+        self.details: dict[str, Any] = dict(details or {})
+        if value is not None:
+            self.details.setdefault("value", value)
+
+    def to_payload(self) -> dict[str, Any]:
+        """The ``warpline.error.v1`` object for this error."""
+        return {
+            "schema": "warpline.error.v1",
+            "ok": False,
+            "error_code": self.code,
+            "rejected_field": self.field,
+            "retryability": self.retryability,
+            "hint": self.hint,
+            "details": {"message": self.hint, **self.details},
+        }
+
+
+class _WithChanges(WarplineError):
+    retryability: ClassVar[Retryability] = "retry_with_changes"
+
+
+class MissingRequiredField(_WithChanges):
+    code = "missing_required_field"
+
+
+class InvalidArgument(_WithChanges):
+    code = "invalid_argument"
+
+
+class InvalidRepo(_WithChanges):
+    code = "invalid_repo"
+
+
+class InvalidRevRange(_WithChanges):
+    code = "invalid_rev_range"
+
+
+class InvalidEntityRef(_WithChanges):
+    code = "invalid_entity_ref"
+
+
+class InvalidChangedRefs(_WithChanges):
+    code = "invalid_changed_refs"
+
+
+class InvalidDepth(_WithChanges):
+    code = "invalid_depth"
+
+
+class InvalidFilter(_WithChanges):
+    code = "invalid_filter"
+
+
+class InvalidSort(_WithChanges):
+    code = "invalid_sort"
+
+
+class InvalidCursor(_WithChanges):
+    code = "invalid_cursor"
+
+
+class IdempotencyConflict(_WithChanges):
+    code = "idempotency_conflict"
+
+
+class StoreIncompatible(WarplineError):
+    code = "store_incompatible"
+    retryability: ClassVar[Retryability] = "fatal"
+
+
+class PeerUnavailable(WarplineError):
+    code = "peer_unavailable"
+    retryability: ClassVar[Retryability] = "retry_safe"
+
+
+class SnapshotUnavailable(_WithChanges):
+    code = "snapshot_unavailable"
+
+
+class InternalError(WarplineError):
+    code = "internal_error"
+    retryability: ClassVar[Retryability] = "fatal"
+
+
+ERROR_CLASSES: tuple[type[WarplineError], ...] = (
+    MissingRequiredField,
+    InvalidArgument,
+    InvalidRepo,
+    InvalidRevRange,
+    InvalidEntityRef,
+    InvalidChangedRefs,
+    InvalidDepth,
+    InvalidFilter,
+    InvalidSort,
+    InvalidCursor,
+    IdempotencyConflict,
+    StoreIncompatible,
+    PeerUnavailable,
+    SnapshotUnavailable,
+    InternalError,
+)
+
+ERROR_CODES: tuple[str, ...] = tuple(cls.code for cls in ERROR_CLASSES)
+RETRYABILITY: dict[str, Retryability] = {cls.code: cls.retryability for cls in ERROR_CLASSES}
