@@ -1,2 +1,5 @@
-def main() -> int:
-    return 0
+"""warpline's MCP stdio server (``warpline-mcp``, ``python -m warpline.mcp``)."""
+
+from warpline.mcp.server import main
+
+__all__ = ["main"]

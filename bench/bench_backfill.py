@@ -1,0 +1,181 @@
+"""Backfill and ingest-commit benchmark, against `git log --numstat` measured in the same run.
+
+    python bench/bench_backfill.py [REPO_PATH ...] [--generate N] [--ingest-samples K]
+
+For each repository (a generated one when ``--generate N``, plus any paths given):
+
+1. ``git log --numstat --format=%H HEAD`` over the full history, output discarded (the lower
+   bound; one untimed warm-up run first, then best of ``--repeat``);
+2. a full warpline backfill into a FRESH store, in a local clone (the given repository and
+   its ``.weft/`` are never touched);
+3. their ratio, commits/s and events/s;
+4. ``warpline ingest-commit`` latency in a fresh process: a second clone is reset to
+   HEAD~K (first parent) and backfilled, then each commit from there to HEAD is ingested
+   oldest first, one subprocess each, with the branch moved to it as a post-commit hook
+   would see it; printed beside ``python -c pass`` and ``import warpline.cli``.
+
+A compact report goes to stdout and JSON to bench/out/ (gitignored). See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench_util import (
+    clone,
+    environment,
+    format_result,
+    git,
+    git_log_numstat,
+    head_sha,
+    history_counts,
+    percentiles,
+    wall,
+)
+
+OUT_DIR = Path(__file__).resolve().parent / "out"
+
+
+# -- the warpline call sites: the only lines to touch when the API moves ------------------
+def warpline_backfill(repo_path: Path) -> dict[str, Any]:
+    """Backfill ``repo_path`` in-process; return the ingest report's figures."""
+    from warpline.git.repo import head_commit, open_repo
+    from warpline.store.db import Store
+    from warpline.store.ingest import Ingestor
+
+    repo = open_repo(repo_path)
+    with Store.open(repo_path) as store:
+        report = Ingestor(store, repo).catch_up(head_commit(repo), budget_s=None)
+    return {"commits_ingested": report.commits_ingested,
+            "events_written": report.events_written,
+            "unparsed_files": report.unparsed_files,
+            "failures": len(report.failures),
+            "commits_behind": report.commits_behind}
+
+
+def warpline_cli() -> list[str]:
+    """The command a post-commit hook runs: the console script beside this interpreter."""
+    script = Path(sys.executable).parent / "warpline"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "warpline.cli"]
+
+
+def ingest_commit_argv(sha: str, repo_path: Path) -> list[str]:
+    return [*warpline_cli(), "ingest-commit", sha, "--repo", str(repo_path)]
+
+
+STORE_DIR = Path(".weft") / "warpline"
+# -------------------------------------------------------------------------------------------
+
+
+def timed_backfill(path: Path) -> dict[str, Any]:
+    shutil.rmtree(path / STORE_DIR, ignore_errors=True)  # a fresh store, every time
+    started = time.perf_counter()
+    try:
+        figures = warpline_backfill(path)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"seconds": round(time.perf_counter() - started, 3), **figures}
+
+
+def ingest_latency(src: Path, work: Path, head: str, samples: int) -> dict[str, Any]:
+    base = git("rev-parse", f"{head}~{samples}", cwd=src).strip()
+    repo = clone(src, work / "ingest", base)
+    prepared = timed_backfill(repo)
+    if "error" in prepared:
+        return {"error": f"backfill to HEAD~{samples} failed: {prepared['error']}"}
+    todo = git("rev-list", "--reverse", "--topo-order", head, f"^{base}", cwd=repo).split()
+    times: list[float] = []
+    errors: list[str] = []
+    for sha in todo:
+        git("reset", "-q", "--soft", sha, cwd=repo)
+        seconds, code, err = wall(ingest_commit_argv(sha, repo))
+        if code:
+            errors.append(f"{sha[:12]} exit {code}: {err}")
+        else:
+            times.append(seconds)
+    baselines = {}
+    for name, code_line in (("python -c pass", "pass"),
+                            ("import warpline.cli", "import warpline.cli")):
+        runs = [wall([sys.executable, "-c", code_line])[0] for _ in range(max(5, len(todo)))]
+        baselines[name] = percentiles(runs)
+    return {"base": base, "backfill_to_base_s": prepared["seconds"], "commits": len(todo),
+            "command": warpline_cli(),
+            "latency": percentiles(times), "errors": errors, "baselines": baselines}
+
+
+def bench_repo(label: str, src: Path, work: Path, args: argparse.Namespace) -> dict[str, Any]:
+    head = head_sha(src)
+    repo = clone(src, work / "full", head)
+    result: dict[str, Any] = {"label": label, "source": str(src), "head": head,
+                              **history_counts(repo)}
+    result["git_log_s"] = round(git_log_numstat(repo, args.repeat), 3)
+    result["backfill"] = timed_backfill(repo)
+    if "seconds" in result["backfill"]:
+        result["ratio"] = round(result["backfill"]["seconds"] / result["git_log_s"], 2)
+    if args.ingest_samples > 0:
+        samples = min(args.ingest_samples, result["commits"] - 1)
+        try:
+            result["ingest_commit"] = ingest_latency(src, work, head, samples)
+        except RuntimeError as exc:
+            result["ingest_commit"] = {"error": str(exc)}
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repos", nargs="*", type=Path, help="existing git repositories")
+    parser.add_argument("--generate", type=int, metavar="N",
+                        help="also benchmark a generated history of N commits")
+    parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    parser.add_argument("--ingest-samples", type=int, default=20, metavar="K",
+                        help="ingest-commit the commits after HEAD~K (default 20; 0 skips)")
+    parser.add_argument("--repeat", type=int, default=1, help="git log runs, best taken")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary clones")
+    args = parser.parse_args(argv)
+    if not args.repos and not args.generate:
+        parser.error("give a repository path or --generate N")
+    work = Path(tempfile.mkdtemp(prefix="warpline-bench-"))
+    report: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                              "environment": environment(), "results": []}
+    try:
+        targets: list[tuple[str, Path, dict[str, Any] | None]] = []
+        if args.generate:
+            from genhistory import generate_with_stats, summary
+
+            gen = work / "generated"
+            started = time.perf_counter()
+            _, stats = generate_with_stats(gen, args.generate, args.seed)
+            shape = {"seconds": round(time.perf_counter() - started, 1), **summary(stats, gen)}
+            targets.append((f"generated:{args.generate}:seed{args.seed}", gen, shape))
+        targets.extend((str(p), p.resolve(), None) for p in args.repos)
+        for index, (label, src, generated) in enumerate(targets):
+            result = bench_repo(label, src, work / f"r{index}", args)
+            if generated is not None:
+                result["generated"] = generated
+            report["results"].append(result)
+            print("\n".join(format_result(result)), flush=True)
+    finally:
+        if args.keep:
+            print(f"clones kept in {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    OUT_DIR.mkdir(exist_ok=True)
+    out = OUT_DIR / f"backfill-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

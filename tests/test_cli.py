@@ -1,0 +1,83 @@
+"""The CLI adapter: tables by default, envelopes with --json, exit codes 0 / 1 / 70."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.contract_check import assert_valid_envelope
+from tests.gitfixture import FixtureRepo
+from warpline.store.db import store_path
+
+SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
+
+
+def _cli(*args: str, cwd: Path | None = None,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "warpline.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1", **(env or {})})
+
+
+def _repo(tmp_path: Path) -> FixtureRepo:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"app/core.py": SRC}, message="one")
+    repo.commit({"app/core.py": SRC.replace("return 2", "return 3")}, message="two")
+    return repo
+
+
+def test_changed_prints_a_readable_table_by_default(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    result = _cli("changed", "HEAD", "--repo", str(repo.path))
+    assert result.returncode == 0, result.stderr
+    header = result.stdout.splitlines()[0].split()
+    assert header == ["CHANGE", "KIND", "ENTITY", "COMMIT", "WHEN", "ACTOR"]
+    assert "python:function:app.core.beta" in result.stdout
+    assert "\x1b[" not in result.stdout
+
+
+def test_json_prints_a_contract_valid_envelope(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    for args in (["changed", "HEAD~1..HEAD"], ["timeline", "app.core.beta"],
+                 ["churn", "app.core.beta", "app.core.alpha"]):
+        result = _cli(*args, "--repo", str(repo.path), "--json")
+        assert result.returncode == 0, result.stderr
+        envelope = json.loads(result.stdout)
+        assert_valid_envelope(envelope)
+
+
+def test_the_repo_defaults_to_the_current_directory(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    result = _cli("churn", "app.core.beta", "--json", cwd=repo.path)
+    assert json.loads(result.stdout)["data"]["items"][0]["churn_count"] == 2
+
+
+def test_bad_input_exits_1_with_the_error_envelope(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    result = _cli("changed", "no-such-rev", "--repo", str(repo.path), "--json")
+    assert result.returncode == 1
+    error = json.loads(result.stdout)
+    assert_valid_envelope(error)
+    assert error["error_code"] == "invalid_rev_range"
+    assert "Traceback" not in result.stderr
+
+
+def test_not_a_repository_exits_1_with_invalid_repo(tmp_path: Path) -> None:
+    result = _cli("changed", "--repo", str(tmp_path), "--json")
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["error_code"] == "invalid_repo"
+    assert not (tmp_path / ".weft").exists()
+
+
+def test_a_corrupt_store_exits_70_with_internal_error(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    path = store_path(repo.path)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a sqlite database" * 100)
+    result = _cli("changed", "--repo", str(repo.path), "--json")
+    assert result.returncode == 70
+    assert json.loads(result.stdout)["error_code"] == "internal_error"
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,93 @@
+"""A real client: the official MCP Python SDK drives the server over stdio."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+
+from tests.contract_check import assert_valid_envelope
+from tests.gitfixture import FixtureRepo
+from warpline.registry import implemented_tools
+
+SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> FixtureRepo:
+    r = FixtureRepo(tmp_path / "repo")
+    r.commit({"app/core.py": SRC}, message="one")
+    r.commit({"app/core.py": SRC.replace("return 2", "return 3")}, message="two")
+    return r
+
+
+def _arguments(endorsed: str, repo: str, locators: list[str]) -> dict[str, Any]:
+    refs = [{"kind": "locator", "value": locator} for locator in locators]
+    if endorsed == "warpline_entity_timeline_get":
+        return {"repo": repo, "entity_ref": refs[0]}
+    if endorsed == "warpline_entity_churn_count_get":
+        return {"repo": repo, "entity_refs": refs}
+    return {"repo": repo}
+
+
+async def _session_run(repo: FixtureRepo, tmp_path: Path) -> dict[str, Any]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "warpline.mcp"],
+                                   cwd=str(tmp_path))
+    seen: dict[str, Any] = {"calls": {}}
+    with (tmp_path / "server-stderr.log").open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), \
+                ClientSession(read, write) as session:
+            init = await session.initialize()
+            seen["protocol"] = init.protocolVersion
+            seen["server"] = init.serverInfo.name
+            seen["instructions"] = init.instructions
+            listing = await session.list_tools()
+            seen["tools"] = [tool.name for tool in listing.tools]
+            # The first call ingests history; settle it so endorsed and shim see one state.
+            await session.call_tool("changed", {"repo": str(repo.path)})
+            locators: list[str] = []
+            for spec in implemented_tools():
+                for name in spec.names:
+                    # call_tool validates structuredContent against the listed outputSchema
+                    result = await session.call_tool(
+                        name, _arguments(spec.endorsed, str(repo.path), locators))
+                    assert not result.isError, result
+                    envelope = result.structuredContent
+                    assert envelope is not None
+                    assert json.loads(result.content[0].text) == envelope  # type: ignore[union-attr]
+                    seen["calls"][name] = envelope
+                    if spec.endorsed == "warpline_change_list" and not locators:
+                        locators = [item["entity"]["locator"]
+                                    for item in envelope["data"]["items"]]
+            try:
+                await session.call_tool("changed", {"repo": str(repo.path), "limit": "ten"})
+            except McpError as exc:
+                seen["bad_input"] = (exc.error.code, exc.error.data)
+    return seen
+
+
+def test_the_sdk_client_drives_every_implemented_tool(repo: FixtureRepo, tmp_path: Path) -> None:
+    seen = anyio.run(_session_run, repo, tmp_path)
+    assert seen["server"] == "warpline"
+    assert seen["protocol"] in ("2024-11-05", "2025-03-26", "2025-06-18")
+    assert "changed" in seen["instructions"]
+    expected = [name for spec in implemented_tools() for name in spec.names]
+    assert seen["tools"] == expected
+    assert sorted(seen["calls"]) == sorted(expected)
+    for spec in implemented_tools():
+        endorsed, shim = (seen["calls"][name] for name in spec.names)
+        assert endorsed == shim
+        assert endorsed["query"]["tool"] == spec.endorsed
+        assert_valid_envelope(endorsed)
+    assert seen["calls"]["warpline_change_list"]["data"]["items"]
+    code, data = seen["bad_input"]
+    assert code == -32602
+    assert (data["error_code"], data["rejected_field"]) == ("invalid_argument", "limit")
+    assert_valid_envelope(data)

@@ -1,0 +1,222 @@
+"""tools/list and tools/call over the real server: the registry, twice, and nothing else."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.contract_check import assert_valid_envelope
+from tests.gitfixture import FixtureRepo
+from warpline.cli.smoke import McpProcess, initialize, run_smoke
+from warpline.registry import implemented_tools
+
+CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
+SERVER = [sys.executable, "-m", "warpline.mcp"]
+SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
+INVENTORY_KEYS = ("endorsed", "shim", "schema", "mutating", "read_only", "writes_local_state",
+                  "mutates_paths", "idempotent", "federation_dependencies")
+
+
+def _contract(filename: str) -> Any:
+    return json.loads((CONTRACTS / filename).read_text(encoding="utf-8"))
+
+
+INVENTORY: list[dict[str, Any]] = _contract("tools.json")["tools"]
+IMPLEMENTED = {spec.endorsed for spec in implemented_tools()}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> FixtureRepo:
+    r = FixtureRepo(tmp_path_factory.mktemp("mcp-tools") / "repo")
+    r.commit({"app/core.py": SRC}, message="one")
+    r.commit({"app/core.py": SRC.replace("return 2", "return 3")}, message="two")
+    r.commit({"app/extra.py": "def gamma():\n    return 0\n"}, message="three")
+    return r
+
+
+@pytest.fixture(scope="module")
+def server(repo: FixtureRepo) -> Iterator[McpProcess]:
+    with McpProcess(SERVER, cwd=repo.path.parent, timeout=120) as proc:
+        initialize(proc)
+        # Settle the store (the first call ingests history) so later calls see one state.
+        proc.request("tools/call", {"name": "changed", "arguments": {"repo": str(repo.path)}})
+        yield proc
+
+
+@pytest.fixture(scope="module")
+def listed(server: McpProcess) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = server.request("tools/list")["result"]["tools"]
+    return tools
+
+
+def _call(server: McpProcess, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    reply = server.request("tools/call", {"name": name, "arguments": arguments})
+    assert "result" in reply, reply
+    result: dict[str, Any] = reply["result"]
+    return result
+
+
+def _arguments(endorsed: str, repo: str) -> dict[str, Any]:
+    """Valid arguments per implemented tool, on the module's fixture repository."""
+    table: dict[str, dict[str, Any]] = {
+        "warpline_change_list": {"repo": repo},
+        "warpline_entity_timeline_get": {"repo": repo, "entity": "app.core.beta"},
+        "warpline_entity_churn_count_get": {
+            "repo": repo, "entity_refs": ["app.core.beta", "app.core.alpha", "nope.x"]},
+    }
+    return table.get(endorsed, {"repo": repo})
+
+
+# -- tools/list ---------------------------------------------------------------------------
+
+def test_tools_list_names_exactly_the_implemented_tools_under_both_names(
+        listed: list[dict[str, Any]]) -> None:
+    expected = [name for row in INVENTORY if row["endorsed"] in IMPLEMENTED
+                for name in (row["endorsed"], row["shim"])]
+    assert [tool["name"] for tool in listed] == expected
+    assert IMPLEMENTED <= {row["endorsed"] for row in INVENTORY}
+
+
+def test_every_listed_name_answers(server: McpProcess, listed: list[dict[str, Any]]) -> None:
+    for tool in listed:
+        reply = server.request("tools/call", {"name": tool["name"], "arguments": {}})
+        assert reply["error"]["code"] == -32602, tool["name"]
+        assert reply["error"]["data"]["error_code"] == "missing_required_field"
+
+
+def test_schemas_are_the_contract_files_and_identical_for_shim_and_endorsed(
+        listed: list[dict[str, Any]]) -> None:
+    by_name = {tool["name"]: tool for tool in listed}
+    for row in INVENTORY:
+        if row["endorsed"] not in IMPLEMENTED:
+            continue
+        endorsed, shim = by_name[row["endorsed"]], by_name[row["shim"]]
+        assert endorsed["inputSchema"] == shim["inputSchema"] == _contract(row["input_schema"])
+        assert endorsed["outputSchema"] == shim["outputSchema"] == _contract(
+            row["output_schema"])
+        assert endorsed["outputSchema"]["type"] == "object"
+
+
+def test_inventory_metadata_rides_along_unchanged(listed: list[dict[str, Any]]) -> None:
+    rows = {row["endorsed"]: row for row in INVENTORY}
+    for tool in listed:
+        meta = tool["_meta"]["warpline/inventory"]
+        row = rows[meta["endorsed"]]
+        assert {key: meta[key] for key in INVENTORY_KEYS} == {key: row[key]
+                                                             for key in INVENTORY_KEYS}
+        assert meta["alias_of"] == (None if tool["name"] == row["endorsed"] else row["endorsed"])
+
+
+def test_annotations_agree_with_the_metadata(listed: list[dict[str, Any]]) -> None:
+    for tool in listed:
+        meta, hints = tool["_meta"]["warpline/inventory"], tool["annotations"]
+        assert set(hints) == {"readOnlyHint", "destructiveHint", "idempotentHint",
+                              "openWorldHint"}
+        assert hints["readOnlyHint"] is (meta["read_only"] and not meta["mutating"])
+        assert hints["idempotentHint"] is meta["idempotent"]
+        assert hints["openWorldHint"] is bool(meta["federation_dependencies"])
+        outside_store = [p for p in meta["mutates_paths"] if not p.startswith(".weft/warpline")]
+        assert hints["destructiveHint"] is bool(outside_store)
+
+
+def test_descriptions_say_plainly_whether_and_where_a_tool_writes(
+        listed: list[dict[str, Any]]) -> None:
+    for tool in listed:
+        meta, text = tool["_meta"]["warpline/inventory"], tool["description"]
+        assert "Writes:" in text
+        if meta["writes_local_state"] or meta["mutating"]:
+            assert all(f"REPO/{path}" in text for path in meta["mutates_paths"])
+        else:
+            assert "Writes: nothing" in text
+        if meta["alias_of"]:
+            assert meta["alias_of"] in text
+
+
+# -- tools/call ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("endorsed", sorted(IMPLEMENTED))
+def test_shim_and_endorsed_name_return_byte_identical_envelopes(
+        server: McpProcess, repo: FixtureRepo, endorsed: str) -> None:
+    shim = next(spec.shim for spec in implemented_tools() if spec.endorsed == endorsed)
+    arguments = _arguments(endorsed, str(repo.path))
+    by_endorsed = _call(server, endorsed, arguments)
+    by_shim = _call(server, shim, arguments)
+    assert by_endorsed["content"][0]["text"] == by_shim["content"][0]["text"]
+    assert by_endorsed == by_shim
+    assert by_shim["structuredContent"]["query"]["tool"] == endorsed
+
+
+@pytest.mark.parametrize("endorsed", sorted(IMPLEMENTED))
+def test_results_carry_the_envelope_twice_and_it_validates(
+        server: McpProcess, repo: FixtureRepo, endorsed: str) -> None:
+    result = _call(server, endorsed, _arguments(endorsed, str(repo.path)))
+    assert result["isError"] is False
+    [content] = result["content"]
+    assert content["type"] == "text"
+    envelope = result["structuredContent"]
+    assert json.loads(content["text"]) == envelope
+    assert envelope["ok"] is True
+    assert envelope["schema"] == next(row["schema"] for row in INVENTORY
+                                      if row["endorsed"] == endorsed)
+    assert_valid_envelope(envelope)
+
+
+def test_error_data_is_a_valid_error_envelope(server: McpProcess, repo: FixtureRepo) -> None:
+    for arguments in ({"repo": str(repo.path), "rev_range": "no-such-rev"},
+                      {"repo": str(repo.path), "limit": 0}, {}):
+        reply = server.request("tools/call", {"name": "changed", "arguments": arguments})
+        assert reply["error"]["code"] == -32602
+        assert_valid_envelope(reply["error"]["data"])
+    rev = server.request("tools/call", {"name": "changed", "arguments": {
+        "repo": str(repo.path), "rev_range": "no-such-rev"}})["error"]["data"]
+    assert (rev["error_code"], rev["rejected_field"]) == ("invalid_rev_range", "rev_range")
+
+
+def test_a_relative_repo_resolves_against_the_server_working_directory(
+        server: McpProcess, repo: FixtureRepo) -> None:
+    relative = _call(server, "churn", {"repo": repo.path.name, "entity_refs": ["app.core.beta"]})
+    absolute = _call(server, "churn", {"repo": str(repo.path), "entity_refs": ["app.core.beta"]})
+    assert relative["structuredContent"]["data"] == absolute["structuredContent"]["data"]
+    assert relative["structuredContent"]["data"]["items"][0]["churn_count"] >= 1
+
+
+def test_one_server_answers_for_many_repositories(server: McpProcess, repo: FixtureRepo,
+                                                  tmp_path: Path) -> None:
+    other = FixtureRepo(tmp_path / "other")
+    other.commit({"lib/mod.py": "def solo():\n    return 1\n"}, message="only")
+    here = _call(server, "changed", {"repo": str(repo.path)})["structuredContent"]
+    there = _call(server, "changed", {"repo": str(other.path)})["structuredContent"]
+    locators = {item["entity"]["locator"] for item in there["data"]["items"]}
+    assert any(locator.endswith("solo") for locator in locators)
+    assert not any("app.core" in locator or "app/core" in locator for locator in locators)
+    assert here["data"]["items"] != there["data"]["items"]
+
+
+# -- warpline mcp-smoke -------------------------------------------------------------------
+
+def test_mcp_smoke_passes_on_a_working_installation(repo: FixtureRepo) -> None:
+    out = io.StringIO()
+    assert run_smoke(repo.path, SERVER, out=out) == 0, out.getvalue()
+    report = out.getvalue()
+    assert "FAIL" not in report
+    for spec in implemented_tools():
+        assert f"ok    tools/call {spec.endorsed}" in report
+
+
+def test_mcp_smoke_fails_when_the_server_is_broken(repo: FixtureRepo) -> None:
+    out = io.StringIO()
+    broken = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    assert run_smoke(repo.path, broken, out=out, timeout=30) == 1
+    assert "FAIL" in out.getvalue()
+
+
+def test_mcp_smoke_fails_when_the_repo_is_not_a_repository(tmp_path: Path) -> None:
+    out = io.StringIO()
+    assert run_smoke(tmp_path, SERVER, out=out) == 1
+    assert "invalid_repo" in out.getvalue()

@@ -1,0 +1,116 @@
+"""The CLI (``warpline <cmd> --json``) and MCP give identical envelopes on identical state."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.contract_check import assert_valid_envelope
+from tests.gitfixture import FixtureRepo
+from warpline.cli.smoke import McpProcess, initialize
+from warpline.registry import implemented_tools
+
+SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
+
+# (CLI argv after `warpline`, MCP tool name, MCP arguments) -- the same question both ways.
+CASES: list[tuple[list[str], str, dict[str, Any]]] = [
+    (["changed"], "changed", {}),
+    (["changed", "HEAD~1..HEAD"], "changed", {"rev_range": "HEAD~1..HEAD"}),
+    (["changed", "--base", "HEAD~2", "--head", "HEAD"], "warpline_change_list",
+     {"base_ref": "HEAD~2", "head_ref": "HEAD"}),
+    (["changed", "--change-kind", "modified", "--limit", "1"], "changed",
+     {"filters": {"change_kinds": ["modified"]}, "limit": 1}),
+    (["changed", "--path", "app/", "--sort-order", "asc"], "changed",
+     {"filters": {"paths": ["app/"]}, "sort_order": "asc"}),
+    (["timeline", "app.core.beta"], "timeline", {"entity": "app.core.beta"}),
+    (["timeline", "python:function:app.core.beta", "--ref-kind", "locator"],
+     "warpline_entity_timeline_get",
+     {"entity_ref": {"kind": "locator", "value": "python:function:app.core.beta"}}),
+    (["churn", "app.core.beta", "app.core.alpha", "no.such.thing"], "churn",
+     {"entity_refs": ["app.core.beta", "app.core.alpha", "no.such.thing"]}),
+    (["churn", "app.core.beta", "--range", "HEAD~1..HEAD", "--sort-order", "asc"],
+     "warpline_entity_churn_count_get",
+     {"entity_refs": ["app.core.beta"], "window": {"rev_range": "HEAD~1..HEAD"},
+      "sort_order": "asc"}),
+]
+
+ERROR_CASES: list[tuple[list[str], str, dict[str, Any]]] = [
+    (["changed", "no-such-rev"], "changed", {"rev_range": "no-such-rev"}),
+    (["changed", "--limit", "0"], "changed", {"limit": 0}),
+    (["timeline", "x", "--ref-kind", "warpline_entity_key_id"], "timeline",
+     {"entity_ref": {"kind": "warpline_entity_key_id", "value": "x"}}),
+]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> FixtureRepo:
+    r = FixtureRepo(tmp_path_factory.mktemp("parity") / "repo")
+    r.commit({"app/core.py": SRC}, message="one")
+    r.commit({"app/core.py": SRC.replace("return 2", "return 3")}, message="two")
+    r.commit({"app/more.py": "def gamma():\n    return 0\n"}, message="three")
+    return r
+
+
+@pytest.fixture(scope="module")
+def server(repo: FixtureRepo) -> Iterator[McpProcess]:
+    with McpProcess([sys.executable, "-m", "warpline.mcp"], cwd=repo.path,
+                    timeout=120) as proc:
+        initialize(proc)
+        # Settle the store first so both front doors read the very same state.
+        proc.request("tools/call", {"name": "changed", "arguments": {"repo": str(repo.path)}})
+        yield proc
+
+
+def _cli(argv: list[str], repo: FixtureRepo) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "warpline.cli", *argv, "--repo", str(repo.path), "--json"],
+        capture_output=True, text=True, timeout=120, cwd=repo.path,
+        env={**os.environ, "NO_COLOR": "1"})
+
+
+def _mcp(server: McpProcess, name: str, arguments: dict[str, Any],
+         repo: FixtureRepo) -> dict[str, Any]:
+    reply: dict[str, Any] = server.request("tools/call", {
+        "name": name, "arguments": {"repo": str(repo.path), **arguments}})
+    return reply
+
+
+def test_every_implemented_tool_has_a_parity_case() -> None:
+    covered = {name for _, name, _ in CASES}
+    for spec in implemented_tools():
+        assert covered & set(spec.names), spec.endorsed
+
+
+@pytest.mark.parametrize(("argv", "name", "arguments"), CASES,
+                         ids=[" ".join(case[0]) for case in CASES])
+def test_cli_and_mcp_give_identical_envelopes(server: McpProcess, repo: FixtureRepo,
+                                              argv: list[str], name: str,
+                                              arguments: dict[str, Any]) -> None:
+    cli = _cli(argv, repo)
+    assert cli.returncode == 0, cli.stderr
+    by_cli = json.loads(cli.stdout)
+    reply = _mcp(server, name, arguments, repo)
+    assert "result" in reply, reply
+    by_mcp = reply["result"]["structuredContent"]
+    assert by_mcp == by_cli
+    assert_valid_envelope(by_mcp)
+
+
+@pytest.mark.parametrize(("argv", "name", "arguments"), ERROR_CASES,
+                         ids=[" ".join(case[0]) for case in ERROR_CASES])
+def test_cli_and_mcp_give_identical_errors(server: McpProcess, repo: FixtureRepo,
+                                           argv: list[str], name: str,
+                                           arguments: dict[str, Any]) -> None:
+    cli = _cli(argv, repo)
+    assert cli.returncode == 1, cli.stderr
+    by_cli = json.loads(cli.stdout)
+    reply = _mcp(server, name, arguments, repo)
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["data"] == by_cli
+    assert_valid_envelope(by_cli)

@@ -1,0 +1,115 @@
+"""The store: created only in real repositories, migrated once, safe under concurrency."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gitfixture import FixtureRepo
+from warpline.errors import InvalidRepo, StoreIncompatible
+from warpline.registry import call_tool
+from warpline.store.db import Store, store_path
+from warpline.store.migrations import MIGRATIONS, SCHEMA_VERSION
+
+MODULE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+
+
+def _repo(tmp_path: Path) -> FixtureRepo:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"pkg/mod.py": MODULE}, message="first")
+    return repo
+
+
+def test_store_is_created_in_wal_mode_at_the_current_schema(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    with Store.open(repo.path) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        mode = store.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        assert mode == "wal"
+        recorded = [r[0] for r in store.conn.execute("SELECT version FROM migrations")]
+        assert recorded == [m.version for m in MIGRATIONS]
+    assert store_path(repo.path).is_file()
+
+
+def test_store_directory_ignores_itself_so_the_worktree_stays_clean(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    Store.open(repo.path).close()
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo.path,
+                            capture_output=True, text=True, check=True).stdout
+    assert status == ""
+
+
+def test_reopening_a_migrated_store_applies_nothing_again(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    Store.open(repo.path).close()
+    with Store.open(repo.path) as store:
+        count = store.conn.execute("SELECT count(*) FROM migrations").fetchone()[0]
+    assert count == len(MIGRATIONS)
+
+
+def test_a_store_from_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    Store.open(repo.path).close()
+    conn = sqlite3.connect(store_path(repo.path))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(StoreIncompatible) as err:
+        Store.open(repo.path)
+    assert err.value.code == "store_incompatible"
+
+
+@pytest.mark.parametrize("kind", ["missing", "plain_dir", "file"])
+def test_invalid_repo_leaves_nothing_behind(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "target"
+    if kind == "plain_dir":
+        target.mkdir()
+    elif kind == "file":
+        target.write_text("not a repo")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(InvalidRepo) as err:
+        call_tool("changed", {"repo": str(target)})
+    assert err.value.code == "invalid_repo"
+    assert err.value.field == "repo"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    if kind == "plain_dir":
+        assert list(target.iterdir()) == []
+
+
+def test_identity_survives_moving_the_repository(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    repo.commit({"pkg/mod.py": MODULE.replace("return 2", "return 3")}, message="edit b")
+    first = call_tool("changed", {"repo": str(repo.path)})
+    moved = tmp_path / "moved"
+    shutil.move(str(repo.path), moved)
+    second = call_tool("changed", {"repo": str(moved)})
+    strip = [(i["change_id"], i["entity"]["locator"], i["commit"]) for i in first["data"]["items"]]
+    again = [(i["change_id"], i["entity"]["locator"], i["commit"])
+             for i in second["data"]["items"]]
+    assert strip == again
+    with Store.open(moved) as store:  # nothing was re-ingested under a new identity
+        assert store.conn.execute("SELECT count(*) FROM commits").fetchone()[0] == 2
+
+
+def test_concurrent_backfills_converge_on_one_row_per_commit(tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "repo")
+    for n in range(40):
+        repo.commit({f"pkg/m{n % 5}.py": f"def f{n}():\n    return {n}\n"}, message=f"c{n}")
+    cmd = [sys.executable, "-m", "warpline.cli", "backfill", "--repo", str(repo.path), "--json"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(3)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()
+    with Store.open(repo.path) as store:
+        commits = store.conn.execute("SELECT count(*), count(DISTINCT sha) FROM commits")
+        total, distinct = commits.fetchone()
+        dup = store.conn.execute(
+            "SELECT count(*) FROM (SELECT commit_id, entity_id FROM change_events "
+            "GROUP BY commit_id, entity_id HAVING count(*) > 1)").fetchone()[0]
+    assert total == distinct == 40
+    assert dup == 0

@@ -1,0 +1,5 @@
+import sys
+
+from warpline.cli import main
+
+sys.exit(main())

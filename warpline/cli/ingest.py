@@ -1,0 +1,72 @@
+"""``warpline backfill`` and ``warpline ingest-commit``: filling the store from git."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from warpline.cli import EXIT_BAD_INPUT, EXIT_OK, emit_json, emit_text
+
+
+def _report_dict(report: Any, seconds: float, root: Path) -> dict[str, Any]:
+    return {
+        "repo": str(root),
+        "commits_ingested": report.commits_ingested,
+        "commits_skipped": report.commits_skipped,
+        "events_written": report.events_written,
+        "unparsed_files": report.unparsed_files,
+        "failures": [{"commit": sha, "error": err} for sha, err in report.failures],
+        "commits_behind": report.commits_behind,
+        "complete": report.complete,
+        "seconds": round(seconds, 3),
+    }
+
+
+def _print(summary: dict[str, Any], as_json: bool) -> int:
+    if as_json:
+        emit_json(summary)
+    else:
+        emit_text(
+            f"ingested {summary['commits_ingested']} commits "
+            f"({summary['events_written']} change events, {summary['unparsed_files']} "
+            f"unparsable Python files) in {summary['seconds']:.1f}s"
+            + (f"; {len(summary['failures'])} commits failed (see `warpline doctor`)"
+               if summary["failures"] else ""))
+    return EXIT_OK if not summary["failures"] else EXIT_BAD_INPUT
+
+
+def _backfill(args: argparse.Namespace) -> int:
+    from warpline.git.repo import head_commit
+    from warpline.service.context import open_context
+    from warpline.store.ingest import Ingestor, stderr_progress
+
+    started = time.perf_counter()
+    with open_context(args.repo, Path.cwd()) as ctx:
+        report = Ingestor(ctx.store, ctx.repo).catch_up(
+            head_commit(ctx.repo), budget_s=None, progress=stderr_progress("backfill"))
+        return _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)
+
+
+def _ingest_commit(args: argparse.Namespace) -> int:
+    from warpline.git.repo import resolve_commit
+    from warpline.service.context import open_context
+    from warpline.store.ingest import Ingestor
+
+    started = time.perf_counter()
+    with open_context(args.repo, Path.cwd()) as ctx:
+        commit = resolve_commit(ctx.repo, args.rev, field="rev")
+        report = Ingestor(ctx.store, ctx.repo).run([commit])
+        return _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)
+
+
+def add_parsers(sub: Any, common: Callable[..., None]) -> None:
+    p = sub.add_parser("backfill", help="ingest the history reachable from HEAD (resumable)")
+    common(p, listing=False)
+    p.set_defaults(run=_backfill)
+    p = sub.add_parser("ingest-commit", help="ingest one commit (the post-commit hook's call)")
+    p.add_argument("rev", nargs="?", default="HEAD")
+    common(p, listing=False)
+    p.set_defaults(run=_ingest_commit)

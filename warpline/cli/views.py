@@ -1,0 +1,76 @@
+"""Pure renderings of envelopes for people. One function per tool; all return text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from warpline.cli.render import table, terminal_width
+
+Env = dict[str, Any]
+
+
+def _short(sha: str | None) -> str:
+    return sha[:10] if sha else "(worktree)"
+
+
+def _footer(env: Env) -> list[str]:
+    lines = [f"warning: {w}" for w in env.get("warnings", [])]
+    page = env["data"].get("page") or {}
+    if page.get("has_more"):
+        lines.append(f"more: --cursor {page['next_cursor']}")
+    for action in env.get("next_actions", {}).get("commands", []):
+        lines.append(f"next: {action['command']}  ({action['why']})")
+    for action in env.get("next_actions", {}).get("tools", []):
+        lines.append(f"next: {action['tool']}  ({action['why']})")
+    return lines
+
+
+def _changed(env: Env, width: int) -> list[str]:
+    items = env["data"]["items"]
+    if not items:
+        return ["no changes recorded for this query"]
+    rows = [(i["change_kind"], i["entity"]["kind"], i["entity"]["locator"], _short(i["commit"]),
+             i["changed_at"], i["actor"]) for i in items]
+    total = env["data"].get("total", len(items))
+    return [table(("CHANGE", "KIND", "ENTITY", "COMMIT", "WHEN", "ACTOR"), rows, width=width),
+            f"{len(items)} of {total} change events"]
+
+
+def _timeline(env: Env, width: int) -> list[str]:
+    entity = env["data"]["entity"]
+    head = f"{entity.get('locator') or entity.get('sei')}  (sei: {entity.get('sei') or '-'})"
+    items = env["data"]["items"]
+    rows = [(i["changed_at"], i["change_kind"], _short(i["commit"]), i["actor"], i["path"])
+            for i in items]
+    body = table(("WHEN", "CHANGE", "COMMIT", "ACTOR", "PATH"), rows, width=width) \
+        if rows else "no recorded changes"
+    return [head, body]
+
+
+def _churn(env: Env, width: int) -> list[str]:
+    rows = [(i["churn_count"], i["entity"]["locator"], i["entity"]["sei"],
+             i["last_changed_at"], i["last_actor"]) for i in env["data"]["items"]]
+    return [table(("CHURN", "ENTITY", "SEI", "LAST CHANGED", "LAST ACTOR"), rows, width=width)]
+
+
+_VIEWS: dict[str, Callable[[Env, int], list[str]]] = {
+    "warpline_change_list": _changed,
+    "warpline_entity_timeline_get": _timeline,
+    "warpline_entity_churn_count_get": _churn,
+}
+
+
+def register(tool: str, view: Callable[[Env, int], list[str]]) -> None:
+    _VIEWS[tool] = view
+
+
+def render(tool: str, env: Env) -> str:
+    import sys
+
+    width = terminal_width(sys.stdout.isatty())
+    view = _VIEWS.get(tool)
+    import json
+
+    body = view(env, width) if view else [json.dumps(env["data"], indent=2)]
+    return "\n".join([*body, *_footer(env)])

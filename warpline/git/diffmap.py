@@ -1,0 +1,158 @@
+"""One file's change -> entity events. Pure: parsed sides in, events out.
+
+How a two-sided Python edit is attributed (DESIGN §4):
+
+* Every hunk is mapped, on the old side (``old_start``/``old_lines``) and on the new side,
+  to the entities owning those lines. A pure insertion has no old lines: it touches the
+  old side only as an insertion point and contributes nothing there; the inserted lines
+  are owned on the new side (a line appended to a function body lies inside that
+  function's new span; a new function between two others owns its own lines).
+* Those owners are candidates. A candidate present in both versions is ``modified`` when
+  its own non-blank lines differ inside the attribution windows (outside them, lines and
+  owners are identical). This confirmation drops diff "slider" artefacts (a hunk aligned
+  across a neighbour's identical last line) and blank-line-only edits, without comparing
+  whole files.
+* Definitions present in one version only are ``added``/``removed`` (compared by locator).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from warpline.git.events import ChangeKind, EntityChange
+from warpline.git.locators import entity_locator, file_locator
+from warpline.git.pyentities import EntityKey, FileEntities
+from warpline.git.pyincremental import Hunk, Window
+
+__all__ = [
+    "PySide",
+    "all_changes",
+    "edited_changes",
+    "file_event",
+    "finalize",
+    "moved_changes",
+    "own_texts",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PySide:
+    """One version of a Python file that parsed."""
+
+    path: str
+    dotted: str
+    entities: FileEntities
+
+    def locator(self, key: EntityKey) -> str:
+        return entity_locator(key[0], self.dotted, key[1])
+
+
+def file_event(change_kind: ChangeKind, path: str, previous_path: str | None) -> EntityChange:
+    if change_kind == "moved" and previous_path is not None:
+        return EntityChange(
+            file_locator(path), "file", "moved", path, file_locator(previous_path), previous_path
+        )
+    return EntityChange(file_locator(path), "file", change_kind, path)
+
+
+def all_changes(side: PySide, change_kind: ChangeKind, out: list[EntityChange]) -> None:
+    """Every entity of a file that appeared (``added``) or disappeared (``removed``)."""
+    for key in side.entities.keys():
+        out.append(EntityChange(side.locator(key), key[0], change_kind, side.path))
+
+
+def moved_changes(old: PySide, new: PySide, out: list[EntityChange]) -> None:
+    """A rename that changed the dotted name: survivors move (edited or not, one event
+    each, carrying where they came from); the rest are added or removed."""
+    old_keys, new_keys = old.entities.keys(), new.entities.keys()
+    for key in new_keys:
+        if key in old_keys:
+            out.append(
+                EntityChange(
+                    new.locator(key), key[0], "moved", new.path, old.locator(key), old.path
+                )
+            )
+        else:
+            out.append(EntityChange(new.locator(key), key[0], "added", new.path))
+    for key in old_keys - new_keys:
+        out.append(EntityChange(old.locator(key), key[0], "removed", old.path))
+
+
+def edited_changes(
+    old: PySide,
+    new: PySide,
+    hunks: Sequence[Hunk],
+    windows: Sequence[Window] | None,
+    old_lines: list[bytes],
+    new_lines: list[bytes],
+    out: list[EntityChange],
+) -> None:
+    """An edit that kept the dotted name. ``windows`` None: compare whole files."""
+    old_fe, new_fe = old.entities, new.entities
+    old_keys, new_keys = old_fe.keys(), new_fe.keys()
+    for key in new_keys - old_keys:
+        out.append(EntityChange(new.locator(key), key[0], "added", new.path))
+    for key in old_keys - new_keys:
+        out.append(EntityChange(old.locator(key), key[0], "removed", old.path))
+    candidates: set[EntityKey] = set()
+    for old_start, old_count, new_start, new_count in hunks:
+        if old_count:
+            candidates.update(old_fe.paint(old_start, old_start + old_count - 1))
+        if new_count:
+            candidates.update(new_fe.paint(new_start, new_start + new_count - 1))
+    candidates &= old_keys & new_keys
+    if not candidates:
+        return
+    if windows is None:
+        windows = [Window(1, old_fe.line_count, 1, new_fe.line_count)]
+    before = own_texts(old_fe, old_lines, [(w.old_first, w.old_last) for w in windows], candidates)
+    after = own_texts(new_fe, new_lines, [(w.new_first, w.new_last) for w in windows], candidates)
+    previous_path = old.path if old.path != new.path else None
+    for key in sorted(candidates):
+        if before[key] != after[key]:
+            out.append(
+                EntityChange(new.locator(key), key[0], "modified", new.path, None, previous_path)
+            )
+
+
+def own_texts(
+    entities: FileEntities,
+    lines: list[bytes],
+    ranges: Iterable[tuple[int, int]],
+    keys: Iterable[EntityKey],
+) -> dict[EntityKey, list[bytes]]:
+    """The non-blank lines each of ``keys`` owns inside ``ranges``, in order."""
+    out: dict[EntityKey, list[bytes]] = {key: [] for key in keys}
+    for first, last in ranges:
+        if last < first:
+            continue
+        for line, owner in zip(lines[first - 1 : last], entities.paint(first, last), strict=False):
+            if owner in out and line.strip():
+                out[owner].append(line)
+    return out
+
+
+def finalize(changes: Iterable[EntityChange]) -> tuple[EntityChange, ...]:
+    """One event per (locator, change_kind), in a deterministic order.
+
+    An entity removed from one path and added at another under the same locator in one
+    commit (a move git did not pair as a rename, ``a.py`` -> ``a/__init__.py``) is one
+    ``modified`` event carrying the previous path.
+    """
+    by_locator: dict[str, dict[str, EntityChange]] = {}
+    for change in sorted(changes, key=lambda c: (c.locator, c.change_kind, c.path)):
+        # The first per kind wins (by path): one event per entity per commit.
+        by_locator.setdefault(change.locator, {}).setdefault(change.change_kind, change)
+    out: list[EntityChange] = []
+    for locator, kinds in by_locator.items():
+        added, removed = kinds.get("added"), kinds.get("removed")
+        if added is not None and removed is not None:
+            del kinds["added"], kinds["removed"]
+            previous = removed.path if removed.path != added.path else None
+            kinds.setdefault(
+                "modified",
+                EntityChange(locator, added.kind, "modified", added.path, None, previous),
+            )
+        out.extend(kinds[k] for k in sorted(kinds))
+    return tuple(out)

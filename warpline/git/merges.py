@@ -1,0 +1,186 @@
+"""What a merge commit itself introduced (DESIGN §4): not the branches' changes again.
+
+* A path whose state in the merge (blob and mode, or absence) equals its state in ANY
+  parent contributes nothing. Only paths that differ from every parent are examined, and
+  only those differing from the first parent need a look at all (a tree diff without
+  patches finds them).
+* Python files: an entity counts as changed only when its own text in the merge matches
+  its text in no parent (a conflict resolution, an "evil" edit). It is ``added`` when no
+  parent has it, ``removed`` when every parent has it and the merge does not, else
+  ``modified``. The file event is recorded when one of its entities is.
+* Other files (and Python that does not parse): the file event is recorded when some line
+  of the merge result differs from every parent, as ``git diff --cc`` would show it.
+  Binary files, symlinks and submodule pointers that differ from every parent count.
+* File event kinds are relative to the first parent (absent there: ``added``).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pygit2
+from pygit2.enums import DeltaStatus, DiffOption
+
+from warpline.git.diffmap import PySide, file_event, own_texts
+from warpline.git.events import ChangeKind, EntityChange
+from warpline.git.parsecache import (
+    NOT_PYTHON,
+    DefinitionCache,
+    SideResult,
+    TreeState,
+    blob_data,
+    is_regular_file,
+    python_dotted,
+    side_result,
+    tree_state,
+)
+from warpline.git.pyentities import EntityKey, split_lines
+
+__all__ = ["merge_changes"]
+
+State = TreeState
+Interval = tuple[int, int]
+
+
+def merge_changes(
+    repo: pygit2.Repository, commit: pygit2.Commit, cache: DefinitionCache
+) -> tuple[list[EntityChange], list[str]]:
+    trees = [parent.tree for parent in commit.parents]
+    diff = trees[0].diff_to_tree(commit.tree, DiffOption.INCLUDE_TYPECHANGE, 0, 0)
+    out: list[EntityChange] = []
+    unparsed: list[str] = []
+    for delta in diff.deltas:
+        removed = delta.status == DeltaStatus.DELETED
+        path = delta.old_file.path if removed else delta.new_file.path
+        result: State = None if removed else (delta.new_file.id, delta.new_file.mode)
+        first: State = (
+            None if delta.status == DeltaStatus.ADDED else (delta.old_file.id, delta.old_file.mode)
+        )
+        states = [first, *(tree_state(tree, path) for tree in trees[1:])]
+        if result in states:
+            continue
+        kind: ChangeKind = "added" if first is None else "removed" if removed else "modified"
+        _contribution(repo, cache, path, kind, result, states, out, unparsed)
+    return out, unparsed
+
+
+def _side(repo: pygit2.Repository, cache: DefinitionCache, path: str, state: State) -> SideResult:
+    if state is None:
+        return NOT_PYTHON
+    oid, mode = state
+    dotted = python_dotted(path, mode)
+    if dotted is None:
+        return NOT_PYTHON
+    return side_result(path, dotted, cache.get(oid, partial(blob_data, repo, oid)))
+
+
+def _contribution(
+    repo: pygit2.Repository,
+    cache: DefinitionCache,
+    path: str,
+    kind: ChangeKind,
+    result: State,
+    states: list[State],
+    out: list[EntityChange],
+    unparsed: list[str],
+) -> None:
+    merged = _side(repo, cache, path, result)
+    parents = [_side(repo, cache, path, state) for state in states]
+    if merged.unparsed or any(p.unparsed for p in parents):
+        unparsed.append(path)
+    elif merged.side is not None or any(p.side is not None for p in parents):
+        events = _entity_events(
+            _texts(repo, merged.side, result),
+            [_texts(repo, p.side, state) for p, state in zip(parents, states, strict=True)],
+        )
+        if events:
+            out.append(file_event(kind, path, None))
+            out.extend(events)
+        return
+    if _lines_differ_from_every_parent(repo, result, states):
+        out.append(file_event(kind, path, None))
+
+
+Texts = tuple[PySide, dict[EntityKey, list[bytes]]] | None
+
+
+def _texts(repo: pygit2.Repository, side: PySide | None, state: State) -> Texts:
+    if side is None or state is None:
+        return None
+    fe = side.entities
+    lines = split_lines(blob_data(repo, state[0]))
+    return side, own_texts(fe, lines, [(1, fe.line_count)], fe.keys())
+
+
+def _entity_events(merged: Texts, parents: list[Texts]) -> list[EntityChange]:
+    events: list[EntityChange] = []
+    if merged is not None:
+        side, texts = merged
+        for key, text in texts.items():
+            seen = [t[key] for _, t in filter(None, parents) if key in t]
+            if seen and text in seen:
+                continue
+            change: ChangeKind = "modified" if seen else "added"
+            events.append(EntityChange(side.locator(key), key[0], change, side.path))
+    present = [p for p in parents if p is not None]
+    if not present or len(present) != len(parents):
+        return events  # some parent lacks the file: its absence matches that parent
+    merged_keys = merged[1].keys() if merged is not None else set()
+    common = set.intersection(*(set(t) for _, t in present))
+    side = present[0][0]
+    for key in sorted(common - merged_keys):
+        events.append(EntityChange(side.locator(key), key[0], "removed", side.path))
+    return events
+
+
+def _lines_differ_from_every_parent(
+    repo: pygit2.Repository, result: State, states: list[State]
+) -> bool:
+    """True when some line (or gap) of the merge result is changed against every parent.
+
+    Positions use doubled coordinates: line L is ``2L``, the gap after it ``2L + 1``.
+    """
+    common: list[Interval] | None = None  # None: "everywhere", nothing ruled out yet
+    for state in states:
+        touched = _touched(repo, result, state)
+        if touched is None:
+            continue  # everything differs from this parent: no constraint
+        common = touched if common is None else _intersect(common, touched)
+        if not common:
+            return False
+    return True
+
+
+def _touched(repo: pygit2.Repository, result: State, state: State) -> list[Interval] | None:
+    if result is None or state is None:
+        return None
+    if not (is_regular_file(result[1]) and is_regular_file(state[1])):
+        return None
+    old, new = repo[state[0]], repo[result[0]]
+    assert isinstance(old, pygit2.Blob) and isinstance(new, pygit2.Blob)
+    patch = pygit2.Patch.create_from(
+        old, new, flag=DiffOption.INDENT_HEURISTIC, context_lines=0, interhunk_lines=0
+    )
+    if patch.delta.is_binary or not patch.hunks:
+        return None  # binary (or mode-only) difference: nothing narrows it down
+    out: list[Interval] = []
+    for h in patch.hunks:
+        if h.new_lines:
+            out.append((2 * h.new_start, 2 * (h.new_start + h.new_lines - 1)))
+        else:
+            out.append((2 * h.new_start + 1, 2 * h.new_start + 1))
+    return out
+
+
+def _intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
+    out: list[Interval] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        low, high = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if low <= high:
+            out.append((low, high))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out

@@ -1,0 +1,152 @@
+"""Parsed definitions cached by blob oid, and the "is this side Python?" decision.
+
+Shared by the commit walker, the merge rules and the work-tree view.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pygit2
+from pygit2.enums import DiffOption
+
+from warpline.git.diffmap import PySide
+from warpline.git.locators import dotted_module
+from warpline.git.pyentities import FileEntities, parse_entities
+from warpline.git.pyincremental import Hunk, Window, reparse
+
+__all__ = [
+    "DIFF_FLAGS",
+    "NOT_PYTHON",
+    "UNPARSED",
+    "DefinitionCache",
+    "SideResult",
+    "TreeState",
+    "blob_bytes",
+    "blob_data",
+    "is_regular_file",
+    "python_dotted",
+    "side_result",
+    "tree_state",
+]
+
+# git's default line matching (indent heuristic); a type change is one delta, not two.
+DIFF_FLAGS = DiffOption.INDENT_HEURISTIC | DiffOption.INCLUDE_TYPECHANGE
+
+# (blob oid, file mode) of a path in a tree; None when the tree has no file there.
+TreeState = tuple[pygit2.Oid, int] | None
+
+
+def is_regular_file(mode: int) -> bool:
+    """A blob git stores as file content (not a symlink, not a submodule pointer)."""
+    return mode & 0o170000 == 0o100000
+
+
+def python_dotted(path: str | None, mode: int) -> str | None:
+    """The dotted module of a regular ``.py`` file; None for anything else."""
+    if path is None or not is_regular_file(mode):
+        return None
+    return dotted_module(path)
+
+
+class DefinitionCache:
+    """Parsed definitions by blob oid, least recently used out first.
+
+    One cache should live across a whole backfill: the new side of one commit is the old
+    side of the next commit touching that file, and is usually derived incrementally from
+    its predecessor rather than parsed whole. Unparsable blobs are cached too (as None).
+    """
+
+    def __init__(self, maxsize: int = 2048) -> None:
+        self.maxsize = maxsize
+        self.hits = 0
+        self.misses = 0
+        self.incremental = 0
+        self._data: OrderedDict[bytes, FileEntities | None] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def _lookup(self, key: bytes) -> tuple[bool, FileEntities | None]:
+        data = self._data
+        if key in data:
+            self.hits += 1
+            data.move_to_end(key)
+            return True, data[key]
+        return False, None
+
+    def _store(self, key: bytes, value: FileEntities | None) -> None:
+        self._data[key] = value
+        if len(self._data) > self.maxsize:
+            self._data.popitem(last=False)
+
+    def get(self, oid: pygit2.Oid, load: Callable[[], bytes]) -> FileEntities | None:
+        """The definitions of blob ``oid`` (parsing ``load()`` on a miss)."""
+        found, value = self._lookup(oid.raw)
+        if found:
+            return value
+        self.misses += 1
+        value = parse_entities(load())
+        self._store(oid.raw, value)
+        return value
+
+    def derive(
+        self,
+        old: FileEntities,
+        oid: pygit2.Oid,
+        source: bytes,
+        lines: list[bytes],
+        hunks: Sequence[Hunk],
+    ) -> tuple[FileEntities | None, Sequence[Window] | None]:
+        """The definitions of blob ``oid``, an edit of ``old`` by ``hunks``, and the
+        attribution windows (None: compare whole files)."""
+        found, value = self._lookup(oid.raw)
+        if found:
+            return value, None
+        self.misses += 1
+        value, windows = reparse(old, source, lines, hunks)
+        if windows is not None:
+            self.incremental += 1
+        self._store(oid.raw, value)
+        return value, windows
+
+
+@dataclass(frozen=True, slots=True)
+class SideResult:
+    """One version of a file: ``side`` when it is parsed Python, ``unparsed`` when it is
+    a Python file that does not parse, neither when it is not Python at all."""
+
+    side: PySide | None = None
+    unparsed: bool = False
+
+
+NOT_PYTHON = SideResult()
+UNPARSED = SideResult(unparsed=True)
+
+
+def side_result(path: str, dotted: str, parsed: FileEntities | None) -> SideResult:
+    return UNPARSED if parsed is None else SideResult(PySide(path, dotted, parsed))
+
+
+def blob_data(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:
+    blob = repo[oid]
+    assert isinstance(blob, pygit2.Blob)
+    return blob_bytes(blob)
+
+
+def blob_bytes(blob: pygit2.Blob) -> bytes:
+    # The buffer protocol copies the loaded content; ``Blob.data`` costs as much again as
+    # the lookup (measured: ~70 us per 14 KB blob against ~1.5 us).
+    return bytes(memoryview(blob))
+
+
+def tree_state(tree: pygit2.Tree, path: str) -> TreeState:
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    if isinstance(entry, pygit2.Tree):
+        return None  # a directory there, not a file
+    return (entry.id, entry.filemode)

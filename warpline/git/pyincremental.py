@@ -1,0 +1,271 @@
+"""A new version's definitions from the old version's, re-parsing only what a diff touched.
+
+The backfill's hot path: parsing a whole file per changed blob costs ~20x what the diff
+costs. Instead each hunk is placed in a *region*: the lines strictly between two untouched
+statements of the innermost definition body that holds it (at module level the file's
+start and end also bound a region). Only the region's new text is parsed, on its own;
+the rest of the tree is kept and shifted. Why this is exact:
+
+* the text before the region is unchanged, so the tokenizer reaches the region's first
+  line in the same clean state as before (after a complete statement of that body);
+* the region parsed on its own (inside ``if 1:`` plus a closing ``pass`` at the body's
+  indentation, for a nested body), so it leaves no bracket, string or block open, and the
+  untouched statement after it starts a statement at the same level, as before.
+
+When anything does not hold (the region does not parse alone, an encoding cookie, a lone
+CR, a deeper-indented comment that may extend the preceding definition) the new version
+is parsed whole. The regions double as attribution windows: outside them, lines and their
+owners are identical in both versions.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from warpline.git.pyentities import (
+    EntityKey,
+    FileEntities,
+    Node,
+    line_count,
+    module_root,
+    no_gc,
+    parse_body,
+    parse_entities,
+    scan_body,
+)
+
+__all__ = ["Window", "reparse"]
+
+Hunk = tuple[int, int, int, int]  # old_start, old_lines, new_start, new_lines
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Matching line ranges (inclusive; empty when last < first) of the two versions."""
+
+    old_first: int
+    old_last: int
+    new_first: int
+    new_last: int
+
+
+@dataclass(slots=True)
+class _Region:
+    path: list[int]  # child indices from the module root to the body's node
+    start: int  # absolute first line of that node (old version)
+    first: int  # old lines first..last are replaced
+    last: int
+    touched: tuple[int, int]
+    delta: int = 0
+    new_first: int = 0
+
+
+def reparse(
+    old: FileEntities, new_source: bytes, new_lines: list[bytes], hunks: Sequence[Hunk]
+) -> tuple[FileEntities | None, list[Window] | None]:
+    """(new entities or None when the new source does not parse, attribution windows or
+    None meaning "compare whole files")."""
+    if _needs_whole_parse(new_source, new_lines):
+        return parse_entities(new_source), None
+    regions = _regions(old, hunks)
+    delta_before = 0
+    for region in regions:  # ascending: where each region lands in the new version
+        region.new_first = region.first + delta_before
+        delta_before += region.delta
+    root, counts = old.root, dict(old.counts)
+    with no_gc():
+        for region in reversed(regions):  # bottom-up: positions above stay valid
+            spliced = _apply(root, counts, region, new_lines)
+            if spliced is None:
+                return parse_entities(new_source), None
+            root = spliced
+    count = line_count(new_lines)
+    root = module_root(root.firsts, root.lasts, root.children, count)
+    windows = [
+        Window(r.first, r.last, r.new_first, r.new_first + r.last - r.first + r.delta)
+        for r in regions
+    ]
+    return FileEntities(root, {k: n for k, n in counts.items() if n > 0}, count), windows
+
+
+def _needs_whole_parse(source: bytes, lines: list[bytes]) -> bool:
+    for line in lines[:2]:
+        match = _COOKIE.match(line)
+        if match and not match.group(1).lower().replace(b"_", b"-").startswith(b"utf-8"):
+            return True  # fragments would be decoded as UTF-8
+    # A lone CR ends a line for Python but not for git: line numbers would disagree.
+    return b"\r" in source and source.count(b"\r") != source.count(b"\r\n")
+
+
+def _touched(hunk: Hunk) -> tuple[int, int]:
+    old_start, old_lines, _, _ = hunk
+    if old_lines:
+        return old_start, old_start + old_lines - 1
+    return old_start, old_start + 1  # an insertion touches both neighbouring lines
+
+
+def _regions(old: FileEntities, hunks: Sequence[Hunk]) -> list[_Region]:
+    regions = sorted((_locate(old, *_touched(h)) for h in hunks), key=lambda r: r.first)
+    merged: list[_Region] = []
+    for region in regions:
+        while merged and region.first <= merged[-1].last:
+            prev = merged.pop()
+            low = min(prev.touched[0], region.touched[0])
+            region = _locate(old, low, max(prev.touched[1], region.touched[1]))
+        merged.append(region)
+    for hunk in hunks:
+        low = _touched(hunk)[0]
+        owner = next(r for r in reversed(merged) if r.first <= max(low, 1))
+        owner.delta += hunk[3] - hunk[1]
+    return merged
+
+
+def _locate(old: FileEntities, low: int, high: int) -> _Region:
+    """The region of the innermost body with untouched statements around ``low..high``."""
+    node, start, path = old.root, 1, list[int]()
+    i, j = _bounds(node, start, low, high)
+    best = _Region(
+        [],
+        1,
+        1 if i < 0 else start + node.lasts[i] + 1,
+        old.line_count if j >= len(node.firsts) else start + node.firsts[j] - 1,
+        (low, high),
+    )
+    while True:
+        found = None
+        for index, child in enumerate(node.children):
+            child_start = start + child.off
+            if child_start >= low:
+                break
+            if high <= child_start + child.span:
+                found = index, child, child_start
+        if found is None or found[1].stub:
+            return best
+        index, node, start = found
+        path = [*path, index]
+        i, j = _bounds(node, start, low, high)
+        if i >= 0 and j < len(node.firsts):
+            best = _Region(
+                path, start, start + node.lasts[i] + 1, start + node.firsts[j] - 1, (low, high)
+            )
+
+
+def _bounds(node: Node, start: int, low: int, high: int) -> tuple[int, int]:
+    """Index of the last statement ending before ``low`` and of the first starting after
+    ``high`` (-1 / len when there is none)."""
+    return (
+        bisect_left(node.lasts, low - start) - 1,
+        bisect_right(node.firsts, high - start),
+    )
+
+
+def _apply(
+    root: Node, counts: dict[EntityKey, int], region: _Region, new_lines: list[bytes]
+) -> Node | None:
+    new_last = region.new_first + region.last - region.first + region.delta
+    text = b"".join(line + b"\n" for line in new_lines[region.new_first - 1 : new_last])
+    if region.path:
+        after = new_lines[new_last] if new_last < len(new_lines) else b""
+        indent = after[: len(after) - len(after.lstrip(b" \t"))]
+        body = _parse_nested(text, indent)
+        shift = region.new_first - 2
+    else:
+        indent = b""
+        body = parse_body(text)
+        shift = region.new_first - 1
+    if body is None or _opens_with_deep_comment(text, len(indent)):
+        return None
+    node = root
+    for index in region.path:
+        node = node.children[index]
+    prefix = _scope_prefix(node)
+    base = region.start + region.new_first - region.first
+    try:
+        firsts, lasts, children, added = scan_body(body, base, shift, prefix, new_lines)
+    except RecursionError:
+        return None
+    for key, n in added.items():
+        counts[key] = counts.get(key, 0) + n
+    return _splice(root, 1, region, 0, (firsts, lasts, children), counts)
+
+
+def _parse_nested(text: bytes, indent: bytes) -> list[ast.stmt] | None:
+    if not indent:
+        return None
+    body = parse_body(b"if 1:\n" + text + indent + b"pass\n")
+    if body is None or len(body) != 1 or not isinstance(body[0], ast.If) or body[0].orelse:
+        return None  # something in the region dedented out of the body
+    inner = body[0].body
+    return inner[:-1] if isinstance(inner[-1], ast.Pass) else None
+
+
+def _opens_with_deep_comment(text: bytes, indent: int) -> bool:
+    """A leading comment indented past the body may belong to the definition before the
+    region (its trailing comments), which this region's parse cannot see."""
+    for line in text.split(b"\n"):
+        body = line.lstrip(b" \t\f")
+        if body.strip():
+            return body.startswith(b"#") and len(line) - len(body) > indent
+    return False
+
+
+def _scope_prefix(node: Node) -> str:
+    kind, qualname = node.key
+    if kind == "module":
+        return ""
+    return qualname + (".<locals>." if kind == "function" else ".")
+
+
+Fragment = tuple["array[int]", "array[int]", tuple[Node, ...]]
+
+
+def _splice(
+    node: Node,
+    start: int,
+    region: _Region,
+    depth: int,
+    fragment: Fragment,
+    counts: dict[EntityKey, int],
+) -> Node:
+    delta = region.delta
+    if depth == len(region.path):
+        low, high = region.first - start, region.last - start
+        i, j = bisect_left(node.lasts, low), bisect_right(node.firsts, high)
+        kept: list[Node] = []
+        for child in node.children:
+            if child.off + child.span < low:
+                kept.append(child)
+            elif child.off > high:
+                kept.append(child.shifted(delta))
+            else:
+                for gone in child.walk():  # the region's old definitions
+                    if not gone.stub:
+                        counts[gone.key] -= 1
+        kept.sort(key=lambda c: c.off)
+        before = sum(1 for c in kept if c.off < low)
+        children = (*kept[:before], *fragment[2], *kept[before:])
+        firsts = node.firsts[:i] + fragment[0] + _shift(node.firsts[j:], delta)
+        lasts = node.lasts[:i] + fragment[1] + _shift(node.lasts[j:], delta)
+        return Node(node.key, node.off, node.span + delta, firsts, lasts, children, node.stub)
+    index = region.path[depth]
+    child = node.children[index]
+    inner = _splice(child, start + child.off, region, depth + 1, fragment, counts)
+    children = (
+        *node.children[:index],
+        inner,
+        *(c.shifted(delta) for c in node.children[index + 1 :]),
+    )
+    k = bisect_right(node.firsts, child.off) - 1  # the statement holding the child
+    firsts = node.firsts[: k + 1] + _shift(node.firsts[k + 1 :], delta)
+    lasts = node.lasts[:k] + _shift(node.lasts[k:], delta)
+    return Node(node.key, node.off, node.span + delta, firsts, lasts, children, node.stub)
+
+
+def _shift(values: array[int], delta: int) -> array[int]:
+    return array("i", [v + delta for v in values]) if delta else values

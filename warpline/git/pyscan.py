@@ -1,0 +1,194 @@
+"""Python AST -> a tree of definition ``Node``s with relative line positions.
+
+Only statement lists are walked (module, class and function bodies, and the blocks of
+compound statements, which stay in their scope), never expressions.
+"""
+
+from __future__ import annotations
+
+import ast
+from array import array
+from collections.abc import Iterator
+from typing import Literal
+
+from warpline.git.locators import PythonKind
+
+__all__ = ["MODULE_KEY", "EntityKey", "Node", "Scanned", "scan_body"]
+
+EntityKey = tuple[PythonKind, str]
+MODULE_KEY: EntityKey = ("module", "")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class Node:
+    """One definition occurrence (or the module), immutable once built.
+
+    Positions are relative, so shifting a subtree is one new object: ``off`` is the first
+    line relative to the parent's first line, ``span`` is last - first. ``firsts``/``lasts``
+    are the direct body statements (first, last line), relative to this node's first line;
+    ``children`` the nested definitions in source order (inside compound statements too).
+    """
+
+    __slots__ = ("children", "firsts", "key", "lasts", "off", "span", "stub")
+
+    def __init__(
+        self,
+        key: EntityKey,
+        off: int,
+        span: int,
+        firsts: array[int],
+        lasts: array[int],
+        children: tuple[Node, ...],
+        stub: bool = False,
+    ) -> None:
+        self.key = key
+        self.off = off
+        self.span = span
+        self.firsts = firsts
+        self.lasts = lasts
+        self.children = children
+        self.stub = stub
+
+    def shifted(self, delta: int) -> Node:
+        return Node(self.key, self.off + delta, self.span, self.firsts, self.lasts,
+                    self.children, self.stub)  # fmt: skip
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every node below it."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(node.children)
+
+
+Scanned = tuple["array[int]", "array[int]", tuple[Node, ...], dict[EntityKey, int]]
+
+
+def scan_body(
+    body: list[ast.stmt], base: int, shift: int, prefix: str, lines: list[bytes]
+) -> Scanned:
+    """Statements and definitions of one scope's body.
+
+    ``base`` is the absolute first line of the scope's node (positions come out relative
+    to it); ``shift`` maps parsed line numbers to absolute ones (a re-parsed fragment);
+    ``lines`` are the whole file's lines (for trailing comments).
+    """
+    firsts: array[int] = array("i")
+    lasts: array[int] = array("i")
+    children: list[Node] = []
+    counts: dict[EntityKey, int] = {}
+    for stmt in body:
+        first = stmt.lineno
+        if isinstance(stmt, _DEFS) and stmt.decorator_list:
+            first = stmt.decorator_list[0].lineno
+        last = (stmt.end_lineno or stmt.lineno) + shift
+        for node in _defs_in(stmt, base, shift, prefix, lines, counts):
+            children.append(node)
+            last = max(last, base + node.off + node.span)
+        firsts.append(first + shift - base)
+        lasts.append(last - base)
+    return firsts, lasts, tuple(children), counts
+
+
+def _defs_in(
+    stmt: ast.stmt,
+    base: int,
+    shift: int,
+    prefix: str,
+    lines: list[bytes],
+    counts: dict[EntityKey, int],
+) -> Iterator[Node]:
+    """Definitions of the current scope inside ``stmt`` (itself, or nested in blocks)."""
+    if isinstance(stmt, _DEFS):
+        yield _def_node(stmt, base, shift, prefix, lines, counts)
+        return
+    bodies = _BLOCKS.get(type(stmt))
+    if bodies is None:
+        return
+    for inner in bodies(stmt):
+        for sub in inner:
+            yield from _defs_in(sub, base, shift, prefix, lines, counts)
+
+
+def _def_node(
+    stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    base: int,
+    shift: int,
+    prefix: str,
+    lines: list[bytes],
+    counts: dict[EntityKey, int],
+) -> Node:
+    start = (stmt.decorator_list[0].lineno if stmt.decorator_list else stmt.lineno) + shift
+    end = _extend_over_comments(lines, (stmt.end_lineno or stmt.lineno) + shift, stmt.col_offset)
+    kind: Literal["class", "function"] = "class" if isinstance(stmt, ast.ClassDef) else "function"
+    key: EntityKey = (kind, prefix + stmt.name)
+    if kind == "function" and _is_overload(stmt):
+        return Node(key, start - base, end - start, array("i"), array("i"), (), stub=True)
+    counts[key] = counts.get(key, 0) + 1
+    inner = key[1] + (".<locals>." if kind == "function" else ".")
+    firsts, lasts, children, inner_counts = scan_body(stmt.body, start, shift, inner, lines)
+    for k, n in inner_counts.items():
+        counts[k] = counts.get(k, 0) + n
+    return Node(key, start - base, end - start, firsts, lasts, children)
+
+
+def _is_overload(stmt: ast.stmt) -> bool:
+    assert isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+    for dec in stmt.decorator_list:
+        if (isinstance(dec, ast.Name) and dec.id == "overload") or (
+            isinstance(dec, ast.Attribute) and dec.attr == "overload"
+        ):
+            return True
+    return False
+
+
+def _extend_over_comments(lines: list[bytes], end: int, col: int) -> int:
+    """Last line of a definition, counting trailing comments indented past ``col``."""
+    i, n = end, len(lines)  # lines[i] is line end + 1
+    while i < n:
+        line = lines[i]
+        body = line.lstrip(b" \t\f")
+        if body.startswith(b"#") and len(line) - len(body) > col:
+            i += 1
+            end = i
+        elif not body.strip():
+            i += 1
+        else:
+            break
+    return end
+
+
+def _if_like(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    assert isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While)
+    return [stmt.body, stmt.orelse]
+
+
+def _with(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    assert isinstance(stmt, ast.With | ast.AsyncWith)
+    return [stmt.body]
+
+
+def _try(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    assert isinstance(stmt, ast.Try | ast.TryStar)
+    return [stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody]
+
+
+def _match(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    assert isinstance(stmt, ast.Match)
+    return [case.body for case in stmt.cases]
+
+
+# Compound statements whose blocks stay in the enclosing scope; a dict on the exact type
+# keeps the per-statement cost of walking function bodies to one lookup.
+_BLOCKS = {
+    ast.If: _if_like,
+    ast.For: _if_like,
+    ast.AsyncFor: _if_like,
+    ast.While: _if_like,
+    ast.With: _with,
+    ast.AsyncWith: _with,
+    ast.Try: _try,
+    ast.TryStar: _try,
+    ast.Match: _match,
+}

@@ -1,0 +1,143 @@
+"""Opening repositories and resolving revisions: the one seam where pygit2 errors become
+warpline errors (``InvalidRepo``, ``InvalidRevRange``).
+
+Opening never creates anything: a missing path, a plain directory, a directory inside a
+work tree (pass the work tree's top instead) and a bare repository are ``invalid_repo``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pygit2
+from pygit2.enums import RepositoryOpenFlag, SortMode
+
+from warpline.errors import InvalidRepo, InvalidRevRange
+
+__all__ = [
+    "commits_in_range",
+    "head_commit",
+    "open_repo",
+    "parse_rev_range",
+    "resolve_commit",
+]
+
+_GIT_ERRORS = (pygit2.GitError, KeyError, ValueError)
+
+
+def open_repo(path: str | os.PathLike[str]) -> pygit2.Repository:
+    """The repository whose work tree (or ``.git`` directory) is exactly ``path``."""
+    text = os.fspath(path)
+    if not text or not os.path.exists(text):
+        raise InvalidRepo(
+            f"{text!r} does not exist; pass the path of a git work tree.",
+            field="repo",
+            value=text,
+        )
+    if not os.path.isdir(text):
+        raise InvalidRepo(
+            f"{text!r} is not a directory; pass the top directory of a git work tree.",
+            field="repo",
+            value=text,
+        )
+    try:
+        # NO_SEARCH: never adopt an enclosing repository (a home directory under git
+        # would otherwise claim every plain directory beneath it).
+        repo = pygit2.Repository(text, RepositoryOpenFlag.NO_SEARCH)
+    except _GIT_ERRORS:
+        raise InvalidRepo(_not_a_repo_hint(text), field="repo", value=text) from None
+    if repo.is_bare or repo.workdir is None:
+        raise InvalidRepo(
+            f"{text!r} is a bare repository; warpline needs a work tree: pass a clone's "
+            "top directory.",
+            field="repo",
+            value=text,
+        )
+    return repo
+
+
+def _not_a_repo_hint(text: str) -> str:
+    try:
+        found = pygit2.discover_repository(text)
+    except _GIT_ERRORS:
+        found = None
+    if found:
+        top = os.path.dirname(os.path.normpath(found))
+        return f"{text!r} is inside the git repository at {top!r}; pass {top!r} instead."
+    return f"{text!r} is not a git repository; pass the top directory of a git work tree."
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
+    """The commit HEAD points at, or None in a repository without commits."""
+    if repo.head_is_unborn:
+        return None
+    with _translated("HEAD", "rev_range"):
+        return repo.head.peel(pygit2.Commit)
+
+
+@contextmanager
+def _translated(rev: str, field: str) -> Iterator[None]:
+    try:
+        yield
+    except _GIT_ERRORS:
+        raise InvalidRevRange(
+            f"{rev!r} does not name a commit in this repository; pass a branch, tag, "
+            "sha or HEAD~N.",
+            field=field,
+            value=rev,
+        ) from None
+
+
+def resolve_commit(repo: pygit2.Repository, rev: str, field: str = "rev_range") -> pygit2.Commit:
+    """The commit ``rev`` names (branch, tag, sha, ``HEAD~2``...)."""
+    if not rev.strip():
+        raise InvalidRevRange(
+            "empty revision; pass a branch, tag, sha or HEAD.", field=field, value=rev
+        )
+    if rev.strip() == "HEAD" and repo.head_is_unborn:
+        raise InvalidRevRange(
+            "the repository has no commits yet; commit first, then retry.",
+            field=field,
+            value=rev,
+        )
+    with _translated(rev, field):
+        return repo.revparse_single(rev.strip()).peel(pygit2.Commit)
+
+
+def parse_rev_range(
+    repo: pygit2.Repository, text: str, field: str = "rev_range"
+) -> tuple[pygit2.Commit | None, pygit2.Commit]:
+    """``A..B`` -> (A, B); a single rev -> (its first parent or None for a root, rev).
+
+    An empty side of ``..`` means HEAD, as in git. ``A...B`` is rejected.
+    """
+    text = text.strip()
+    if "..." in text:
+        raise InvalidRevRange(
+            f"{text!r}: symmetric ranges (A...B) are not supported; pass A..B or one rev.",
+            field=field,
+            value=text,
+        )
+    if ".." not in text:
+        head = resolve_commit(repo, text, field)
+        return (head.parents[0] if head.parent_ids else None), head
+    left, right = text.split("..", 1)
+    if not left.strip() and not right.strip():
+        raise InvalidRevRange(
+            "'..' names no commits; pass A..B or one rev.", field=field, value=text
+        )
+    base = resolve_commit(repo, left or "HEAD", field)
+    head = resolve_commit(repo, right or "HEAD", field)
+    return base, head
+
+
+def commits_in_range(
+    repo: pygit2.Repository, base: pygit2.Commit | None, head: pygit2.Commit
+) -> list[pygit2.Commit]:
+    """Commits reachable from ``head`` and not from ``base``, parents before children."""
+    walker = repo.walk(head.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    if base is not None:
+        walker.hide(base.id)
+    return list(walker)

@@ -1,0 +1,101 @@
+"""Uncommitted changes against HEAD, as entity events (read-only: nothing is written).
+
+The work tree's current content is compared with HEAD's tree, path by path, for every
+path ``git status`` reports (staged or unstaged; untracked files count as added, ignored
+files do not). A path whose content is back to HEAD's (staged, then reverted) has no
+event. ``.weft/`` (warpline's and its siblings' own state) and untracked nested
+repositories are left out. No rename detection: a moved file is removed + added.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pygit2
+
+from warpline.git.diffmap import PySide, all_changes, edited_changes, file_event
+from warpline.git.events import ChangeKind, EntityChange
+from warpline.git.parsecache import (
+    DIFF_FLAGS,
+    TreeState,
+    blob_data,
+    python_dotted,
+    tree_state,
+)
+from warpline.git.pyentities import parse_entities, split_lines
+
+__all__ = ["worktree_events"]
+
+_GITLINK = 0o160000
+_LINK = 0o120000
+
+
+def worktree_events(repo: pygit2.Repository) -> list[EntityChange]:
+    workdir = repo.workdir
+    if workdir is None:
+        return []
+    tree = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).tree
+    out: list[EntityChange] = []
+    for path in sorted(repo.status(untracked_files="all", ignored=False)):
+        if path.endswith("/") or path == ".weft" or path.startswith(".weft/"):
+            continue
+        old = tree_state(tree, path) if tree is not None else None
+        new = _disk_state(os.path.join(workdir, path))
+        _path_events(repo, path, old, new, out)
+    return out
+
+
+def _disk_state(full: str) -> tuple[int, bytes] | None:
+    """(git file mode, content) of a work-tree path; None when it is absent."""
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return (_LINK, os.fsencode(os.readlink(full)))
+    if stat.S_ISDIR(st.st_mode):
+        return (_GITLINK, b"")  # a submodule's checkout
+    try:
+        with open(full, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    return (0o100755 if st.st_mode & 0o111 else 0o100644, data)
+
+
+def _path_events(
+    repo: pygit2.Repository,
+    path: str,
+    old: TreeState,
+    new: tuple[int, bytes] | None,
+    out: list[EntityChange],
+) -> None:
+    if old is None and new is None:
+        return
+    old_data = b""
+    if old is not None and old[1] != _GITLINK:
+        old_data = blob_data(repo, old[0])
+        if new is not None and new == (old[1], old_data):
+            return  # back to HEAD's content
+    kind: ChangeKind = "added" if old is None else "removed" if new is None else "modified"
+    out.append(file_event(kind, path, None))
+    new_mode, new_data = new if new is not None else (0, b"")
+    old_dotted = python_dotted(path, old[1]) if old is not None else None
+    new_dotted = python_dotted(path, new_mode) if new is not None else None
+    old_fe = parse_entities(old_data) if old_dotted else None
+    new_fe = parse_entities(new_data) if new_dotted else None
+    if (old_dotted and old_fe is None) or (new_dotted and new_fe is None):
+        return  # does not parse: the file event only
+    if old_dotted and new_dotted and old_fe is not None and new_fe is not None:
+        patch = pygit2.Patch.create_from(
+            old_data, new_data, flag=DIFF_FLAGS, context_lines=0, interhunk_lines=0
+        )
+        hunks = [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+        old_side, new_side = PySide(path, old_dotted, old_fe), PySide(path, new_dotted, new_fe)
+        lines = split_lines(old_data), split_lines(new_data)
+        edited_changes(old_side, new_side, hunks, None, *lines, out)
+    elif new_dotted and new_fe is not None:
+        all_changes(PySide(path, new_dotted, new_fe), "added", out)
+    elif old_dotted and old_fe is not None:
+        all_changes(PySide(path, old_dotted, old_fe), "removed", out)

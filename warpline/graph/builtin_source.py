@@ -1,0 +1,133 @@
+"""The built-in edge source: Python calls and references at one commit, without loomweave.
+
+It reads blobs from the commit's tree through pygit2 (never the working tree), so a
+capture describes exactly that commit. Entities follow DESIGN §3 (the same locators
+loomweave mints); SEIs stay ``None`` because only loomweave can mint them.
+
+What it resolves, and what it refuses to guess, is described in ``_builtin_resolve``.
+A file that does not parse keeps its file and module entities and is listed in
+``failed_entities``, so a capture containing one is never ``FULL``.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import pygit2
+
+from warpline.git.locators import dotted_module, file_locator, module_locator
+from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
+from warpline.graph._builtin_scan import ModuleScan, scan_module
+from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
+
+BUILTIN_VERSION = "warpline-builtin-1"
+_SYMLINK_MODE = 0o120000
+
+
+def python_blobs(commit: pygit2.Commit) -> list[tuple[str, bytes]]:
+    """``(path, content)`` of every committed ``.py`` file, sorted by path."""
+    found: list[tuple[str, bytes]] = []
+    stack: list[tuple[str, pygit2.Tree]] = [("", commit.tree)]
+    while stack:
+        prefix, tree = stack.pop()
+        for entry in tree:
+            name = entry.name or ""
+            path = f"{prefix}{name}"
+            # Tree entries are lazily loaded objects: no extra lookup through `repo`.
+            if isinstance(entry, pygit2.Tree):
+                stack.append((f"{path}/", entry))
+            elif (
+                isinstance(entry, pygit2.Blob)
+                and name.endswith(".py")
+                and entry.filemode != _SYMLINK_MODE
+            ):
+                found.append((path, entry.data))
+    found.sort()
+    return found
+
+
+def _parse(content: bytes) -> tuple[ast.Module | None, str | None]:
+    try:
+        with warnings.catch_warnings():
+            # Invalid escape sequences in old code are not our business here.
+            warnings.simplefilter("ignore")
+            return ast.parse(content), None
+    except (SyntaxError, ValueError):
+        return None, "syntax_error"
+    except (RecursionError, MemoryError):
+        return None, "too_complex"
+
+
+def _line_count(content: bytes) -> int:
+    return content.count(b"\n") + (0 if not content or content.endswith(b"\n") else 1)
+
+
+def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCapture:
+    """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
+    repository it belongs to, kept in the signature for sources that need lookups)."""
+    entities: dict[str, GraphEntity] = {}
+    failed: list[tuple[str, str]] = []  # (locator, reason)
+    modules: dict[str, ModuleScan] = {}
+    claimed: set[str] = set()  # dotted names already given to a path
+
+    for path, content in python_blobs(commit):
+        file_id = file_locator(path)
+        entities[file_id] = GraphEntity(file_id, "file", path, None, None, None)
+        dotted = dotted_module(path)
+        if not dotted:
+            continue  # a top-level __init__.py: no locator can name its module
+        if dotted in claimed:
+            # `a.py` and `src/a.py` (or `a/__init__.py`) claim one dotted name; the
+            # first path wins, the other cannot be captured faithfully.
+            failed.append((file_id, "duplicate_module_name"))
+            continue
+        claimed.add(dotted)
+        lines = _line_count(content)
+        tree, problem = _parse(content)
+        module_id = module_locator(dotted)
+        scan = None
+        if tree is not None:
+            try:
+                scan = scan_module(path, dotted, tree, lines, walrus=b":=" in content)
+            except RecursionError:
+                problem = "too_complex"  # absurd nesting that ast.parse still accepted
+        if scan is None:
+            entities[module_id] = GraphEntity(module_id, "module", path, None, 1, max(lines, 1))
+            failed.append((module_id, problem or "syntax_error"))
+            continue
+        modules[dotted] = scan
+        for scope in scan.scopes:
+            # First definition wins on a duplicate qualname (loomweave does the same).
+            entities.setdefault(
+                scope.locator,
+                GraphEntity(
+                    scope.locator, scope.kind, path, None, scope.start_line, scope.end_line
+                ),
+            )
+
+    resolver = Resolver(modules)
+    sink = EdgeSink()
+    emitter = Emitter(resolver, sink)
+    for dotted in sorted(modules):
+        for scope in modules[dotted].scopes:
+            try:
+                emitter.entity(scope)
+            except RecursionError:
+                # Deeply nested expressions (thousands of chained operators): the edges
+                # found so far are real, the rest of this entity's are unknown.
+                failed.append((scope.locator, "too_complex"))
+
+    edges = tuple(
+        GraphEdge(source, target, kind, "resolved")
+        for source, target, kind in sorted(sink.edges)
+        if source in entities and target in entities
+    )
+    return EdgeCapture(
+        source="builtin",
+        source_version=BUILTIN_VERSION,
+        entities=tuple(entities[locator] for locator in sorted(entities)),
+        edges=edges,
+        failed_entities=tuple(sorted(failed)),
+        unresolved=sink.unresolved,
+    )

@@ -1,0 +1,73 @@
+"""What an edge source produces: plain, immutable facts about one code graph.
+
+Both sources (``loomweave_source``, ``builtin_source``) return an ``EdgeCapture``; the
+store persists it and ``graph`` turns it into a networkx graph. Nothing here knows about
+SQLite, git or the wire.
+
+Edges keep the indexer's direction (DESIGN §5): ``calls`` is caller → callee and
+``references`` is referrer → referenced. "Downstream" is computed by walking them backwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+EdgeKind = Literal["calls", "references"]
+EdgeSourceName = Literal["loomweave", "builtin"]
+GraphEntityKind = Literal["file", "module", "class", "function"]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEntity:
+    """One node of the graph, keyed by its locator (DESIGN §3).
+
+    ``path`` is repo-relative with ``/`` separators. ``sei`` is loomweave's opaque
+    ``loomweave:eid:…`` and stays ``None`` for the built-in source. Line numbers are
+    1-based and inclusive; a definition starts at its first decorator line.
+    """
+
+    locator: str
+    kind: GraphEntityKind
+    path: str
+    sei: str | None
+    start_line: int | None
+    end_line: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEdge:
+    """A dependency edge between two captured entities.
+
+    ``confidence`` is the source's own word for it: loomweave gives ``resolved``,
+    ``ambiguous`` or ``inferred``; the built-in extractor only emits what it resolved and
+    says ``resolved``.
+    """
+
+    source_locator: str
+    target_locator: str
+    kind: EdgeKind
+    confidence: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeCapture:
+    """Everything one source captured, in deterministic order.
+
+    ``failed_entities`` are ``(locator, reason)`` pairs for entities the source knows
+    exist but could not capture faithfully (a file that does not parse, an id that does
+    not fit the locator dialect); a capture with any is a ``DELTA``, never ``FULL``.
+    ``unresolved`` counts call sites whose target could not be resolved: no edge was
+    invented for them. ``degraded_files`` are ``(path, reason)`` pairs for files whose
+    call/reference resolution the source itself reports as incomplete (loomweave's
+    ``source_file_resolution_coverage``); their entities are captured, their edges may be
+    a floor.
+    """
+
+    source: EdgeSourceName
+    source_version: str
+    entities: tuple[GraphEntity, ...]
+    edges: tuple[GraphEdge, ...]
+    failed_entities: tuple[tuple[str, str], ...] = ()
+    unresolved: int = 0
+    degraded_files: tuple[tuple[str, str], ...] = field(default=())

@@ -1,0 +1,5 @@
+import sys
+
+from warpline.mcp.server import main
+
+sys.exit(main())

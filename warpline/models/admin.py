@@ -1,0 +1,66 @@
+"""The local-state contracts: ``warpline.verification_record.v1`` (CI's tool) and
+``warpline.project_status.v1`` (peers' read-only probe)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from warpline.models.common import Count, Timestamp, WireModel
+from warpline.models.envelope import EnvelopeBase
+from warpline.models.vocab import StoreStatus, VerificationIdempotency
+
+
+class VerificationRecordData(WireModel):
+    commit_sha: str = Field(description="The resolved commit object id (never a symbolic ref).")
+    kind: str = Field(min_length=1, description="Provenance label, e.g. test_pass, ci_pass.")
+    verified_at: Timestamp = Field(description="When the (first) record was stored.")
+    actor: str | None = None
+    source: Literal["warpline"] = "warpline"
+    idempotency: VerificationIdempotency
+
+
+class VerificationRecordEnvelope(EnvelopeBase):
+    """A recorded verification event, stored under .weft/warpline/."""
+
+    schema_: Literal["warpline.verification_record.v1"] = Field(
+        default="warpline.verification_record.v1", alias="schema"
+    )
+    data: VerificationRecordData
+
+
+class StoreInfo(WireModel):
+    present: bool
+    readable: bool
+    schema_version: int | None = Field(
+        description="The store's schema version; null unless present, readable and served."
+    )
+    snapshot_rev: str | None = Field(
+        default=None, description="Commit of the latest usable edge snapshot."
+    )
+    change_event_count: Count | None = None
+    commits_behind_head: Count | None = Field(
+        default=None, description="Commits reachable from HEAD not yet ingested; null if unknown."
+    )
+
+
+class ProjectStatusData(WireModel):
+    resolved_root: str = Field(description="Absolute path of the repository root.")
+    store: StoreInfo
+    store_status: StoreStatus
+    binding_ok: bool = Field(
+        description="True iff the store is present, readable and at a served schema version."
+    )
+    served_schema_version: int = Field(
+        description="The highest store schema version this build serves."
+    )
+
+
+class ProjectStatusEnvelope(EnvelopeBase):
+    """Read-only probe: can this warpline build serve the store of repo?"""
+
+    schema_: Literal["warpline.project_status.v1"] = Field(
+        default="warpline.project_status.v1", alias="schema"
+    )
+    data: ProjectStatusData

@@ -1,0 +1,121 @@
+"""Wire building blocks shared by every contract: timestamps, entities, refs, pages.
+
+Output models derive from ``WireModel``: every field is *required* in the serialization
+schema (nullable where it may be null) because the service always emits it, and unknown
+keyword arguments are rejected at construction time (a typo in the service is a bug), yet
+the published schema stays open (no ``additionalProperties: false``) so v1 can grow
+additively. Input models live in ``inputs.py`` and are closed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from warpline.models.vocab import ChangedRefKind, EntityKind, EntityRefKind
+
+TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
+
+Timestamp = Annotated[
+    str,
+    Field(
+        pattern=TIMESTAMP_PATTERN,
+        description="UTC instant, ISO-8601 with a Z suffix, e.g. 2026-06-25T10:00:00Z.",
+    ),
+]
+Count = Annotated[int, Field(ge=0)]
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+def iso_z(epoch_seconds: int) -> str:
+    """Render stored epoch seconds as the wire's UTC instant (``2026-06-25T10:00:00Z``)."""
+    return datetime.fromtimestamp(epoch_seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _open_schema(schema: dict[str, Any]) -> None:
+    # Construction is strict (extra="forbid"), the published output schema is open.
+    schema.pop("additionalProperties", None)
+
+
+class WireModel(BaseModel):
+    """Base of every output object: all fields required on the wire, open for growth."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra=_open_schema,
+        json_schema_serialization_defaults_required=True,
+        serialize_by_alias=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """Serialise a wire model exactly as the contract describes it (JSON types, aliases,
+    nulls kept)."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=False)
+
+
+class EntityOut(WireModel):
+    """An entity on the wire. Key on sei (preferred) or locator; warpline_entity_key_id
+    is a warpline-internal row id, not a federation key."""
+
+    locator: str | None = Field(
+        description="loomweave-dialect locator, e.g. python:function:demo.auth.login; null "
+        "only when warpline has never seen the entity (e.g. an unknown SEI)."
+    )
+    sei: str | None = Field(default=None, description="loomweave SEI, null when unresolved.")
+    warpline_entity_key_id: int | None = Field(default=None, ge=1)
+    path: str | None = Field(default=None, description="Repo-relative file, '/' separators.")
+    kind: EntityKind | None = None
+
+
+class EntityRef(BaseModel):
+    """An input reference to an entity. A bare string is accepted wherever this is, and
+    means {"kind": "auto", "value": <string>}."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    kind: EntityRefKind
+    value: NonEmptyStr | Annotated[int, Field(ge=1)] = Field(
+        description="The locator, SEI, path, qualname or key id (an integer for "
+        "warpline_entity_key_id)."
+    )
+
+
+EntityRefInput = EntityRef | NonEmptyStr
+
+
+class RefEcho(WireModel):
+    """The input ref, echoed back normalised (a bare string becomes kind auto)."""
+
+    kind: EntityRefKind
+    value: str | int
+
+
+class ChangedRef(WireModel):
+    """A federation key for a changed entity: its SEI when resolved, else its locator."""
+
+    kind: ChangedRefKind
+    value: str
+
+
+class Page(WireModel):
+    limit: int = Field(ge=1)
+    next_cursor: str | None = Field(
+        default=None, description="Pass as cursor to fetch the next page; null on the last."
+    )
+    has_more: bool = False
+
+
+class IngestStatus(WireModel):
+    """How far the store's history is behind HEAD when this answer was computed. When the
+    backlog was too large to catch up interactively the answer covers only what is
+    ingested (complete: false) and a warning says how to finish."""
+
+    head_commit: str | None = Field(description="HEAD's object id; null for an unborn HEAD.")
+    commits_behind: Count = 0
+    complete: bool = True
+    ingested_now: Count = Field(default=0, description="Commits ingested during this call.")

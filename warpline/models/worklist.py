@@ -1,0 +1,132 @@
+"""The ``warpline.reverify_worklist.v1`` contract: what to recheck before saying done."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from warpline.models.common import Count, EntityOut, IngestStatus, Page, Timestamp, WireModel
+from warpline.models.envelope import EnvelopeBase
+from warpline.models.graph import Staleness, ViaEdge
+from warpline.models.vocab import (
+    Completeness,
+    Priority,
+    Reason,
+    SuggestionKind,
+    VerificationState,
+    WorkPriority,
+)
+
+
+class SuggestedVerification(WireModel):
+    """How to re-verify an item: a test that reaches it, or callers to read."""
+
+    kind: SuggestionKind
+    command: str | None = Field(
+        description="Runnable command for kind=test (e.g. pytest tests/t.py::TestA::test_x); "
+        "null for inspection."
+    )
+    test: str | None = Field(default=None, description="Locator of the test function.")
+    distance: Count | None = Field(
+        default=None, description="Call edges from the test to the item (nearest first)."
+    )
+    callers: list[str] = Field(
+        default_factory=list, description="Locators to read, for kind=inspection."
+    )
+    why: str | None = None
+
+
+class WorkLink(WireModel):
+    """A filigree issue linked to the item's SEI."""
+
+    issue_id: str
+    title: str | None = None
+    status: str | None = None
+    status_category: str | None = Field(default=None, description="filigree's, e.g. open/wip/done.")
+    priority: WorkPriority | None = None
+    assignee: str | None = None
+    claim_commit: str | None = Field(default=None, description="Opaque commit anchor, verbatim.")
+    close_commit: str | None = Field(default=None, description="Opaque commit anchor, verbatim.")
+    sei: str | None = Field(default=None, description="The SEI the association was found on.")
+
+
+class ItemEnrichment(WireModel):
+    work: list[WorkLink] = Field(default_factory=list)
+    risk: list[dict[str, Any]] = Field(default_factory=list)
+    governance: list[dict[str, Any]] = Field(default_factory=list)
+    requirements: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Verification(WireModel):
+    """Recorded-verification freshness of an item (from verify_record events)."""
+
+    state: VerificationState = Field(
+        description="fresh: verified at a commit containing the item's latest change (and, "
+        "downstream, the seed change); stale: verified before it; unverified: never."
+    )
+    last_verified_commit: str | None = None
+    last_verified_at: Timestamp | None = None
+    kinds: list[str] = Field(
+        default_factory=list, description="Verification kinds recorded at that commit."
+    )
+    commits_behind: Count | None = Field(
+        default=None, description="Commits from the last verified commit to HEAD."
+    )
+
+
+class WorklistItem(WireModel):
+    entity: EntityOut
+    priority: Priority = Field(
+        default="unknown", description="From linked work (most urgent open issue); unknown "
+        "without a work seam."
+    )
+    reason: Reason
+    depth: int = Field(ge=0, le=5, description="0 for changed entities.")
+    seed: str | None = Field(
+        default=None, description="Locator of the changed entity, for downstream items."
+    )
+    why: list[ViaEdge] = Field(
+        default_factory=list, description="The via_edges path, for downstream items."
+    )
+    suggested_verification: list[SuggestedVerification] = Field(default_factory=list)
+    enrichment: ItemEnrichment = Field(default_factory=ItemEnrichment)
+    verification: Verification
+    group: str | None = Field(
+        default=None, description="The group key under group_by=file|reason; else null."
+    )
+
+
+class WorklistGroup(WireModel):
+    key: str
+    count: Count
+
+
+class VerificationSummary(WireModel):
+    """Verification states over the whole worklist (not just this page)."""
+
+    fresh: Count = 0
+    stale: Count = 0
+    unverified: Count = 0
+
+
+class ReverifyWorklistData(WireModel):
+    completeness: Completeness
+    staleness: Staleness
+    items: list[WorklistItem]
+    groups: list[WorklistGroup] = Field(
+        default_factory=list, description="Group keys in order, under group_by=file|reason."
+    )
+    verification_summary: VerificationSummary = Field(default_factory=VerificationSummary)
+    ingest: IngestStatus
+    total: Count = Field(description="Items across all pages (after filters).")
+    page: Page
+
+
+class ReverifyWorklistEnvelope(EnvelopeBase):
+    """The worklist to recheck before claiming completion."""
+
+    schema_: Literal["warpline.reverify_worklist.v1"] = Field(
+        default="warpline.reverify_worklist.v1", alias="schema"
+    )
+    data: ReverifyWorklistData

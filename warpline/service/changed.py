@@ -1,0 +1,147 @@
+"""``warpline_change_list`` / ``changed``: which entities changed in a revision range."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from warpline.errors import InvalidRevRange
+from warpline.git.attribution import worktree_changes
+from warpline.git.repo import commits_in_range, head_commit, parse_rev_range, resolve_commit
+from warpline.models import ChangeListEnvelope
+from warpline.service import events_query as eq
+from warpline.service.context import (
+    RepoContext,
+    behind_warning,
+    catch_up,
+    ingest_status,
+    interactive_budget_s,
+    open_context,
+)
+from warpline.service.envelope import envelope
+from warpline.service.next_actions import follow_ups
+from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.store.ingest import Ingestor
+
+TOOL = "warpline_change_list"
+# Bounded argument lists in next_actions and data.changed_refs.
+MAX_REFS = 200
+
+
+def change_list(params: Any, cwd: Path | None) -> dict[str, Any]:
+    with open_context(params.repo, cwd) as ctx:
+        report = catch_up(ctx)
+        warnings = behind_warning(ctx, report)
+        shas, range_info = _range_commits(ctx, params, warnings)
+        range_text = range_info["rev_range"]
+        where = eq.Where.from_filters(params.filters)
+        sort_by, order = params.sort_by, params.sort_order
+        fingerprint = query_fingerprint(params.model_dump(mode="json"))
+        offset = decode_cursor(params.cursor, fingerprint)
+        rows, total = eq.select_events(ctx.store.conn, shas, where, sort_by, order,
+                                       offset + params.limit + 1)
+        items = [eq.item_from_row(row) for row in rows]
+        if params.include_worktree:
+            items.extend(_worktree_items(ctx, where))
+            items = eq.sort_items(items, sort_by, order)
+            total += sum(1 for item in items if item["origin"] == "worktree")
+        page_items = items[offset : offset + params.limit]
+        has_more = offset + params.limit < total
+        refs, key_ids, truncated = eq.distinct_refs(ctx.store.conn, shas, where, items,
+                                                    MAX_REFS)
+        if truncated:
+            warnings.append(f"More than {MAX_REFS} entities changed; `changed_refs` lists the "
+                            f"first {MAX_REFS}. Narrow the range or filters to see all.")
+        data = {
+            "items": page_items,
+            "changed_refs": refs,
+            "changed_entity_key_ids": key_ids,
+            "range": range_info,
+            "ingest": ingest_status(ctx, report),
+            "total": total,
+            "page": {
+                "limit": params.limit,
+                "next_cursor": encode_cursor(offset + params.limit, fingerprint)
+                if has_more else None,
+                "has_more": has_more,
+            },
+        }
+        actions: dict[str, Any] = {}
+        if params.include_next_actions:
+            actions = follow_ups(ctx.root, range_text, params.include_worktree, refs,
+                                 report.commits_behind)
+        any_sei = any(item["entity"]["sei"] for item in page_items)
+        return envelope(
+            model=ChangeListEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
+            filters=where.echo(), sort={"by": sort_by, "order": order},
+            page={"limit": params.limit, "cursor": params.cursor}, warnings=warnings,
+            next_actions=actions, enrichment={"sei": "present" if any_sei else "absent"},
+        )
+
+
+def _range_commits(ctx: RepoContext, params: Any,
+                   warnings: list[str]) -> tuple[list[str] | None, dict[str, Any]]:
+    """The commit shas the answer covers (None: every recorded commit) and the range."""
+    if params.rev_range is not None and (params.base_ref or params.head_ref):
+        raise InvalidRevRange("Pass either `rev_range` or `base_ref`/`head_ref`, not both.",
+                              field="rev_range", value=params.rev_range)
+    if params.rev_range is not None:
+        base, head = parse_rev_range(ctx.repo, params.rev_range)
+        text = params.rev_range
+    elif params.base_ref or params.head_ref:
+        head = resolve_commit(ctx.repo, params.head_ref or "HEAD", field="head_ref")
+        base = resolve_commit(ctx.repo, params.base_ref, field="base_ref") \
+            if params.base_ref else None
+        text = f"{params.base_ref or ''}..{params.head_ref or 'HEAD'}"
+    else:
+        tip = head_commit(ctx.repo)
+        return None, {"rev_range": None, "base_commit": None,
+                      "head_commit": None if tip is None else str(tip.id),
+                      "commit_count": ctx.store.conn.execute(
+                          "SELECT count(*) FROM commits").fetchone()[0]}
+    commits = commits_in_range(ctx.repo, base, head)
+    _ensure_ingested(ctx, commits, warnings)
+    info = {"rev_range": text, "base_commit": None if base is None else str(base.id),
+            "head_commit": str(head.id), "commit_count": len(commits)}
+    return [str(c.id) for c in commits], info
+
+
+def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
+                     warnings: list[str]) -> None:
+    """A range off HEAD's history (another branch) is ingested on demand, within budget."""
+    ingestor = Ingestor(ctx.store, ctx.repo)
+    shas = [str(c.id) for c in commits]
+    done = ingestor.ingested_among(shas)
+    missing = [c for c in reversed(commits) if str(c.id) not in done]
+    if not missing:
+        return
+    report = ingestor.run(missing, budget_s=interactive_budget_s())
+    if report.commits_behind:
+        warnings.append(
+            f"{report.commits_behind} commits of the range are not ingested yet: this answer "
+            f"is partial. Run `warpline backfill --repo {ctx.root}` and ask again.")
+
+
+def _worktree_items(ctx: RepoContext, where: eq.Where) -> list[dict[str, Any]]:
+    """Uncommitted changes against HEAD: computed on the fly, never stored."""
+    items: list[dict[str, Any]] = []
+    if head_commit(ctx.repo) is None and not ctx.repo.status():
+        return items
+    for change in worktree_changes(ctx.repo):
+        item = {
+            "change_id": None,
+            "entity": {"locator": change.locator, "sei": None, "warpline_entity_key_id": None,
+                       "path": change.path, "kind": change.kind},
+            "change_kind": change.change_kind,
+            "actor": None,
+            "commit": None,
+            "changed_at": None,
+            "previous_locator": change.previous_locator,
+            "previous_path": change.previous_path,
+            "origin": "worktree",
+        }
+        if where.matches(item):
+            items.append(item)
+    return items

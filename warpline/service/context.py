@@ -1,0 +1,103 @@
+"""Opening a repository for one tool call: repo, store, and catching the store up."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from warpline.errors import InvalidRepo, MissingRequiredField
+from warpline.git.repo import head_commit, open_repo
+from warpline.store.db import Store
+from warpline.store.ingest import Ingestor, IngestReport
+
+
+def interactive_budget_s() -> float:
+    """How long a read tool may spend ingesting new commits before it answers with what
+    it has (and says how far behind it is). ``WARPLINE_INTERACTIVE_BUDGET_S`` overrides."""
+    raw = os.environ.get("WARPLINE_INTERACTIVE_BUDGET_S", "")
+    try:
+        return max(float(raw), 0.0) if raw else 3.0
+    except ValueError:
+        return 3.0
+
+
+@dataclass(slots=True)
+class RepoContext:
+    root: Path
+    repo: pygit2.Repository
+    store: Store
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> RepoContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def resolve_repo_path(repo: object, cwd: Path | None = None) -> Path:
+    if repo is None or repo == "":
+        raise MissingRequiredField(
+            "`repo` is required: pass the path of a git repository.", field="repo")
+    if not isinstance(repo, str):
+        raise InvalidRepo("`repo` must be a path string.", field="repo", value=repo)
+    path = Path(repo).expanduser()
+    if not path.is_absolute():
+        path = (cwd or Path.cwd()) / path
+    return path
+
+
+def open_repo_only(repo: object, cwd: Path | None = None) -> tuple[Path, pygit2.Repository]:
+    """The repository and its work-tree root, creating nothing anywhere."""
+    handle = open_repo(resolve_repo_path(repo, cwd))
+    workdir = handle.workdir
+    if workdir is None:
+        raise InvalidRepo("`repo` is a bare repository; warpline needs a work tree.",
+                          field="repo", value=str(repo))
+    return Path(workdir).resolve(), handle
+
+
+def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
+    """Open repo and store (creating/migrating the store under .weft/warpline/)."""
+    root, handle = open_repo_only(repo, cwd)
+    return RepoContext(root=root, repo=handle, store=Store.open(root))
+
+
+def catch_up(ctx: RepoContext) -> IngestReport:
+    """Ingest new commits reachable from HEAD, within the interactive budget."""
+    return Ingestor(ctx.store, ctx.repo).catch_up(head_commit(ctx.repo),
+                                                  budget_s=interactive_budget_s())
+
+
+def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
+    """The honest words for a store that could not catch up in time."""
+    warnings: list[str] = []
+    if report.commits_behind:
+        warnings.append(
+            f"The store is {report.commits_behind} commits behind HEAD: this answer covers "
+            f"only the history ingested so far. Run `warpline backfill --repo {ctx.root}` "
+            "to finish."
+        )
+    if report.failures:
+        warnings.append(
+            f"{len(report.failures)} commits could not be ingested (first: "
+            f"{report.failures[0][0][:12]}: {report.failures[0][1]}); they are retried on "
+            "the next run and listed by `warpline doctor`."
+        )
+    return warnings
+
+
+def ingest_status(ctx: RepoContext, report: IngestReport) -> dict[str, object]:
+    """``data.ingest``: how far behind HEAD the answer's history is."""
+    head = head_commit(ctx.repo)
+    return {
+        "head_commit": None if head is None else str(head.id),
+        "commits_behind": report.commits_behind,
+        "complete": report.complete,
+        "ingested_now": report.commits_ingested,
+    }

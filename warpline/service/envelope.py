@@ -1,0 +1,76 @@
+"""Building the frozen success envelope every tool returns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from warpline.models.common import dump
+from warpline.models.common import iso_z as _iso_z
+from warpline.models.envelope import EnvelopeBase
+
+
+def iso_z(epoch_seconds: int | None) -> str | None:
+    """A UTC instant on the wire (ISO-8601 with ``Z``); None stays None."""
+    return None if epoch_seconds is None else _iso_z(epoch_seconds)
+
+
+def parse_instant(value: str, field: str) -> int:
+    """An ISO-8601 instant (offset or ``Z``; naive means UTC) as epoch seconds."""
+    from warpline.errors import InvalidFilter
+
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise InvalidFilter(
+            f"`{field}` must be an ISO-8601 instant such as 2026-06-25T10:00:00Z.",
+            field=field, value=value) from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp())
+
+
+def arguments_echo(params: BaseModel) -> dict[str, Any]:
+    """The caller's arguments as given (defaults left out), JSON-ready."""
+    echoed: dict[str, Any] = params.model_dump(mode="json", exclude_unset=True)
+    return echoed
+
+
+def envelope(
+    *,
+    model: type[EnvelopeBase],
+    tool: str,
+    repo: Path | str,
+    params: BaseModel,
+    data: dict[str, Any],
+    filters: dict[str, Any] | None = None,
+    sort: dict[str, Any] | None = None,
+    page: dict[str, Any] | None = None,
+    warnings: list[str] | None = None,
+    next_actions: dict[str, Any] | None = None,
+    enrichment: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Build the envelope and validate it through its frozen model (a defect, not bad
+    input, if it does not fit)."""
+    raw: dict[str, Any] = {
+        "ok": True,
+        "query": {
+            "repo": str(repo),
+            "tool": tool,
+            "arguments": arguments_echo(params),
+            "filters": filters or {},
+            "sort": sort or {"by": None, "order": None},
+            "page": page or {"limit": None, "cursor": None},
+        },
+        "data": data,
+        "warnings": list(warnings or []),
+        "next_actions": next_actions or {},
+        "enrichment": enrichment or {},
+    }
+    return dump(model.model_validate(raw))

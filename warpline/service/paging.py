@@ -1,0 +1,54 @@
+"""Opaque cursors that page for real and refuse to be reused for another query."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+from warpline.errors import InvalidCursor
+
+
+def query_fingerprint(arguments: dict[str, Any]) -> str:
+    """A short hash of everything that defines a result list (not the page position)."""
+    material = {k: v for k, v in arguments.items() if k not in ("cursor", "limit")}
+    blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def encode_cursor(offset: int, fingerprint: str) -> str:
+    raw = json.dumps({"o": offset, "q": fingerprint}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, fingerprint: str) -> int:
+    """The offset a cursor points at; 0 for no cursor."""
+    if cursor is None or cursor == "":
+        return 0
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        offset = data["o"]
+        stamp = data["q"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidCursor(
+            "The cursor is not one warpline issued. Pass the `next_cursor` of the previous "
+            "page unchanged, or omit `cursor` to start from the first page.",
+            field="cursor", value=cursor,
+        ) from exc
+    if not isinstance(offset, int) or offset < 0 or stamp != fingerprint:
+        raise InvalidCursor(
+            "The cursor belongs to a different query. Repeat the same arguments as the call "
+            "that returned it, or omit `cursor` to start over.",
+            field="cursor", value=cursor,
+        )
+    return offset
+
+
+def page_slice(items: list[Any], offset: int, limit: int,
+               fingerprint: str) -> tuple[list[Any], str | None, bool]:
+    """Cut one page; returns (page, next_cursor, has_more)."""
+    window = items[offset : offset + limit]
+    has_more = offset + limit < len(items)
+    return window, (encode_cursor(offset + limit, fingerprint) if has_more else None), has_more

@@ -1,0 +1,119 @@
+"""``warpline_entity_timeline_get`` / ``timeline``: one entity's ordered change history.
+
+The history follows the entity's lineage, so it continues across file renames.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from warpline.errors import InvalidEntityRef, MissingRequiredField
+from warpline.models import EntityTimelineEnvelope
+from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.envelope import envelope, iso_z, parse_instant
+from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.resolve import EntityRow, parse_ref, resolve
+from warpline.service.sei import backfill_seis
+
+TOOL = "warpline_entity_timeline_get"
+_KIND_PREFERENCE = {"function": 0, "class": 1, "module": 2, "file": 3}
+
+
+def entity_timeline(params: Any, cwd: Path | None) -> dict[str, Any]:
+    raw = params.entity_ref if params.entity_ref is not None else params.entity
+    field = "entity_ref" if params.entity_ref is not None else "entity"
+    if raw is None:
+        raise MissingRequiredField("Name the entity: pass `entity_ref` {kind, value} or "
+                                   "`entity` (a bare string).", field="entity_ref")
+    if params.entity_ref is not None and params.entity is not None:
+        raise InvalidEntityRef("Pass `entity_ref` or `entity`, not both.", field="entity")
+    if not isinstance(raw, str | dict):
+        raw = raw.model_dump(mode="json")
+    ref = parse_ref(raw, field=field)
+    with open_context(params.repo, cwd) as ctx:
+        report = catch_up(ctx)
+        warnings = behind_warning(ctx, report)
+        backfill_seis(ctx, [ref])
+        rows = resolve(ctx.store.conn, [ref])[0]
+        entity = _choose(rows, ref.kind, ref.value)
+        filters = params.filters.model_dump(mode="json", exclude_none=True) \
+            if params.filters is not None else {}
+        fingerprint = query_fingerprint(params.model_dump(mode="json"))
+        offset = decode_cursor(params.cursor, fingerprint)
+        items, total, locators = ([], 0, set()) if entity is None else _events(
+            ctx.store.conn, entity, filters, params.sort_order, offset, params.limit)
+        has_more = offset + params.limit < total
+        if entity is None:
+            warnings.append(
+                f"warpline has recorded no change for {ref.kind} {ref.value!r} in this "
+                "repository's ingested history: the timeline is empty because nothing is "
+                "known, not because it never changed outside that history.")
+        data = {
+            "entity": _entity_out(entity, ref.kind, ref.value),
+            "items": items,
+            "ingest": ingest_status(ctx, report),
+            "total": total,
+            "page": {"limit": params.limit, "has_more": has_more,
+                     "next_cursor": encode_cursor(offset + params.limit, fingerprint)
+                     if has_more else None},
+        }
+        stitched = len(locators) > 1
+        return envelope(
+            model=EntityTimelineEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
+            filters=filters, sort={"by": "changed_at", "order": params.sort_order},
+            page={"limit": params.limit, "cursor": params.cursor}, warnings=warnings,
+            enrichment={"sei": "present" if entity is not None and entity.sei else "absent",
+                        "governance": "present" if stitched else "unavailable"},
+        )
+
+
+def _choose(rows: list[EntityRow], kind: str, value: str) -> EntityRow | None:
+    if not rows:
+        return None
+    if kind == "path":
+        for row in rows:
+            if row.kind == "file":
+                return row
+    return sorted(rows, key=lambda r: (_KIND_PREFERENCE.get(r.kind, 9), r.id))[0]
+
+
+def _entity_out(entity: EntityRow | None, kind: str, value: str) -> dict[str, Any]:
+    if entity is None:
+        return {"locator": value if kind == "locator" else None,
+                "sei": value if kind == "sei" else None,
+                "sei_resolution": "unknown", "warpline_entity_key_id": None,
+                "path": value if kind == "path" else None, "kind": None}
+    return {"locator": entity.locator, "sei": entity.sei,
+            "sei_resolution": "resolved" if entity.sei else "unresolved",
+            "warpline_entity_key_id": entity.id, "path": entity.path, "kind": entity.kind}
+
+
+def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
+            limit: int) -> tuple[list[dict[str, Any]], int, set[str]]:
+    clauses = ["e.lineage = ?"]
+    args: list[Any] = [entity.lineage]
+    kinds = filters.get("change_kinds") or []
+    if kinds:
+        clauses.append(f"ce.change_kind IN ({','.join('?' * len(kinds))})")
+        args.extend(kinds)
+    for key, op in (("since", ">="), ("until", "<=")):
+        if filters.get(key):
+            clauses.append(f"ce.changed_at {op} ?")
+            args.append(parse_instant(filters[key], f"filters.{key}"))
+    scope = " WHERE " + " AND ".join(clauses)
+    base = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
+            "JOIN commits c ON c.id = ce.commit_id")
+    total = conn.execute(f"SELECT count(*) {base}{scope}", args).fetchone()[0]
+    direction = "DESC" if order == "desc" else "ASC"
+    rows = conn.execute(
+        f"SELECT ce.id, ce.change_kind, c.author_name, c.author_email, c.sha, ce.changed_at, "
+        f"ce.path, e.locator, ce.previous_locator {base}{scope} "
+        f"ORDER BY ce.changed_at {direction}, ce.id {direction} LIMIT ? OFFSET ?",
+        [*args, limit, offset]).fetchall()
+    locators = {r[0] for r in conn.execute(
+        "SELECT locator FROM entities WHERE lineage = ?", (entity.lineage,))}
+    items = [{"change_id": f"warpline:change:{r[0]}", "change_kind": r[1],
+              "actor": f"{r[2]} <{r[3]}>", "commit": r[4], "changed_at": iso_z(r[5]),
+              "path": r[6], "locator": r[7], "previous_locator": r[8]} for r in rows]
+    return items, int(total), locators

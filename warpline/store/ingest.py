@@ -1,0 +1,234 @@
+"""Writing the walker's facts into the store: one transaction per commit, never twice.
+
+``backfill`` ingests everything reachable from HEAD, oldest first; ``catch_up`` does the
+same within a time budget for interactive read tools; ``ingest_one`` is the hook's entry
+point. A commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming
+after a kill, and several processes ingesting at once all converge on one row per commit.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pygit2
+
+from warpline.git.attribution import DefinitionCache, commit_changes
+from warpline.git.events import CommitChanges
+from warpline.store.db import Store
+
+# Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
+# for pending work may hide them. Kept short; stale entries only cost walk time.
+_TIPS_KEY = "complete_tips"
+_MAX_TIPS = 16
+_SHA_CHUNK = 500
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class IngestReport:
+    commits_ingested: int = 0
+    commits_skipped: int = 0
+    events_written: int = 0
+    unparsed_files: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    commits_behind: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.commits_behind == 0 and not self.failures
+
+
+class Ingestor:
+    """Holds the per-process caches of one ingest run (parsed blobs, entity ids)."""
+
+    def __init__(self, store: Store, repo: pygit2.Repository) -> None:
+        self.store = store
+        self.repo = repo
+        self.cache = DefinitionCache()
+        self._entity_ids: dict[str, int] = {}
+
+    # -- what is left to do -------------------------------------------------------
+    def pending(self, head: pygit2.Commit | None) -> list[pygit2.Commit]:
+        """Commits reachable from ``head`` that are not ingested, oldest first."""
+        if head is None:
+            return []
+        walker = self.repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL
+                                | pygit2.enums.SortMode.REVERSE)
+        for tip in self._tips():
+            try:
+                walker.hide(pygit2.Oid(hex=tip))
+            except (KeyError, ValueError, pygit2.GitError):
+                continue  # a tip rewritten away (gc'd); hiding is only an optimisation
+        candidates = list(walker)
+        done = self.ingested_among([str(c.id) for c in candidates])
+        return [c for c in candidates if str(c.id) not in done]
+
+    def run(
+        self,
+        commits: Iterable[pygit2.Commit],
+        *,
+        budget_s: float | None = None,
+        progress: Progress | None = None,
+        total: int = 0,
+    ) -> IngestReport:
+        report = IngestReport()
+        deadline = None if budget_s is None else time.monotonic() + budget_s
+        todo = list(commits)
+        for index, commit in enumerate(todo):
+            if deadline is not None and time.monotonic() > deadline:
+                report.commits_behind = len(todo) - index
+                break
+            self._ingest(commit, report)
+            if progress is not None:
+                progress(index + 1, total or len(todo))
+        return report
+
+    def catch_up(
+        self,
+        head: pygit2.Commit | None,
+        *,
+        budget_s: float | None = None,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        todo = self.pending(head)
+        report = self.run(todo, budget_s=budget_s, progress=progress)
+        if head is not None and report.complete:
+            self._push_tip(str(head.id))
+        return report
+
+    # -- one commit ---------------------------------------------------------------
+    def _ingest(self, commit: pygit2.Commit, report: IngestReport) -> None:
+        try:
+            changes = commit_changes(self.repo, commit, cache=self.cache)
+            written = self._write(changes)
+        except Exception as exc:
+            self._record_failure(str(commit.id), exc)
+            report.failures.append((str(commit.id), f"{type(exc).__name__}: {exc}"))
+            return
+        if written is None:
+            report.commits_skipped += 1
+            return
+        report.commits_ingested += 1
+        report.events_written += written
+        report.unparsed_files += len(changes.unparsed_files)
+
+    def _write(self, changes: CommitChanges) -> int | None:
+        info = changes.commit
+        fresh: dict[str, int] = {}
+        with self.store.transaction() as conn:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
+                " committed_at, parent_count, event_count, unparsed_files, ingested_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (info.sha, info.author_name, info.author_email, info.authored_at,
+                 info.committed_at, len(info.parents), len(changes.changes),
+                 json.dumps(list(changes.unparsed_files)), int(time.time())),
+            )
+            if cur.rowcount == 0:
+                return None  # another run (or process) ingested it already
+            commit_id = cur.lastrowid
+            rows = []
+            for change in changes.changes:
+                entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh)
+                if change.change_kind == "moved" and change.previous_locator:
+                    self._link_lineage(conn, change.previous_locator, entity_id, change.kind,
+                                       change.previous_path or change.path, fresh)
+                rows.append((commit_id, entity_id, change.change_kind, change.path,
+                             change.previous_locator, change.previous_path, info.committed_at))
+            conn.executemany(
+                "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
+                " previous_locator, previous_path, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            for parent in info.parents:
+                if parent in self._tips():
+                    self._push_tip(info.sha, conn=conn, replacing=parent)
+                    break
+        self._entity_ids.update(fresh)
+        return len(rows)
+
+    def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
+                   fresh: dict[str, int]) -> int:
+        known = fresh.get(locator) or self._entity_ids.get(locator)
+        if known is not None:
+            conn.execute("UPDATE entities SET path = ? WHERE id = ? AND path != ?",
+                         (path, known, path))
+            return known
+        row = conn.execute("SELECT id FROM entities WHERE locator = ?", (locator,)).fetchone()
+        if row is None:
+            cur = conn.execute(
+                "INSERT INTO entities (locator, kind, path, lineage) VALUES (?, ?, ?, 0)",
+                (locator, kind, path),
+            )
+            entity_id = int(cur.lastrowid or 0)
+            conn.execute("UPDATE entities SET lineage = id WHERE id = ?", (entity_id,))
+        else:
+            entity_id = int(row[0])
+            conn.execute("UPDATE entities SET path = ? WHERE id = ?", (path, entity_id))
+        fresh[locator] = entity_id
+        return entity_id
+
+    def _link_lineage(self, conn: sqlite3.Connection, previous_locator: str, entity_id: int,
+                      kind: str, previous_path: str, fresh: dict[str, int]) -> None:
+        previous_id = self._entity_id(conn, previous_locator, kind, previous_path, fresh)
+        lineage = conn.execute("SELECT lineage FROM entities WHERE id = ?",
+                               (previous_id,)).fetchone()[0]
+        own = conn.execute("SELECT lineage FROM entities WHERE id = ?", (entity_id,)).fetchone()[0]
+        if own != lineage:
+            conn.execute("UPDATE entities SET lineage = ? WHERE lineage = ?", (lineage, own))
+
+    # -- bookkeeping --------------------------------------------------------------
+    def _record_failure(self, sha: str, exc: Exception) -> None:
+        try:
+            with self.store.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO ingest_failures (sha, error, failed_at) VALUES (?, ?, ?)",
+                    (sha, f"{type(exc).__name__}: {exc}"[:2000], int(time.time())),
+                )
+        except Exception:
+            pass
+
+    def ingested_among(self, shas: list[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(shas), _SHA_CHUNK):
+            chunk = shas[start : start + _SHA_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            found.update(row[0] for row in self.store.conn.execute(
+                f"SELECT sha FROM commits WHERE sha IN ({marks})", chunk))
+        return found
+
+    def _tips(self) -> list[str]:
+        raw = self.store.meta_get(_TIPS_KEY)
+        return list(json.loads(raw)) if raw else []
+
+    def _push_tip(self, sha: str, *, conn: sqlite3.Connection | None = None,
+                  replacing: str | None = None) -> None:
+        tips = [t for t in self._tips() if t not in (sha, replacing)]
+        tips = [sha, *tips][:_MAX_TIPS]
+        if conn is not None:
+            self.store.meta_set(conn, _TIPS_KEY, json.dumps(tips))
+            return
+        with self.store.transaction() as own:
+            self.store.meta_set(own, _TIPS_KEY, json.dumps(tips))
+
+
+def stderr_progress(label: str) -> Progress | None:
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show

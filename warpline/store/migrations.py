@@ -1,0 +1,84 @@
+"""Named, recorded, forward-only migrations.
+
+Each migration and its record in ``migrations`` commit in one transaction, and
+``PRAGMA user_version`` always equals the highest applied version. A store whose
+``user_version`` is above ``SCHEMA_VERSION`` was written by a newer warpline: this build
+refuses to write it (``schema_ahead``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "change_history",
+        """
+        CREATE TABLE migrations (
+            version    INTEGER PRIMARY KEY,
+            name       TEXT NOT NULL,
+            applied_at INTEGER NOT NULL
+        );
+        CREATE TABLE store_meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE commits (
+            id             INTEGER PRIMARY KEY,
+            sha            TEXT NOT NULL UNIQUE,
+            author_name    TEXT NOT NULL,
+            author_email   TEXT NOT NULL,
+            authored_at    INTEGER NOT NULL,
+            committed_at   INTEGER NOT NULL,
+            parent_count   INTEGER NOT NULL,
+            event_count    INTEGER NOT NULL,
+            unparsed_files TEXT NOT NULL,
+            ingested_at    INTEGER NOT NULL
+        );
+        CREATE INDEX commits_by_time ON commits(committed_at);
+        -- lineage: the id of the first entity of a rename chain. A timeline or a churn
+        -- count follows the lineage, so history continues across renames.
+        CREATE TABLE entities (
+            id      INTEGER PRIMARY KEY,
+            locator TEXT NOT NULL UNIQUE,
+            kind    TEXT NOT NULL,
+            path    TEXT NOT NULL,
+            sei     TEXT,
+            lineage INTEGER NOT NULL
+        );
+        CREATE INDEX entities_by_path ON entities(path);
+        CREATE INDEX entities_by_sei ON entities(sei);
+        CREATE INDEX entities_by_lineage ON entities(lineage);
+        CREATE TABLE change_events (
+            id               INTEGER PRIMARY KEY,
+            commit_id        INTEGER NOT NULL REFERENCES commits(id),
+            entity_id        INTEGER NOT NULL REFERENCES entities(id),
+            change_kind      TEXT NOT NULL,
+            path             TEXT NOT NULL,
+            previous_locator TEXT,
+            previous_path    TEXT,
+            changed_at       INTEGER NOT NULL,
+            UNIQUE (commit_id, entity_id)
+        );
+        CREATE INDEX change_events_by_entity ON change_events(entity_id, changed_at);
+        CREATE INDEX change_events_by_time ON change_events(changed_at);
+        CREATE TABLE ingest_failures (
+            id        INTEGER PRIMARY KEY,
+            sha       TEXT NOT NULL,
+            error     TEXT NOT NULL,
+            failed_at INTEGER NOT NULL
+        );
+        """,
+    ),
+)
+
+SCHEMA_VERSION: int = MIGRATIONS[-1].version
