@@ -101,7 +101,8 @@ def _verdict(ok: bool) -> str:
 
 def format_result(r: dict[str, Any]) -> list[str]:
     """The human-readable lines for one repository (pure; printing happens elsewhere)."""
-    out = [f"repo {r['label']}: {r['commits']} commits ({r['merges']} merges) at {r['head'][:12]}"]
+    at = r.get("measured_at", r["head"])
+    out = [f"repo {r['label']}: {r['commits']} commits ({r['merges']} merges) at {at[:12]}"]
     gl = r["git_log_s"]
     out.append(f"  git log --numstat    {gl:8.2f} s  {r['commits'] / gl:9.0f} commits/s"
                "   (lower bound)")

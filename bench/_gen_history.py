@@ -56,10 +56,12 @@ class History:
         self.fix_due: str | None = None
         self.modules = modules
         n_long = max(1, round(modules / 40))
-        self.long_at = set(rng.sample(range(2, commits), min(n_long - 1, max(0, commits - 2))))
-        self.forced = {max(2, commits // 5): "fork", commits // 3: "rename",
-                       commits // 2: "delete", (3 * commits) // 5: "broken",
-                       (2 * commits) // 3: "rename"}
+        self.long_at = sorted(rng.sample(range(2, commits), min(n_long - 1, max(0, commits - 2))))
+        # Events every history gets at least once, however short: (due index, event).
+        # An event that cannot happen at its index (a merge step, no candidate) stays owed.
+        self.owed = [(max(2, commits // 5), "fork"), (commits // 3, "rename"),
+                     (commits // 2, "delete"), ((3 * commits) // 5, "broken"),
+                     ((2 * commits) // 3, "rename")]
 
     # -- helpers ------------------------------------------------------------------------
     def claim(self, path: str) -> str:
@@ -100,7 +102,8 @@ class History:
                                new_module(self.rng, self.rng.randint(3, 25)))
         return {path: entry}
 
-    def pick(self, line: Line, n: int, *, py_src: bool = False) -> list[str]:
+    def pick(self, line: Line, n: int, *, py_src: bool = False, uniform: bool = False
+             ) -> list[str]:
         banned = self.lines.forbidden(line)
         cands = [p for p, e in line.files.items() if p not in banned and e.kind != "bin"
                  and (not py_src or (p.startswith("src/") and not p.endswith("__init__.py")))]
@@ -108,7 +111,8 @@ class History:
             return []
         if n >= len(cands):
             return cands
-        chosen = self.rng.choices(cands, [self.weight.get(p, 1.0) for p in cands], k=n * 2)
+        weights = None if uniform else [self.weight.get(p, 1.0) for p in cands]
+        chosen = self.rng.choices(cands, weights, k=n * 2)
         return list(dict.fromkeys(chosen))[:n]
 
     # -- kinds of commit ----------------------------------------------------------------
@@ -143,28 +147,28 @@ class History:
             return self.merge((due or lines.branches)[0])
         if self.fix_due is not None:
             return self.fix(self.fix_due)
-        forced = self.forced.pop(index, None)
+        forced = self.owed.pop(0)[1] if self.owed and self.owed[0][0] <= index else None
         line = lines.main
-        if forced == "fork" or (len(lines.branches) < 3 and left > 3 and rng.random() < 0.045):
+        if forced == "fork" or (len(lines.branches) < 3 and left > 3 and rng.random() < 0.06):
             line = lines.fork(f"feature/{rng.choice(VERBS)}-{rng.choice(NOUNS)}-{index}")
         elif lines.branches and rng.random() < 0.5:
             line = rng.choice(lines.branches)
         if line is not lines.main:
             line.remaining -= 1
-            if forced == "broken":  # only main breaks (its next commit is the fix)
-                self.reschedule(index, "broken")
-                forced = None
         r = rng.random()
         n_src = sum(1 for p in lines.main.files if p.startswith("src/"))
         p_add = min(0.3, max(0.004, (self.modules - n_src) / left))
-        if index in self.long_at:
+        done = True
+        if forced == "delete" or (forced is None and r < 0.006):
+            done = self.delete(line)
+        elif forced == "rename" or (forced is None and r < 0.015):
+            done = self.rename(line)
+        elif self.long_at and self.long_at[0] <= index:  # (a merge step may have delayed it)
+            del self.long_at[0]
             sub = rng.choice(self.subs)
             self.lines.commit(line, self.new_module(sub, rng.randint(2000, 4000), test=True,
                                                     hot=4.0), f"Import the legacy {sub} engine")
-        elif forced == "delete" or (forced is None and r < 0.006):
-            self.delete(line)
-        elif forced == "rename" or (forced is None and r < 0.015):
-            self.rename(line)
+            done = forced != "broken"
         elif forced != "broken" and r < 0.015 + p_add:
             files = self.new_sub() if rng.random() < 0.08 or not self.subs else {}
             files.update(self.new_module(rng.choice(self.subs), module_lines(rng),
@@ -172,16 +176,11 @@ class History:
             self.lines.commit(line, files, f"Add {', '.join(p.split('/')[-1] for p in files)}")
         elif forced != "broken" and r < 0.023 + p_add and line is lines.main:
             self.release()
-        else:
+        else:  # only main breaks: its next commit is the fix
             broken = line is lines.main and (forced == "broken" or rng.random() < 0.002)
-            if not self.edit(line, commit_size(rng), broken=broken) and forced == "broken":
-                self.reschedule(index, "broken")
-
-    def reschedule(self, index: int, event: str) -> None:
-        later = index + 1
-        while later in self.forced:
-            later += 1
-        self.forced[later] = event
+            done = self.edit(line, commit_size(rng), broken=broken) or forced != "broken"
+        if forced is not None and not done:
+            self.owed.insert(0, (index + 1, forced))
 
     def edit(self, line: Line, n: int, *, broken: bool = False) -> bool:
         """An ordinary change to ``n`` files; True when ``broken`` was applied to one."""
@@ -234,16 +233,17 @@ class History:
             title = f"Merge pull request #{rng.randint(10, 9999)} from {branch.name}"
         self.lines.merge(branch, resolve, title + ("\n\nResolve conflicts.\n" if resolve else "\n"))
 
-    def rename(self, line: Line) -> None:
+    def rename(self, line: Line) -> bool:
         rng = self.rng
-        paths = self.pick(line, 1 if rng.random() < 0.7 else rng.randint(2, 6), py_src=True)
+        paths = self.pick(line, 1 if rng.random() < 0.7 else rng.randint(2, 6), py_src=True,
+                          uniform=True)
         changes: dict[str, FileEntry | None] = {}
         target = rng.choice(self.subs)
         for old in paths:
             entry = line.files[old]
             stem = old.rsplit("/", 1)[1]
             if len(paths) == 1 and rng.random() < 0.5:
-                stem = f"{rng.choice(NOUNS)}_{stem}"
+                stem = f"{rng.choice(VERBS)}_{rng.choice(NOUNS)}.py"
             new = self.claim(f"src/{self.pkg}/{target}/{stem}")
             if rng.random() < 0.4:
                 entry = make(self.repo, "py", edit_model(rng, old, "py", entry.model)[0])
@@ -254,15 +254,16 @@ class History:
             self.stats.renames += 1
         if not changes:
             self.edit(line, 1)
-            return
+            return False
         self.lines.commit(line, changes, f"Move {len(paths)} module(s) into {target}\n")
+        return True
 
-    def delete(self, line: Line) -> None:
+    def delete(self, line: Line) -> bool:
         candidates = [p for p in self.pick(line, 3, py_src=True)
                       if line.files[p].lines < 1500]  # keep the long modules
         if not candidates:
             self.edit(line, 1)
-            return
+            return False
         path = candidates[0]
         changes: dict[str, FileEntry | None] = {path: None}
         test = self.test_of.pop(path, None)
@@ -270,6 +271,7 @@ class History:
             changes[test] = None
         self.stats.deletions += len(changes)
         self.lines.commit(line, changes, f"Remove the unused {path.split('/')[-1]}\n")
+        return True
 
     def release(self) -> None:
         main, rng = self.lines.main, self.rng

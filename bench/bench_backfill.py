@@ -13,6 +13,7 @@ For each repository (a generated one when ``--generate N``, plus any paths given
    HEAD~K (first parent) and backfilled, then each commit from there to HEAD is ingested
    oldest first, one subprocess each, with the branch moved to it as a post-commit hook
    would see it; printed beside ``python -c pass`` and ``import warpline.cli``.
+   ``--single-backfill`` measures 1-3 over HEAD~K instead and reuses that store.
 
 A compact report goes to stdout and JSON to bench/out/ (gitignored). See bench/README.md.
 """
@@ -88,17 +89,13 @@ def timed_backfill(path: Path) -> dict[str, Any]:
     return {"seconds": round(time.perf_counter() - started, 3), **figures}
 
 
-def ingest_latency(src: Path, work: Path, head: str, samples: int) -> dict[str, Any]:
-    base = git("rev-parse", f"{head}~{samples}", cwd=src).strip()
-    repo = clone(src, work / "ingest", base)
-    prepared = timed_backfill(repo)
-    if "error" in prepared:
-        return {"error": f"backfill to HEAD~{samples} failed: {prepared['error']}"}
+def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
+    """Ingest each commit of ``head ^base`` into ``repo``'s store (backfilled up to ``base``)."""
     todo = git("rev-list", "--reverse", "--topo-order", head, f"^{base}", cwd=repo).split()
     times: list[float] = []
     errors: list[str] = []
     for sha in todo:
-        git("reset", "-q", "--soft", sha, cwd=repo)
+        git("reset", "-q", "--soft", sha, cwd=repo)  # where a post-commit hook would be
         seconds, code, err = wall(ingest_commit_argv(sha, repo))
         if code:
             errors.append(f"{sha[:12]} exit {code}: {err}")
@@ -109,26 +106,40 @@ def ingest_latency(src: Path, work: Path, head: str, samples: int) -> dict[str, 
                             ("import warpline.cli", "import warpline.cli")):
         runs = [wall([sys.executable, "-c", code_line])[0] for _ in range(max(5, len(todo)))]
         baselines[name] = percentiles(runs)
-    return {"base": base, "backfill_to_base_s": prepared["seconds"], "commits": len(todo),
-            "command": warpline_cli(),
+    return {"base": base, "commits": len(todo), "command": warpline_cli(),
             "latency": percentiles(times), "errors": errors, "baselines": baselines}
 
 
 def bench_repo(label: str, src: Path, work: Path, args: argparse.Namespace) -> dict[str, Any]:
     head = head_sha(src)
-    repo = clone(src, work / "full", head)
+    samples = min(args.ingest_samples, int(git("rev-list", "--count", "--first-parent", head,
+                                               cwd=src)) - 1)
+    base = git("rev-parse", f"{head}~{samples}", cwd=src).strip() if samples > 0 else head
+    top = base if args.single_backfill else head
+    repo = clone(src, work / "full", top)
     result: dict[str, Any] = {"label": label, "source": str(src), "head": head,
-                              **history_counts(repo)}
+                              "measured_at": top, **history_counts(repo)}
     result["git_log_s"] = round(git_log_numstat(repo, args.repeat), 3)
     result["backfill"] = timed_backfill(repo)
     if "seconds" in result["backfill"]:
         result["ratio"] = round(result["backfill"]["seconds"] / result["git_log_s"], 2)
-    if args.ingest_samples > 0:
-        samples = min(args.ingest_samples, result["commits"] - 1)
-        try:
-            result["ingest_commit"] = ingest_latency(src, work, head, samples)
-        except RuntimeError as exc:
-            result["ingest_commit"] = {"error": str(exc)}
+    if samples <= 0:
+        return result
+    if not args.single_backfill:
+        repo = clone(src, work / "ingest", base)
+        prepared = timed_backfill(repo)
+        if "error" in prepared:
+            result["ingest_commit"] = {"error": f"backfill to HEAD~{samples}: {prepared['error']}"}
+            return result
+    elif "error" in result["backfill"]:
+        result["ingest_commit"] = {"error": "no store: the backfill failed"}
+        return result
+    try:
+        result["ingest_commit"] = ingest_latency(repo, head, base)
+    except RuntimeError as exc:
+        result["ingest_commit"] = {"error": str(exc)}
+    if not args.single_backfill:
+        result["ingest_commit"]["backfill_to_base"] = prepared
     return result
 
 
@@ -141,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ingest-samples", type=int, default=20, metavar="K",
                         help="ingest-commit the commits after HEAD~K (default 20; 0 skips)")
     parser.add_argument("--repeat", type=int, default=1, help="git log runs, best taken")
+    parser.add_argument("--single-backfill", action="store_true",
+                        help="time git log and the backfill over HEAD~K instead of HEAD and "
+                             "reuse that store for ingest-commit: one backfill, not two")
     parser.add_argument("--keep", action="store_true", help="keep the temporary clones")
     args = parser.parse_args(argv)
     if not args.repos and not args.generate:

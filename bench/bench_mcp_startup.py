@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -142,20 +141,21 @@ def churn_arguments(repo: Path) -> dict[str, Any]:
     return {"repo": str(repo), "entity_refs": refs}
 
 
-def median_of(n: int, fn: Callable[[], float]) -> float:
-    fn()  # one discarded warm-up run (page cache, .pyc files)
-    return statistics.median(fn() for _ in range(n))
-
-
 def run(repo: Path, n: int, command: list[str]) -> int:
     arguments = churn_arguments(repo)
-    bare = median_of(n, time_bare)
-    init = median_of(n, lambda: time_initialize(command))
-    first = median_of(n, lambda: time_first_call(command, arguments))
-    samples = [time_in_process(arguments) for _ in range(n)]
-    imports = statistics.median(s["imports"] for s in samples)
-    call = statistics.median(s["call"] for s in samples)
-    warm = statistics.median(s["warm_call"] for s in samples)
+    time_bare(), time_first_call(command, arguments)  # warm-up: page cache, .pyc files
+    # Interleaved rounds, so a busy machine slows every measurement alike.
+    rounds: dict[str, list[float]] = {k: [] for k in ("bare", "init", "first", "imports",
+                                                       "call", "warm")}
+    for _ in range(n):
+        rounds["bare"].append(time_bare())
+        rounds["init"].append(time_initialize(command))
+        rounds["first"].append(time_first_call(command, arguments))
+        sample = time_in_process(arguments)
+        rounds["imports"].append(sample["imports"])
+        rounds["call"].append(sample["call"])
+        rounds["warm"].append(sample["warm_call"])
+    bare, init, first, imports, call, warm = (statistics.median(rounds[k]) for k in rounds)
     work = imports + call
     budget = TARGET_RATIO * (bare + work)
     ms = 1000.0

@@ -106,7 +106,7 @@ class FixtureRepo:
             self.repo.set_head(ref)
         else:
             self.repo.set_head(pygit2.Oid(hex=name_or_sha))
-        self.repo.checkout_head(strategy=CheckoutStrategy.FORCE)
+        self.repo.checkout_head(strategy=CheckoutStrategy.FORCE)  # type: ignore[no-untyped-call]
 
     def write_worktree(self, path: str, content: str | bytes) -> None:
         full = self.path / path
@@ -169,5 +169,5 @@ class FixtureRepo:
                 self.repo.references.create(str(head.target), oid, force=True)
             else:
                 self.repo.set_head(oid)
-            self.repo.checkout_head(strategy=CheckoutStrategy.FORCE)
+            self.repo.checkout_head(strategy=CheckoutStrategy.FORCE)  # type: ignore[no-untyped-call]
         return str(oid)

@@ -81,3 +81,17 @@ def test_a_corrupt_store_exits_70_with_internal_error(tmp_path: Path) -> None:
     assert result.returncode == 70
     assert json.loads(result.stdout)["error_code"] == "internal_error"
     assert "Traceback" not in result.stderr
+
+
+def test_mcp_smoke_checks_an_installation_end_to_end(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    result = _cli("mcp-smoke", "--repo", str(repo.path),
+                  "--command", f"{sys.executable} -m warpline.mcp")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mcp_smoke_fails_when_the_server_cannot_start(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    result = _cli("mcp-smoke", "--repo", str(repo.path), "--command",
+                  str(tmp_path / "no-such-server"))
+    assert result.returncode != 0

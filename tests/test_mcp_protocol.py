@@ -101,7 +101,9 @@ def test_string_ids_are_echoed(server: McpProcess) -> None:
 # -- malformed input ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("line", [b"{not json\n", b"\xff\xfe\n", b'{"jsonrpc": "2.0", "id": 1,\n',
-                                  b'{"jsonrpc":"2.0","id":1,"method":"ping","x":NaN}\n'])
+                                  b'{"jsonrpc":"2.0","id":1,"method":"ping","x":NaN}\n',
+                                  b"[" * 100_000 + b"\n"],
+                         ids=["not-json", "not-utf8", "truncated", "nan", "deep-nesting"])
 def test_a_malformed_line_is_a_parse_error_and_the_loop_goes_on(
         server: McpProcess, line: bytes) -> None:
     server.send_raw(line)

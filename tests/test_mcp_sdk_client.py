@@ -34,6 +34,12 @@ def _arguments(endorsed: str, repo: str, locators: list[str]) -> dict[str, Any]:
         return {"repo": repo, "entity_ref": refs[0]}
     if endorsed == "warpline_entity_churn_count_get":
         return {"repo": repo, "entity_refs": refs}
+    if endorsed in ("warpline_impact_radius_get", "warpline_reverify_worklist_get"):
+        return {"repo": repo, "changed_refs": refs, "depth": 3}
+    if endorsed == "warpline_edge_snapshot_capture":
+        return {"repo": repo, "dry_run": True}
+    if endorsed == "warpline_verification_record":
+        return {"repo": repo, "commit": "HEAD~1", "kind": "sdk_client", "actor": "sdk"}
     return {"repo": repo}
 
 
@@ -52,6 +58,12 @@ async def _session_run(repo: FixtureRepo, tmp_path: Path) -> dict[str, Any]:
             seen["tools"] = [tool.name for tool in listing.tools]
             # The first call ingests history; settle it so endorsed and shim see one state.
             await session.call_tool("changed", {"repo": str(repo.path)})
+            first = await session.call_tool(
+                "verify_record", _arguments("warpline_verification_record", str(repo.path), []))
+            seen["first_record"] = first.structuredContent
+            # A snapshot first, so impact and reverify never auto-capture between calls.
+            capture = await session.call_tool("capture_snapshot", {"repo": str(repo.path)})
+            seen["capture"] = capture.structuredContent
             locators: list[str] = []
             for spec in implemented_tools():
                 for name in spec.names:
@@ -87,6 +99,20 @@ def test_the_sdk_client_drives_every_implemented_tool(repo: FixtureRepo, tmp_pat
         assert endorsed["query"]["tool"] == spec.endorsed
         assert_valid_envelope(endorsed)
     assert seen["calls"]["warpline_change_list"]["data"]["items"]
+    assert seen["first_record"]["data"]["idempotency"] == "recorded"
+    assert seen["capture"]["data"]["idempotency"] == "created"
+    assert seen["calls"]["capture_snapshot"]["data"]["idempotency"] == "dry_run"
+    impact = seen["calls"]["warpline_impact_radius_get"]["data"]
+    assert (impact["completeness"], impact["staleness"]["commits_behind"]) == ("FULL", 0)
+    assert impact["changed"]
+    worklist = seen["calls"]["warpline_reverify_worklist_get"]["data"]
+    assert {item["reason"] for item in worklist["items"]} == {"changed"}
+    recorded = seen["calls"]["warpline_verification_record"]["data"]
+    assert (recorded["idempotency"], recorded["actor"]) == ("already_recorded", "sdk")
+    assert recorded["commit_sha"] == str(repo.repo.revparse_single("HEAD~1").id)
+    status = seen["calls"]["warpline_project_status_get"]["data"]
+    assert (status["store_status"], status["binding_ok"]) == ("ok", True)
+    assert status["store"]["schema_version"] is not None
     code, data = seen["bad_input"]
     assert code == -32602
     assert (data["error_code"], data["rejected_field"]) == ("invalid_argument", "limit")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
-from warpline.cli.smoke import McpProcess, initialize, run_smoke
+from warpline.cli.smoke import McpProcess, initialize, minimal_arguments, run_smoke
 from warpline.registry import implemented_tools
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
@@ -46,6 +46,13 @@ def server(repo: FixtureRepo) -> Iterator[McpProcess]:
         initialize(proc)
         # Settle the store (the first call ingests history) so later calls see one state.
         proc.request("tools/call", {"name": "changed", "arguments": {"repo": str(repo.path)}})
+        # ...and record the verification the table below repeats, so every call of it is
+        # the same idempotent no-op.
+        proc.request("tools/call", {"name": "verify_record", "arguments": _arguments(
+            "warpline_verification_record", str(repo.path))})
+        # ...and capture the edge snapshot, so graph answers never auto-capture mid-test.
+        proc.request("tools/call", {"name": "capture_snapshot",
+                                    "arguments": {"repo": str(repo.path)}})
         yield proc
 
 
@@ -69,6 +76,11 @@ def _arguments(endorsed: str, repo: str) -> dict[str, Any]:
         "warpline_entity_timeline_get": {"repo": repo, "entity": "app.core.beta"},
         "warpline_entity_churn_count_get": {
             "repo": repo, "entity_refs": ["app.core.beta", "app.core.alpha", "nope.x"]},
+        "warpline_verification_record": {"repo": repo, "commit": "HEAD", "kind": "mcp_tools"},
+        "warpline_impact_radius_get": {"repo": repo, "rev_range": "HEAD~2..HEAD"},
+        "warpline_reverify_worklist_get": {"repo": repo, "changed_refs": ["app.core.beta"],
+                                           "group_by": "file"},
+        "warpline_edge_snapshot_capture": {"repo": repo},
     }
     return table.get(endorsed, {"repo": repo})
 
@@ -81,6 +93,20 @@ def test_tools_list_names_exactly_the_implemented_tools_under_both_names(
                 for name in (row["endorsed"], row["shim"])]
     assert [tool["name"] for tool in listed] == expected
     assert IMPLEMENTED <= {row["endorsed"] for row in INVENTORY}
+
+
+def test_tools_list_pins_the_graph_tools(listed: list[dict[str, Any]]) -> None:
+    by_name = {tool["name"]: tool for tool in listed}
+    pinned = {"warpline_impact_radius_get": ("blast_radius", True),
+              "warpline_reverify_worklist_get": ("reverify", True),
+              "warpline_edge_snapshot_capture": ("capture_snapshot", False)}
+    for endorsed, (shim, read_only) in pinned.items():
+        for name in (endorsed, shim):
+            tool = by_name[name]
+            assert tool["_meta"]["warpline/inventory"]["endorsed"] == endorsed
+            assert tool["annotations"]["readOnlyHint"] is read_only
+            assert tool["annotations"]["destructiveHint"] is False
+    assert by_name["reverify"]["annotations"]["openWorldHint"] is True  # filigree, read-only
 
 
 def test_every_listed_name_answers(server: McpProcess, listed: list[dict[str, Any]]) -> None:
@@ -206,7 +232,9 @@ def test_mcp_smoke_passes_on_a_working_installation(repo: FixtureRepo) -> None:
     report = out.getvalue()
     assert "FAIL" not in report
     for spec in implemented_tools():
-        assert f"ok    tools/call {spec.endorsed}" in report
+        # The smoke check never calls a tool that writes (verify_record): it reports a skip.
+        writes = minimal_arguments(spec.endorsed, str(repo.path), []) is None
+        assert f"{'skip' if writes else 'ok':<5} tools/call {spec.endorsed}" in report
 
 
 def test_mcp_smoke_fails_when_the_server_is_broken(repo: FixtureRepo) -> None:

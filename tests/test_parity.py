@@ -38,6 +38,26 @@ CASES: list[tuple[list[str], str, dict[str, Any]]] = [
      "warpline_entity_churn_count_get",
      {"entity_refs": ["app.core.beta"], "window": {"rev_range": "HEAD~1..HEAD"},
       "sort_order": "asc"}),
+    # The server fixture records (HEAD, parity) first, so both ways answer already_recorded.
+    (["verify-record", "--commit", "HEAD", "--kind", "parity"], "verify_record",
+     {"commit": "HEAD", "kind": "parity"}),
+    (["verify-record", "--commit", "HEAD~1", "--kind", "parity", "--actor", "ci"],
+     "warpline_verification_record", {"commit": "HEAD~1", "kind": "parity", "actor": "ci"}),
+    (["status"], "project_status", {}),
+    (["status"], "warpline_project_status_get", {}),
+    # The server fixture captures the snapshot first: graph answers never auto-capture.
+    (["blast-radius", "HEAD~2..HEAD"], "blast_radius", {"rev_range": "HEAD~2..HEAD"}),
+    (["blast-radius", "--ref", "app.core.beta", "--depth", "3", "--edge-kind", "calls"],
+     "warpline_impact_radius_get",
+     {"changed_refs": ["app.core.beta"], "depth": 3, "filters": {"edge_kinds": ["calls"]}}),
+    (["reverify", "HEAD~2..HEAD", "--group-by", "file", "--limit", "1"], "reverify",
+     {"rev_range": "HEAD~2..HEAD", "group_by": "file", "limit": 1}),
+    (["reverify", "--ref", "python:function:app.core.beta", "--ref-kind", "locator",
+      "--reason", "changed"], "warpline_reverify_worklist_get",
+     {"changed_refs": [{"kind": "locator", "value": "python:function:app.core.beta"}],
+      "filters": {"reasons": ["changed"]}}),
+    (["capture-snapshot", "--dry-run"], "capture_snapshot", {"dry_run": True}),
+    (["capture-snapshot"], "warpline_edge_snapshot_capture", {}),
 ]
 
 ERROR_CASES: list[tuple[list[str], str, dict[str, Any]]] = [
@@ -45,6 +65,15 @@ ERROR_CASES: list[tuple[list[str], str, dict[str, Any]]] = [
     (["changed", "--limit", "0"], "changed", {"limit": 0}),
     (["timeline", "x", "--ref-kind", "warpline_entity_key_id"], "timeline",
      {"entity_ref": {"kind": "warpline_entity_key_id", "value": "x"}}),
+    (["verify-record", "--commit", "no-such-rev", "--kind", "ci_pass"], "verify_record",
+     {"commit": "no-such-rev", "kind": "ci_pass"}),
+    (["verify-record", "--commit", "HEAD", "--kind", ""], "verify_record",
+     {"commit": "HEAD", "kind": ""}),
+    (["blast-radius", "--ref", "app.core.beta", "--depth", "9"], "blast_radius",
+     {"changed_refs": ["app.core.beta"], "depth": 9}),
+    (["reverify", "no-such-rev"], "reverify", {"rev_range": "no-such-rev"}),
+    (["capture-snapshot", "--mode", "changed_only"], "capture_snapshot",
+     {"mode": "changed_only"}),
 ]
 
 
@@ -64,6 +93,11 @@ def server(repo: FixtureRepo) -> Iterator[McpProcess]:
         initialize(proc)
         # Settle the store first so both front doors read the very same state.
         proc.request("tools/call", {"name": "changed", "arguments": {"repo": str(repo.path)}})
+        for commit in ("HEAD", "HEAD~1"):
+            proc.request("tools/call", {"name": "verify_record", "arguments": {
+                "repo": str(repo.path), "commit": commit, "kind": "parity"}})
+        proc.request("tools/call", {"name": "capture_snapshot",
+                                    "arguments": {"repo": str(repo.path)}})
         yield proc
 
 

@@ -31,6 +31,16 @@ _IMPLEMENTED: dict[str, tuple[str, str]] = {
                                      "warpline.models:EntityTimelineInput"),
     "warpline_entity_churn_count_get": ("warpline.service.churn:churn_count",
                                         "warpline.models:EntityChurnCountInput"),
+    "warpline_impact_radius_get": ("warpline.service.impact:impact_radius",
+                                   "warpline.models:ImpactRadiusInput"),
+    "warpline_reverify_worklist_get": ("warpline.service.reverify:reverify_worklist",
+                                       "warpline.models:ReverifyWorklistInput"),
+    "warpline_edge_snapshot_capture": ("warpline.service.snapshot:capture_snapshot",
+                                       "warpline.models:EdgeSnapshotCaptureInput"),
+    "warpline_verification_record": ("warpline.service.verification:verification_record",
+                                     "warpline.models:VerificationRecordInput"),
+    "warpline_project_status_get": ("warpline.service.status:project_status",
+                                    "warpline.models:ProjectStatusInput"),
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,8 @@ def _churn(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _tool_runner(tool: str, build: Build) -> Callable[[argparse.Namespace], int]:
+def tool_runner(tool: str, build: Build) -> Callable[[argparse.Namespace], int]:
+    """The one way a subcommand calls a tool: build arguments, call, print."""
     def run(args: argparse.Namespace) -> int:
         from warpline.cli.views import render
         from warpline.registry import call_tool
@@ -126,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", help="ISO-8601 instant")
     p.add_argument("--until", help="ISO-8601 instant")
     _common(p)
-    p.set_defaults(run=_tool_runner("warpline_change_list", _changed))
+    p.set_defaults(run=tool_runner("warpline_change_list", _changed))
 
     p = sub.add_parser("timeline", help="one entity's change history")
     p.add_argument("entity", help="locator, SEI, path, dotted qualname or key id")
@@ -137,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since")
     p.add_argument("--until")
     _common(p)
-    p.set_defaults(run=_tool_runner("warpline_entity_timeline_get", _timeline))
+    p.set_defaults(run=tool_runner("warpline_entity_timeline_get", _timeline))
 
     p = sub.add_parser("churn", help="change counts per entity")
     p.add_argument("refs", nargs="*", help="entity refs")
@@ -148,9 +150,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--until")
     p.add_argument("--range", help="count only changes in this rev range")
     _common(p)
-    p.set_defaults(run=_tool_runner("warpline_entity_churn_count_get", _churn))
+    p.set_defaults(run=tool_runner("warpline_entity_churn_count_get", _churn))
 
-    from warpline.cli import ingest as ingest_cmds
-
-    ingest_cmds.add_parsers(sub, _common)
+    for name in _EXTENSIONS:
+        module = importlib.import_module(name)
+        module.add_parsers(sub, _common)
     return parser
+
+
+# Subcommand groups beyond the history tools; each module offers
+# ``add_parsers(subparsers, common)`` and keeps its own flags-to-arguments code.
+_EXTENSIONS: tuple[str, ...] = (
+    "warpline.cli.ingest",
+    "warpline.cli.smoke",
+    "warpline.cli.admin_cmds",
+    "warpline.cli.graph_cmds",
+    "warpline.cli.setup_cmds",
+)

@@ -66,7 +66,8 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
     p = sub.add_parser("backfill", help="ingest the history reachable from HEAD (resumable)")
     common(p, listing=False)
     p.set_defaults(run=_backfill)
-    p = sub.add_parser("ingest-commit", help="ingest one commit (the post-commit hook's call)")
+    p = sub.add_parser("ingest-commit",
+                       help="ingest one commit (for scripts; the git hooks run hook-ingest)")
     p.add_argument("rev", nargs="?", default="HEAD")
     common(p, listing=False)
     p.set_defaults(run=_ingest_commit)

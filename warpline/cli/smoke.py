@@ -256,3 +256,17 @@ def main_smoke(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main_smoke())
+
+
+def add_parsers(sub: Any, common: Any) -> None:
+    """``warpline mcp-smoke``: check an installation end to end through a real server."""
+    p = sub.add_parser("mcp-smoke", help="spawn warpline-mcp and exercise every tool")
+    p.add_argument("--repo", default=".", help="repository to call the tools on")
+    p.add_argument("--command", help="server command line (default: the installed "
+                   "warpline-mcp, else python -m warpline.mcp)")
+    p.set_defaults(run=_run_from_cli)
+
+
+def _run_from_cli(args: argparse.Namespace) -> int:
+    command = shlex.split(args.command) if args.command else None
+    return run_smoke(Path(args.repo).resolve(), command)

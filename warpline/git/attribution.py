@@ -2,9 +2,11 @@
 
 Each commit is diffed in-process (pygit2, zero context lines, indent heuristic, renames
 found) against its first parent, or the empty tree for a root commit. Only regular ``.py``
-blobs are parsed, only when their file changed, and parses are cached by blob oid
-(``DefinitionCache``) so the new side of one commit is the cached old side of the next.
-Merge commits follow ``warpline.git.merges``; the work tree ``warpline.git.worktree``.
+blobs of changed files are parsed. ``DefinitionCache`` keeps parses by blob oid, so the
+new side of one commit is the old side of the next edit of that file, and an edited
+file's new definitions are derived from its old ones by re-parsing only the touched
+statements (``warpline.git.pyincremental``). Merge commits follow ``warpline.git.merges``;
+the work tree ``warpline.git.worktree``.
 
 Rules chosen where the design is silent:
 
@@ -33,13 +35,13 @@ from warpline.git.diffmap import (
     moved_changes,
 )
 from warpline.git.events import ChangeKind, CommitChanges, CommitInfo, EntityChange
+from warpline.git.hunks import hunks_between
 from warpline.git.merges import merge_changes
 from warpline.git.parsecache import (
     DIFF_FLAGS,
     NOT_PYTHON,
     DefinitionCache,
     SideResult,
-    blob_bytes,
     blob_data,
     python_dotted,
     side_result,
@@ -48,7 +50,6 @@ from warpline.git.pyentities import split_lines
 from warpline.git.worktree import worktree_events
 
 __all__ = [
-    "DIFF_FLAGS",
     "DefinitionCache",
     "commit_changes",
     "commit_info",
@@ -164,27 +165,26 @@ def _edited(
     old_id, new_id = delta.old_file.id, delta.new_file.id
     if old_id == new_id:
         return True  # a pure rename keeping the dotted name: no entity changed
-    old_blob, new_blob = repo[old_id], repo[new_id]
-    assert isinstance(old_blob, pygit2.Blob) and isinstance(new_blob, pygit2.Blob)
-    old_data = blob_bytes(old_blob)
+    kept = cache.take_source(old_id)
+    old_data, old_lines = kept if kept is not None else (blob_data(repo, old_id), None)
     old_fe = cache.get(old_id, lambda: old_data)
     if old_fe is None:
         return False
-    patch = pygit2.Patch.create_from(
-        old_blob, new_blob, flag=DIFF_FLAGS, context_lines=0, interhunk_lines=0
-    )
-    hunks = [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
-    new_data = blob_bytes(new_blob)
+    new_data = blob_data(repo, new_id)
+    hunks = hunks_between(old_data, new_data)
     new_lines = split_lines(new_data)
     new_fe, windows = cache.derive(old_fe, new_id, new_data, new_lines, hunks)
     if new_fe is None:
         return False
+    cache.keep_source(new_id, new_data, new_lines)
+    if old_lines is None:
+        old_lines = split_lines(old_data)
     edited_changes(
         PySide(old_path, dotted, old_fe),
         PySide(new_path, dotted, new_fe),
         hunks,
         windows,
-        split_lines(old_data),
+        old_lines,
         new_lines,
         out,
     )

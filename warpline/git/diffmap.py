@@ -21,9 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from warpline.git.events import ChangeKind, EntityChange
+from warpline.git.hunks import Hunk
 from warpline.git.locators import entity_locator, file_locator
 from warpline.git.pyentities import EntityKey, FileEntities
-from warpline.git.pyincremental import Hunk, Window
+from warpline.git.pyincremental import Window
 
 __all__ = [
     "PySide",
@@ -90,7 +91,7 @@ def edited_changes(
 ) -> None:
     """An edit that kept the dotted name. ``windows`` None: compare whole files."""
     old_fe, new_fe = old.entities, new.entities
-    old_keys, new_keys = old_fe.keys(), new_fe.keys()
+    old_keys, new_keys = old_fe.counts.keys(), new_fe.counts.keys()  # the module is in both
     for key in new_keys - old_keys:
         out.append(EntityChange(new.locator(key), key[0], "added", new.path))
     for key in old_keys - new_keys:
@@ -101,7 +102,7 @@ def edited_changes(
             candidates.update(old_fe.paint(old_start, old_start + old_count - 1))
         if new_count:
             candidates.update(new_fe.paint(new_start, new_start + new_count - 1))
-    candidates &= old_keys & new_keys
+    candidates = {k for k in candidates if k in old_fe and k in new_fe}
     if not candidates:
         return
     if windows is None:
@@ -109,7 +110,7 @@ def edited_changes(
     before = own_texts(old_fe, old_lines, [(w.old_first, w.old_last) for w in windows], candidates)
     after = own_texts(new_fe, new_lines, [(w.new_first, w.new_last) for w in windows], candidates)
     previous_path = old.path if old.path != new.path else None
-    for key in sorted(candidates):
+    for key in candidates:  # finalize() orders the events
         if before[key] != after[key]:
             out.append(
                 EntityChange(new.locator(key), key[0], "modified", new.path, None, previous_path)

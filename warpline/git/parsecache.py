@@ -13,9 +13,10 @@ import pygit2
 from pygit2.enums import DiffOption
 
 from warpline.git.diffmap import PySide
+from warpline.git.hunks import Hunk
 from warpline.git.locators import dotted_module
 from warpline.git.pyentities import FileEntities, parse_entities
-from warpline.git.pyincremental import Hunk, Window, reparse
+from warpline.git.pyincremental import Window, reparse
 
 __all__ = [
     "DIFF_FLAGS",
@@ -57,14 +58,38 @@ class DefinitionCache:
     One cache should live across a whole backfill: the new side of one commit is the old
     side of the next commit touching that file, and is usually derived incrementally from
     its predecessor rather than parsed whole. Unparsable blobs are cached too (as None).
+
+    It also keeps the split lines of recent new sides (within ``lines_budget`` bytes), so
+    the next edit of that file neither loads nor splits its old side again.
     """
 
-    def __init__(self, maxsize: int = 2048) -> None:
+    def __init__(self, maxsize: int = 2048, lines_budget: int = 64 << 20) -> None:
         self.maxsize = maxsize
+        self.lines_budget = lines_budget
         self.hits = 0
         self.misses = 0
         self.incremental = 0
         self._data: OrderedDict[bytes, FileEntities | None] = OrderedDict()
+        self._sources: OrderedDict[bytes, tuple[bytes, list[bytes], int]] = OrderedDict()
+        self._lines_size = 0
+
+    def take_source(self, oid: pygit2.Oid) -> tuple[bytes, list[bytes]] | None:
+        """The kept content and lines of blob ``oid``, handed over once (an old side is
+        read once)."""
+        item = self._sources.pop(oid.raw, None)
+        if item is None:
+            return None
+        self._lines_size -= item[2]
+        return item[0], item[1]
+
+    def keep_source(self, oid: pygit2.Oid, data: bytes, lines: list[bytes]) -> None:
+        cost = 2 * len(data) + 56 * len(lines)  # content twice, plus per-line overhead
+        if cost > self.lines_budget or oid.raw in self._sources:
+            return
+        self._sources[oid.raw] = (data, lines, cost)
+        self._lines_size += cost
+        while self._lines_size > self.lines_budget:
+            self._lines_size -= self._sources.popitem(last=False)[1][2]
 
     def __len__(self) -> int:
         return len(self._data)

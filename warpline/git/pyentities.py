@@ -30,8 +30,6 @@ import ast
 import gc
 import warnings
 from array import array
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from warpline.git.locators import PythonKind
@@ -179,24 +177,28 @@ def module_root(
     return Node(MODULE_KEY, 1, max(last - 1, 0), firsts, lasts, children)
 
 
-@contextmanager
-def no_gc() -> Iterator[None]:
+class no_gc:
     """Parsing allocates many short-lived objects; the collections they trigger would walk
     the whole (large, long-lived) definitions cache for nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
             gc.enable()
 
 
 def parse_body(source: bytes) -> list[ast.stmt] | None:
     """The module body of ``source``; None when it does not parse."""
     try:
+        if b"\\" not in source:  # the parser warns only about escapes: skip the guard
+            return ast.parse(source).body
         with warnings.catch_warnings():
-            # Invalid escape sequences etc. warn while parsing; history is full of them.
+            # Invalid escape sequences warn while parsing; history is full of them.
             warnings.simplefilter("ignore")
             return ast.parse(source).body
     except PARSE_ERRORS:

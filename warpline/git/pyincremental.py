@@ -1,16 +1,18 @@
 """A new version's definitions from the old version's, re-parsing only what a diff touched.
 
-The backfill's hot path: parsing a whole file per changed blob costs ~20x what the diff
-costs. Instead each hunk is placed in a *region*: the lines strictly between two untouched
-statements of the innermost definition body that holds it (at module level the file's
-start and end also bound a region). Only the region's new text is parsed, on its own;
-the rest of the tree is kept and shifted. Why this is exact:
+The backfill's hot path: parsing a whole file per changed blob costs 10-100x what the
+diff costs. Instead each hunk is placed in a *region* of the innermost definition body
+that holds it: the lines between two untouched statements of that body, or between one
+and the body's edge (its first statement, when that starts a line of its own; its end).
+At module level the file's start and end are edges too. Only the region's new text is
+parsed, on its own; the rest of the tree is kept and shifted. Why this is exact:
 
 * the text before the region is unchanged, so the tokenizer reaches the region's first
-  line in the same clean state as before (after a complete statement of that body);
-* the region parsed on its own (inside ``if 1:`` plus a closing ``pass`` at the body's
-  indentation, for a nested body), so it leaves no bracket, string or block open, and the
-  untouched statement after it starts a statement at the same level, as before.
+  line in the same state as before (a fresh statement of that body);
+* the region parsed on its own (inside ``if 1:`` and closed by a ``pass`` at the body's
+  indentation, for a nested body), so it leaves no bracket, string or block open, and
+  what follows it (an untouched statement, or the body's end) reads as before. A region
+  that runs to the body's end must also leave the definition ending where it did.
 
 When anything does not hold (the region does not parse alone, an encoding cookie, a lone
 CR, a deeper-indented comment that may extend the preceding definition) the new version
@@ -27,6 +29,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from warpline.git.hunks import Hunk
 from warpline.git.pyentities import (
     EntityKey,
     FileEntities,
@@ -38,10 +41,10 @@ from warpline.git.pyentities import (
     parse_entities,
     scan_body,
 )
+from warpline.git.pyscan import extend_over_comments
 
 __all__ = ["Window", "reparse"]
 
-Hunk = tuple[int, int, int, int]  # old_start, old_lines, new_start, new_lines
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
@@ -62,6 +65,11 @@ class _Region:
     first: int  # old lines first..last are replaced
     last: int
     touched: tuple[int, int]
+    # Nested bodies: an untouched body statement whose indentation the body has (its first
+    # line relative to the node, and whether it comes after the region), and whether the
+    # region runs to the node's end (then the node's new end must be the region's).
+    anchor: tuple[int, bool] = (0, False)
+    to_end: bool = False
     delta: int = 0
     new_first: int = 0
 
@@ -91,7 +99,7 @@ def reparse(
         Window(r.first, r.last, r.new_first, r.new_first + r.last - r.first + r.delta)
         for r in regions
     ]
-    return FileEntities(root, {k: n for k, n in counts.items() if n > 0}, count), windows
+    return FileEntities(root, counts, count), windows
 
 
 def _needs_whole_parse(source: bytes, lines: list[bytes]) -> bool:
@@ -149,11 +157,31 @@ def _locate(old: FileEntities, low: int, high: int) -> _Region:
             return best
         index, node, start = found
         path = [*path, index]
-        i, j = _bounds(node, start, low, high)
-        if i >= 0 and j < len(node.firsts):
-            best = _Region(
-                path, start, start + node.lasts[i] + 1, start + node.firsts[j] - 1, (low, high)
-            )
+        region = _nested(node, start, path, low, high)
+        if region is not None:
+            best = region
+
+
+def _nested(node: Node, start: int, path: list[int], low: int, high: int) -> _Region | None:
+    """The region inside ``node``'s body, or None when the body cannot bound one: a region
+    needs an untouched statement on one side and, on the other, another untouched
+    statement or the body's own edge (its first statement on a line of its own, its end).
+    """
+    i, j = _bounds(node, start, low, high)
+    count = len(node.firsts)
+    if count == 0 or (i < 0 and j >= count):
+        return None
+    if i >= 0:
+        first = start + node.lasts[i] + 1
+    elif node.lead and low >= start + node.firsts[0]:
+        first = start + node.firsts[0]
+    else:
+        return None
+    if j < count:
+        return _Region(path, start, first, start + node.firsts[j] - 1, (low, high),
+                       (node.firsts[j], True))  # fmt: skip
+    return _Region(path, start, first, start + node.span, (low, high), (node.firsts[i], False),
+                   True)  # fmt: skip
 
 
 def _bounds(node: Node, start: int, low: int, high: int) -> tuple[int, int]:
@@ -170,9 +198,15 @@ def _apply(
 ) -> Node | None:
     new_last = region.new_first + region.last - region.first + region.delta
     text = b"".join(line + b"\n" for line in new_lines[region.new_first - 1 : new_last])
+    # The node's first line, as positioned in the new version (see _splice on "base").
+    base = region.start + region.new_first - region.first
+    node = root
+    for index in region.path:
+        node = node.children[index]
     if region.path:
-        after = new_lines[new_last] if new_last < len(new_lines) else b""
-        indent = after[: len(after) - len(after.lstrip(b" \t"))]
+        anchor_rel, after = region.anchor
+        anchor = new_lines[base + anchor_rel + (region.delta if after else 0) - 1]
+        indent = anchor[: len(anchor) - len(anchor.lstrip(b" \t"))]
         body = _parse_nested(text, indent)
         shift = region.new_first - 2
     else:
@@ -181,15 +215,21 @@ def _apply(
         shift = region.new_first - 1
     if body is None or _opens_with_deep_comment(text, len(indent)):
         return None
-    node = root
-    for index in region.path:
-        node = node.children[index]
-    prefix = _scope_prefix(node)
-    base = region.start + region.new_first - region.first
     try:
-        firsts, lasts, children, added = scan_body(body, base, shift, prefix, new_lines)
+        firsts, lasts, children, added = scan_body(
+            body, base, shift, _scope_prefix(node), new_lines
+        )
     except RecursionError:
         return None
+    if region.to_end:
+        # The node must still end where the region does: else its parent changes too.
+        tail = (
+            lasts[-1]
+            if lasts
+            else node.lasts[bisect_left(node.lasts, region.first - region.start) - 1]
+        )
+        if extend_over_comments(new_lines, base + tail, node.col) != new_last:
+            return None
     for key, n in added.items():
         counts[key] = counts.get(key, 0) + n
     return _splice(root, 1, region, 0, (firsts, lasts, children), counts)
@@ -242,29 +282,31 @@ def _splice(
             if child.off + child.span < low:
                 kept.append(child)
             elif child.off > high:
-                kept.append(child.shifted(delta))
+                kept.append(child.shifted(delta) if delta else child)
             else:
                 for gone in child.walk():  # the region's old definitions
                     if not gone.stub:
                         counts[gone.key] -= 1
-        kept.sort(key=lambda c: c.off)
+                        if not counts[gone.key]:
+                            del counts[gone.key]
         before = sum(1 for c in kept if c.off < low)
         children = (*kept[:before], *fragment[2], *kept[before:])
         firsts = node.firsts[:i] + fragment[0] + _shift(node.firsts[j:], delta)
         lasts = node.lasts[:i] + fragment[1] + _shift(node.lasts[j:], delta)
-        return Node(node.key, node.off, node.span + delta, firsts, lasts, children, node.stub)
+        return node.replaced(node.off, node.span + delta, firsts, lasts, children)
     index = region.path[depth]
     child = node.children[index]
     inner = _splice(child, start + child.off, region, depth + 1, fragment, counts)
+    later = node.children[index + 1 :]
     children = (
         *node.children[:index],
         inner,
-        *(c.shifted(delta) for c in node.children[index + 1 :]),
+        *(later if not delta else (c.shifted(delta) for c in later)),
     )
     k = bisect_right(node.firsts, child.off) - 1  # the statement holding the child
     firsts = node.firsts[: k + 1] + _shift(node.firsts[k + 1 :], delta)
     lasts = node.lasts[:k] + _shift(node.lasts[k:], delta)
-    return Node(node.key, node.off, node.span + delta, firsts, lasts, children, node.stub)
+    return node.replaced(node.off, node.span + delta, firsts, lasts, children)
 
 
 def _shift(values: array[int], delta: int) -> array[int]:

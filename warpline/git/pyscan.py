@@ -13,11 +13,12 @@ from typing import Literal
 
 from warpline.git.locators import PythonKind
 
-__all__ = ["MODULE_KEY", "EntityKey", "Node", "Scanned", "scan_body"]
+__all__ = ["MODULE_KEY", "EntityKey", "Node", "Scanned", "extend_over_comments", "scan_body"]
 
 EntityKey = tuple[PythonKind, str]
 MODULE_KEY: EntityKey = ("module", "")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEF_TYPES = frozenset(_DEFS)
 
 
 class Node:
@@ -29,7 +30,7 @@ class Node:
     ``children`` the nested definitions in source order (inside compound statements too).
     """
 
-    __slots__ = ("children", "firsts", "key", "lasts", "off", "span", "stub")
+    __slots__ = ("children", "col", "firsts", "key", "lasts", "lead", "off", "span", "stub")
 
     def __init__(
         self,
@@ -40,6 +41,8 @@ class Node:
         lasts: array[int],
         children: tuple[Node, ...],
         stub: bool = False,
+        col: int = 0,
+        lead: bool = False,
     ) -> None:
         self.key = key
         self.off = off
@@ -48,10 +51,21 @@ class Node:
         self.lasts = lasts
         self.children = children
         self.stub = stub
+        self.col = col  # column of the def/class keyword (trailing comments go past it)
+        self.lead = lead  # the first body statement starts a line of its own
 
     def shifted(self, delta: int) -> Node:
-        return Node(self.key, self.off + delta, self.span, self.firsts, self.lasts,
-                    self.children, self.stub)  # fmt: skip
+        return self.replaced(self.off + delta, self.span, self.firsts, self.lasts, self.children)
+
+    def replaced(
+        self,
+        off: int,
+        span: int,
+        firsts: array[int],
+        lasts: array[int],
+        children: tuple[Node, ...],
+    ) -> Node:
+        return Node(self.key, off, span, firsts, lasts, children, self.stub, self.col, self.lead)
 
     def walk(self) -> Iterator[Node]:
         """This node and every node below it."""
@@ -72,43 +86,64 @@ def scan_body(
 
     ``base`` is the absolute first line of the scope's node (positions come out relative
     to it); ``shift`` maps parsed line numbers to absolute ones (a re-parsed fragment);
-    ``lines`` are the whole file's lines (for trailing comments).
+    ``lines`` are the whole file's lines (for trailing comments). The counts are of every
+    definition (stubs excepted) at any depth.
     """
+    counts: dict[EntityKey, int] = {}
+    firsts, lasts, children = _scan(body, base, shift, prefix, lines, counts)
+    return firsts, lasts, children, counts
+
+
+def _scan(
+    body: list[ast.stmt],
+    base: int,
+    shift: int,
+    prefix: str,
+    lines: list[bytes],
+    counts: dict[EntityKey, int],
+) -> tuple[array[int], array[int], tuple[Node, ...]]:
     firsts: array[int] = array("i")
     lasts: array[int] = array("i")
     children: list[Node] = []
-    counts: dict[EntityKey, int] = {}
     for stmt in body:
-        first = stmt.lineno
-        if isinstance(stmt, _DEFS) and stmt.decorator_list:
-            first = stmt.decorator_list[0].lineno
+        kind = type(stmt)
         last = (stmt.end_lineno or stmt.lineno) + shift
-        for node in _defs_in(stmt, base, shift, prefix, lines, counts):
+        if kind in _DEF_TYPES:
+            assert isinstance(stmt, _DEFS)
+            node = _def_node(stmt, base, shift, prefix, lines, counts)
             children.append(node)
-            last = max(last, base + node.off + node.span)
-        firsts.append(first + shift - base)
+            first = base + node.off
+            last = max(last, first + node.span)
+        else:
+            first = stmt.lineno + shift
+            if kind in _BLOCKS:
+                before = len(children)
+                _collect(stmt, base, shift, prefix, lines, counts, children)
+                for node in children[before:]:
+                    last = max(last, base + node.off + node.span)
+        firsts.append(first - base)
         lasts.append(last - base)
-    return firsts, lasts, tuple(children), counts
+    return firsts, lasts, tuple(children)
 
 
-def _defs_in(
+def _collect(
     stmt: ast.stmt,
     base: int,
     shift: int,
     prefix: str,
     lines: list[bytes],
     counts: dict[EntityKey, int],
-) -> Iterator[Node]:
-    """Definitions of the current scope inside ``stmt`` (itself, or nested in blocks)."""
-    if isinstance(stmt, _DEFS):
-        yield _def_node(stmt, base, shift, prefix, lines, counts)
-        return
-    bodies = _BLOCKS.get(type(stmt))
-    if bodies is None:
-        return
-    for inner in bodies(stmt):
-        for sub in inner:
-            yield from _defs_in(sub, base, shift, prefix, lines, counts)
+    out: list[Node],
+) -> None:
+    """Definitions of the current scope nested in a compound statement's blocks."""
+    for block in _BLOCKS[type(stmt)](stmt):
+        for sub in block:
+            kind = type(sub)
+            if kind in _DEF_TYPES:
+                assert isinstance(sub, _DEFS)
+                out.append(_def_node(sub, base, shift, prefix, lines, counts))
+            elif kind in _BLOCKS:
+                _collect(sub, base, shift, prefix, lines, counts, out)
 
 
 def _def_node(
@@ -120,17 +155,18 @@ def _def_node(
     counts: dict[EntityKey, int],
 ) -> Node:
     start = (stmt.decorator_list[0].lineno if stmt.decorator_list else stmt.lineno) + shift
-    end = _extend_over_comments(lines, (stmt.end_lineno or stmt.lineno) + shift, stmt.col_offset)
+    end = extend_over_comments(lines, (stmt.end_lineno or stmt.lineno) + shift, stmt.col_offset)
     kind: Literal["class", "function"] = "class" if isinstance(stmt, ast.ClassDef) else "function"
     key: EntityKey = (kind, prefix + stmt.name)
     if kind == "function" and _is_overload(stmt):
-        return Node(key, start - base, end - start, array("i"), array("i"), (), stub=True)
+        return Node(key, start - base, end - start, array("i"), array("i"), (), True)
     counts[key] = counts.get(key, 0) + 1
     inner = key[1] + (".<locals>." if kind == "function" else ".")
-    firsts, lasts, children, inner_counts = scan_body(stmt.body, start, shift, inner, lines)
-    for k, n in inner_counts.items():
-        counts[k] = counts.get(k, 0) + n
-    return Node(key, start - base, end - start, firsts, lasts, children)
+    firsts, lasts, children = _scan(stmt.body, start, shift, inner, lines, counts)
+    head = stmt.body[0]
+    lead = not lines[head.lineno + shift - 1][: head.col_offset].strip()
+    return Node(key, start - base, end - start, firsts, lasts, children, False, stmt.col_offset,
+                lead)  # fmt: skip
 
 
 def _is_overload(stmt: ast.stmt) -> bool:
@@ -143,7 +179,7 @@ def _is_overload(stmt: ast.stmt) -> bool:
     return False
 
 
-def _extend_over_comments(lines: list[bytes], end: int, col: int) -> int:
+def extend_over_comments(lines: list[bytes], end: int, col: int) -> int:
     """Last line of a definition, counting trailing comments indented past ``col``."""
     i, n = end, len(lines)  # lines[i] is line end + 1
     while i < n:

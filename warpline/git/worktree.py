@@ -16,8 +16,8 @@ import pygit2
 
 from warpline.git.diffmap import PySide, all_changes, edited_changes, file_event
 from warpline.git.events import ChangeKind, EntityChange
+from warpline.git.hunks import hunks_between
 from warpline.git.parsecache import (
-    DIFF_FLAGS,
     TreeState,
     blob_data,
     python_dotted,
@@ -88,10 +88,7 @@ def _path_events(
     if (old_dotted and old_fe is None) or (new_dotted and new_fe is None):
         return  # does not parse: the file event only
     if old_dotted and new_dotted and old_fe is not None and new_fe is not None:
-        patch = pygit2.Patch.create_from(
-            old_data, new_data, flag=DIFF_FLAGS, context_lines=0, interhunk_lines=0
-        )
-        hunks = [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+        hunks = hunks_between(old_data, new_data)
         old_side, new_side = PySide(path, old_dotted, old_fe), PySide(path, new_dotted, new_fe)
         lines = split_lines(old_data), split_lines(new_data)
         edited_changes(old_side, new_side, hunks, None, *lines, out)

@@ -178,7 +178,7 @@ def handle_line(line: bytes) -> Message | list[Message] | None:
     """Answer one raw line from stdin."""
     try:
         message = json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return _error(None, RpcError(PARSE_ERROR, "parse error"))
     if isinstance(message, list):
         if not message:

@@ -71,7 +71,9 @@ class Verification(WireModel):
         default_factory=list, description="Verification kinds recorded at that commit."
     )
     commits_behind: Count | None = Field(
-        default=None, description="Commits from the last verified commit to HEAD."
+        default=None, description="Commits the needed change is ahead of the newest relevant "
+        "verification (git rev-list --count VERIFIED..CHANGE); 0 when fresh, null when "
+        "unverified.",
     )
 
 

@@ -26,7 +26,7 @@ TOOL = "warpline_entity_churn_count_get"
 
 
 def churn_count(params: Any, cwd: Path | None) -> dict[str, Any]:
-    refs = [parse_ref(_raw(r), field=f"entity_refs[{i}]", error=InvalidEntityRef)
+    refs = [parse_ref(r, field=f"entity_refs[{i}]", error=InvalidEntityRef)
             for i, r in enumerate(params.entity_refs)]
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
@@ -80,8 +80,6 @@ def churn_count(params: Any, cwd: Path | None) -> dict[str, Any]:
         )
 
 
-def _raw(ref: Any) -> Any:
-    return ref if isinstance(ref, str | dict) else ref.model_dump(mode="json")
 
 
 Stat = tuple[int, int, int, str]  # count, first, last, last actor

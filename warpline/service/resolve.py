@@ -55,6 +55,10 @@ def parse_ref(raw: object, *, field: str,
     value: Any
     if isinstance(raw, str):
         kind, value = "auto", raw
+    elif hasattr(raw, "kind") and hasattr(raw, "value"):  # an already-validated EntityRef
+        kind, value = str(raw.kind), raw.value
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
     elif isinstance(raw, dict):
         unknown = set(raw) - {"kind", "value"}
         if unknown:

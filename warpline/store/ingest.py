@@ -19,6 +19,7 @@ import pygit2
 
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
+from warpline.store import pipeline
 from warpline.store.db import Store
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
@@ -51,7 +52,9 @@ class Ingestor:
         self.store = store
         self.repo = repo
         self.cache = DefinitionCache()
-        self._entity_ids: dict[str, int] = {}
+        # locator -> (id, path) of entities this process has written or read.
+        self._entities: dict[str, tuple[int, str]] = {}
+        self._tip_cache: list[str] | None = None
 
     # -- what is left to do -------------------------------------------------------
     def pending(self, head: pygit2.Commit | None) -> list[pygit2.Commit]:
@@ -80,11 +83,28 @@ class Ingestor:
         report = IngestReport()
         deadline = None if budget_s is None else time.monotonic() + budget_s
         todo = list(commits)
+        workers = pipeline.worker_count()
+        if budget_s is None and workers and len(todo) >= pipeline.MIN_COMMITS:
+            return self._run_in_workers(todo, workers, report, progress, total)
         for index, commit in enumerate(todo):
             if deadline is not None and time.monotonic() > deadline:
                 report.commits_behind = len(todo) - index
                 break
             self._ingest(commit, report)
+            if progress is not None:
+                progress(index + 1, total or len(todo))
+        return report
+
+    def _run_in_workers(self, todo: list[pygit2.Commit], workers: int, report: IngestReport,
+                        progress: Progress | None, total: int) -> IngestReport:
+        """A long backfill: workers diff and parse, this process writes, in order."""
+        shas = [str(c.id) for c in todo]
+        stream = pipeline.changes_in_workers(self.repo.path, shas, workers)
+        for index, (sha, changes, error) in enumerate(stream):
+            if changes is None:
+                self._fail(sha, error or "unknown error", report)
+            else:
+                self._store(changes, report)
             if progress is not None:
                 progress(index + 1, total or len(todo))
         return report
@@ -106,10 +126,21 @@ class Ingestor:
     def _ingest(self, commit: pygit2.Commit, report: IngestReport) -> None:
         try:
             changes = commit_changes(self.repo, commit, cache=self.cache)
+        except Exception as exc:  # recorded, reported, retried next run
+            self._fail(str(commit.id), f"{type(exc).__name__}: {exc}", report)
+            return
+        self._store(changes, report)
+
+    def _fail(self, sha: str, error: str, report: IngestReport) -> None:
+        self._tip_cache = None
+        self._record_failure(sha, error)
+        report.failures.append((sha, error))
+
+    def _store(self, changes: CommitChanges, report: IngestReport) -> None:
+        try:
             written = self._write(changes)
-        except Exception as exc:
-            self._record_failure(str(commit.id), exc)
-            report.failures.append((str(commit.id), f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # recorded, reported, retried next run
+            self._fail(changes.commit.sha, f"{type(exc).__name__}: {exc}", report)
             return
         if written is None:
             report.commits_skipped += 1
@@ -120,7 +151,8 @@ class Ingestor:
 
     def _write(self, changes: CommitChanges) -> int | None:
         info = changes.commit
-        fresh: dict[str, int] = {}
+        fresh: dict[str, tuple[int, str]] = {}
+        tips = self._tips()
         with self.store.transaction() as conn:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
@@ -147,19 +179,21 @@ class Ingestor:
                 rows,
             )
             for parent in info.parents:
-                if parent in self._tips():
+                if parent in tips:
                     self._push_tip(info.sha, conn=conn, replacing=parent)
                     break
-        self._entity_ids.update(fresh)
+        self._entities.update(fresh)
         return len(rows)
 
     def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
-                   fresh: dict[str, int]) -> int:
-        known = fresh.get(locator) or self._entity_ids.get(locator)
+                   fresh: dict[str, tuple[int, str]]) -> int:
+        known = fresh.get(locator) or self._entities.get(locator)
         if known is not None:
-            conn.execute("UPDATE entities SET path = ? WHERE id = ? AND path != ?",
-                         (path, known, path))
-            return known
+            entity_id, known_path = known
+            if known_path != path:  # the entity's latest path follows the history
+                conn.execute("UPDATE entities SET path = ? WHERE id = ?", (path, entity_id))
+                fresh[locator] = (entity_id, path)
+            return entity_id
         row = conn.execute("SELECT id FROM entities WHERE locator = ?", (locator,)).fetchone()
         if row is None:
             cur = conn.execute(
@@ -171,11 +205,11 @@ class Ingestor:
         else:
             entity_id = int(row[0])
             conn.execute("UPDATE entities SET path = ? WHERE id = ?", (path, entity_id))
-        fresh[locator] = entity_id
+        fresh[locator] = (entity_id, path)
         return entity_id
 
     def _link_lineage(self, conn: sqlite3.Connection, previous_locator: str, entity_id: int,
-                      kind: str, previous_path: str, fresh: dict[str, int]) -> None:
+                      kind: str, previous_path: str, fresh: dict[str, tuple[int, str]]) -> None:
         previous_id = self._entity_id(conn, previous_locator, kind, previous_path, fresh)
         lineage = conn.execute("SELECT lineage FROM entities WHERE id = ?",
                                (previous_id,)).fetchone()[0]
@@ -184,12 +218,12 @@ class Ingestor:
             conn.execute("UPDATE entities SET lineage = ? WHERE lineage = ?", (lineage, own))
 
     # -- bookkeeping --------------------------------------------------------------
-    def _record_failure(self, sha: str, exc: Exception) -> None:
+    def _record_failure(self, sha: str, error: str) -> None:
         try:
             with self.store.transaction() as conn:
                 conn.execute(
                     "INSERT INTO ingest_failures (sha, error, failed_at) VALUES (?, ?, ?)",
-                    (sha, f"{type(exc).__name__}: {exc}"[:2000], int(time.time())),
+                    (sha, error[:2000], int(time.time())),
                 )
         except Exception:
             pass
@@ -204,13 +238,16 @@ class Ingestor:
         return found
 
     def _tips(self) -> list[str]:
-        raw = self.store.meta_get(_TIPS_KEY)
-        return list(json.loads(raw)) if raw else []
+        if self._tip_cache is None:
+            raw = self.store.meta_get(_TIPS_KEY)
+            self._tip_cache = list(json.loads(raw)) if raw else []
+        return self._tip_cache
 
     def _push_tip(self, sha: str, *, conn: sqlite3.Connection | None = None,
                   replacing: str | None = None) -> None:
         tips = [t for t in self._tips() if t not in (sha, replacing)]
         tips = [sha, *tips][:_MAX_TIPS]
+        self._tip_cache = tips
         if conn is not None:
             self.store.meta_set(conn, _TIPS_KEY, json.dumps(tips))
             return

@@ -79,6 +79,62 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        2,
+        "edge_snapshots",
+        """
+        CREATE TABLE snapshots (
+            id                  INTEGER PRIMARY KEY,
+            commit_sha          TEXT NOT NULL,
+            source              TEXT NOT NULL,
+            source_version      TEXT NOT NULL,
+            mode                TEXT NOT NULL,
+            completeness        TEXT NOT NULL,
+            entity_count        INTEGER NOT NULL,
+            edge_count          INTEGER NOT NULL,
+            failed_entities     TEXT NOT NULL,
+            captured_at         INTEGER NOT NULL,
+            idempotency_key     TEXT UNIQUE,
+            request_fingerprint TEXT,
+            result              TEXT
+        );
+        CREATE INDEX snapshots_by_commit ON snapshots(commit_sha);
+        CREATE TABLE snapshot_entities (
+            snapshot_id INTEGER NOT NULL REFERENCES snapshots(id),
+            locator     TEXT NOT NULL,
+            kind        TEXT NOT NULL,
+            path        TEXT,
+            sei         TEXT,
+            start_line  INTEGER,
+            end_line    INTEGER,
+            PRIMARY KEY (snapshot_id, locator)
+        ) WITHOUT ROWID;
+        CREATE TABLE snapshot_edges (
+            snapshot_id INTEGER NOT NULL REFERENCES snapshots(id),
+            source      TEXT NOT NULL,
+            target      TEXT NOT NULL,
+            kind        TEXT NOT NULL,
+            confidence  TEXT,
+            PRIMARY KEY (snapshot_id, source, target, kind)
+        ) WITHOUT ROWID;
+        """,
+    ),
+    Migration(
+        3,
+        "verifications",
+        """
+        CREATE TABLE verifications (
+            id          INTEGER PRIMARY KEY,
+            commit_sha  TEXT NOT NULL,
+            kind        TEXT NOT NULL,
+            source      TEXT NOT NULL,
+            actor       TEXT,
+            verified_at INTEGER NOT NULL,
+            UNIQUE (commit_sha, kind, source)
+        );
+        CREATE INDEX verifications_by_commit ON verifications(commit_sha);
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

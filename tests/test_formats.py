@@ -1,0 +1,273 @@
+"""``--format`` renderings: markdown worklists, mermaid and dot blast radii.
+
+The envelopes are built from the frozen models (so the renderers read exactly the contract
+shapes); the dot output is parsed by graphviz's own ``dot -Tsvg``. mermaid-cli needs a
+headless browser it downloads at install time, which this environment cannot fetch, so the
+mermaid output gets a structural check instead: every node declared once, every edge
+between declared ids, labels free of characters that would end them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.contract_check import assert_valid_envelope
+from tests.gitfixture import FixtureRepo
+from tests.hookrepo import cli
+from warpline.cli.formats import render_format, short_name, supported_formats
+from warpline.errors import InvalidArgument
+from warpline.models import ImpactRadiusEnvelope, Query, ReverifyWorklistEnvelope
+from warpline.models.common import dump
+
+HEAD = "c0ffee" + "0" * 34
+SNAP = "5a5a5a" + "0" * 34
+SEED = "python:function:demo.auth.login"
+MID = "python:function:demo.api.handle"
+TOP = 'python:function:demo.cli.main"quoted\\<weird>|#'
+SIDE = "python:class:demo.session.Session"
+
+
+def _edge(frm: str, to: str, kind: str = "calls") -> dict[str, Any]:
+    return {"from": frm, "to": to, "kind": kind}
+
+
+def _entity(locator: str, kind: str = "function", path: str = "demo/x.py") -> dict[str, Any]:
+    return {"locator": locator, "sei": None, "path": path, "kind": kind}
+
+
+def _staleness(**overrides: Any) -> dict[str, Any]:
+    base = {"snapshot_id": 1, "snapshot_commit": SNAP, "snapshot_source": "builtin",
+            "snapshot_captured_at": "2026-06-25T10:00:00Z", "head_commit": HEAD,
+            "commits_behind": 0, "is_ancestor": True, "stale": False, "dirty_paths": []}
+    return {**base, **overrides}
+
+
+def impact_envelope(completeness: str = "FULL", **staleness: Any) -> dict[str, Any]:
+    affected = [
+        {"entity": _entity(MID), "depth": 1, "seed": SEED, "via_edges": [_edge(MID, SEED)]},
+        {"entity": _entity(TOP), "depth": 2, "seed": SEED,
+         "via_edges": [_edge(MID, SEED), _edge(TOP, MID)]},
+        {"entity": _entity(SIDE, "class"), "depth": 1, "seed": SEED,
+         "via_edges": [_edge(SIDE, SEED, "references")]},
+    ] if completeness != "NO_SNAPSHOT" else []
+    model = ImpactRadiusEnvelope(
+        query=Query(repo="/r", tool="warpline_impact_radius_get"),
+        data={"completeness": completeness, "staleness": _staleness(**staleness),
+              "changed": [{"entity": _entity(SEED, path="demo/auth.py"), "in_snapshot": True}],
+              "affected": affected,
+              "ingest": {"head_commit": HEAD, "commits_behind": 0, "complete": True},
+              "total": len(affected), "page": {"limit": 50, "has_more": False}})
+    envelope = dump(model)
+    assert_valid_envelope(envelope)
+    return envelope
+
+
+def _verification(state: str, commit: str | None = None) -> dict[str, Any]:
+    return {"state": state, "last_verified_commit": commit, "kinds": ["test_pass"] if commit
+            else [], "last_verified_at": "2026-06-25T10:00:00Z" if commit else None}
+
+
+def worklist_envelope(completeness: str = "FULL", *, has_more: bool = False,
+                      **staleness: Any) -> dict[str, Any]:
+    items = [
+        {"entity": _entity(SEED, path="demo/auth.py"), "reason": "changed", "depth": 0,
+         "priority": "P1", "verification": _verification("stale", SNAP),
+         "suggested_verification": [{"kind": "test", "command":
+                                     "pytest tests/test_auth.py::test_login",
+                                     "test": "python:function:tests.test_auth.test_login",
+                                     "distance": 1}]},
+        {"entity": _entity(TOP), "reason": "downstream", "depth": 2, "seed": SEED,
+         "why": [_edge(MID, SEED), _edge(TOP, MID)], "verification": _verification("unverified"),
+         "suggested_verification": [{"kind": "inspection", "command": None,
+                                     "callers": [MID]}]},
+    ]
+    model = ReverifyWorklistEnvelope(
+        query=Query(repo="/r", tool="warpline_reverify_worklist_get",
+                    arguments={"repo": "/r", "rev_range": "HEAD~2..HEAD"}),
+        data={"completeness": completeness, "staleness": _staleness(**staleness),
+              "items": items, "verification_summary": {"fresh": 0, "stale": 1, "unverified": 1},
+              "ingest": {"head_commit": HEAD, "commits_behind": 3, "complete": False},
+              "total": 7 if has_more else 2,
+              "page": {"limit": 2, "has_more": has_more,
+                       "next_cursor": "abc" if has_more else None}},
+        warnings=["The store is 3 commits behind HEAD."])
+    envelope = dump(model)
+    assert_valid_envelope(envelope)
+    return envelope
+
+
+# -- dot ----------------------------------------------------------------------------------
+
+# Skipped only off CI: .ci/run installs graphviz, so there a missing `dot` fails.
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None and not os.environ.get("CI"),
+                               reason="graphviz `dot` is installed by .ci/run")
+
+
+def _dot_svg(text: str) -> str:
+    done = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert not done.stderr.strip(), done.stderr  # graphviz warns on syntax it repaired
+    return done.stdout
+
+
+@needs_dot
+def test_dot_blast_radius_parses_with_graphviz_and_draws_every_edge() -> None:
+    svg = _dot_svg(render_format("warpline_impact_radius_get", impact_envelope(), "dot"))
+    assert svg.count('class="node"') == 4
+    assert svg.count('class="edge"') == 3
+
+
+@needs_dot
+@pytest.mark.parametrize("completeness", ["NO_SNAPSHOT", "DELTA"])
+def test_dot_still_parses_when_the_graph_is_partial(completeness: str) -> None:
+    envelope = impact_envelope(completeness, stale=True, commits_behind=4)
+    text = render_format("blast_radius", envelope, "dot")
+    svg = _dot_svg(text)
+    assert svg.count('class="node"') == (1 if completeness == "NO_SNAPSHOT" else 4)
+    assert "4 commits" in text
+
+
+def test_dot_output_is_deterministic() -> None:
+    envelope = impact_envelope()
+    assert render_format("blast_radius", envelope, "dot") == \
+        render_format("blast_radius", envelope, "dot")
+
+
+# -- mermaid ------------------------------------------------------------------------------
+
+_NODE = re.compile(r'^    (n\d+)\["([^"]*)"\]:::(changed|affected|path)$')
+_EDGE = re.compile(r"^    (n\d+) -->\|(calls|references)\| (n\d+)$")
+
+
+def mermaid_structure(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """Parse our mermaid subset strictly; any other line fails the test."""
+    lines = text.rstrip("\n").split("\n")
+    assert lines[0] == "---" and lines[1].startswith('title: "') and lines[2] == "---"
+    assert lines[3] == "flowchart LR"
+    nodes: dict[str, str] = {}
+    edges: list[tuple[str, str, str]] = []
+    classes = set()
+    for line in lines[4:]:
+        if line.startswith("    %% ") or line.startswith("    classDef "):
+            classes.add(line.split()[1]) if "classDef" in line else None
+            continue
+        node, edge = _NODE.match(line), _EDGE.match(line)
+        assert node or edge, f"unexpected mermaid line: {line!r}"
+        if node:
+            assert node.group(1) not in nodes, f"{node.group(1)} declared twice"
+            assert node.group(3) in classes, "class used before its classDef"
+            nodes[node.group(1)] = node.group(2)
+        elif edge:
+            edges.append((edge.group(1), edge.group(2), edge.group(3)))
+    for source, _, target in edges:
+        assert source in nodes and target in nodes, "edge between undeclared ids"
+    return nodes, edges
+
+
+def test_mermaid_blast_radius_declares_every_node_before_its_edges() -> None:
+    text = render_format("warpline_impact_radius_get", impact_envelope(), "mermaid")
+    nodes, edges = mermaid_structure(text)
+    assert len(nodes) == 4 and len(edges) == 3
+    labels = " ".join(nodes.values())
+    assert "demo.auth.login" in labels and "depth 2" in labels
+    assert "#34;" in labels and "#60;" in labels  # the quote and < in TOP are escaped
+    seed_id = next(i for i, label in nodes.items() if label.startswith("demo.auth.login"))
+    assert {target for _, _, target in edges if target == seed_id}  # arrows lead to the seed
+
+
+def test_mermaid_says_in_words_when_there_is_no_graph() -> None:
+    text = render_format("blast_radius", impact_envelope("NO_SNAPSHOT"), "mermaid")
+    nodes, edges = mermaid_structure(text)
+    assert len(nodes) == 1 and not edges
+    assert "does **not** mean nothing depends" in text
+
+
+# -- markdown -----------------------------------------------------------------------------
+
+def test_markdown_worklist_is_a_pull_request_comment() -> None:
+    text = render_format("warpline_reverify_worklist_get", worklist_envelope(), "markdown")
+    assert text.startswith("## warpline: what to re-verify for `HEAD~2..HEAD`")
+    assert "**1 changed entity, 1 dependent**" in text
+    assert "### Changed" in text and "### Dependents" in text
+    # the why-path reads from the dependent to the changed entity
+    assert "`demo.api.handle` calls `demo.auth.login`" in text
+    assert "```sh\npytest tests/test_auth.py::test_login\n```" in text
+    assert "⚠️ stale" in text and "❌ unverified" in text
+    assert "3 commits behind HEAD" in text  # the ingest caveat, in words
+    table_rows = [line for line in text.splitlines() if line.startswith("| ")]
+    for row in table_rows:  # the | in TOP's locator is escaped, so every row has 5 cells
+        assert len(re.split(r"(?<!\\)\|", row)) == 7, row
+
+
+@pytest.mark.parametrize(("completeness", "staleness", "words"), [
+    ("NO_SNAPSHOT", {}, "does **not** mean nothing depends on them"),
+    ("DELTA", {}, "delta snapshot"),
+    ("FULL", {"stale": True, "commits_behind": 5}, "5 commits behind HEAD"),
+    ("FULL", {"stale": True, "commits_behind": None, "is_ancestor": False},
+     "not an ancestor of HEAD"),
+    ("FULL", {"stale": True, "dirty_paths": ["demo/auth.py"]}, "Uncommitted changes touch"),
+])
+def test_markdown_states_completeness_and_staleness_in_words(
+        completeness: str, staleness: dict[str, Any], words: str) -> None:
+    text = render_format("reverify", worklist_envelope(completeness, **staleness), "markdown")
+    assert words in text
+    assert "> [!WARNING]" in text
+
+
+def test_markdown_says_when_more_items_are_on_later_pages() -> None:
+    text = render_format("reverify", worklist_envelope(has_more=True), "markdown")
+    assert "This shows 2 of 7 items" in text and "--cursor abc" in text
+
+
+def test_an_unsupported_format_is_an_invalid_argument_naming_the_choices() -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        render_format("warpline_reverify_worklist_get", worklist_envelope(), "dot")
+    assert caught.value.field == "format"
+    assert supported_formats("reverify") == ("markdown",)
+    assert supported_formats("blast_radius") == ("mermaid", "dot")
+
+
+def test_short_names_drop_the_locator_prefix_only() -> None:
+    assert short_name("python:function:a.b.c") == "a.b.c"
+    assert short_name("core:file:docs/x.md") == "docs/x.md"
+    assert short_name(None, "sei:1") == "sei:1"
+
+
+# -- end to end: the issue-4 commands call these renderers ---------------------------------
+
+CORE = "def helper():\n    return 1\n\n\ndef caller():\n    return helper() + 1\n"
+TEST = "from app.core import caller\n\n\ndef test_caller():\n    assert caller() == 2\n"
+
+
+def test_blast_radius_and_reverify_render_through_the_cli(tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"app/__init__.py": "", "app/core.py": CORE, "tests/test_core.py": TEST}, "one")
+    repo.commit({"app/core.py": CORE.replace("return 1", "return 10")}, "two")
+    for args in (["backfill"], ["capture-snapshot"]):
+        done = cli(*args, "--repo", str(repo.path))
+        assert done.returncode == 0, done.stderr
+
+    mermaid = cli("blast-radius", "HEAD", "--repo", str(repo.path), "--format", "mermaid")
+    assert mermaid.returncode == 0, mermaid.stderr
+    nodes, edges = mermaid_structure(mermaid.stdout)
+    assert any(label.startswith("app.core.helper") for label in nodes.values())
+    assert any(label.startswith("tests.test_core.test_caller") for label in nodes.values())
+    assert len(edges) == 2
+
+    dot = cli("blast-radius", "HEAD", "--repo", str(repo.path), "--format", "dot")
+    assert dot.returncode == 0, dot.stderr
+    if shutil.which("dot") or os.environ.get("CI"):
+        assert _dot_svg(dot.stdout).count('class="edge"') == 2
+
+    markdown = cli("reverify", "HEAD", "--repo", str(repo.path), "--format", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert "`app.core.caller` calls `app.core.helper`" in markdown.stdout
+    assert "pytest tests/test_core.py::test_caller" in markdown.stdout

@@ -1,0 +1,41 @@
+"""The worker pipeline writes exactly what the in-process walk writes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from warpline.git.repo import head_commit, open_repo
+from warpline.store import pipeline
+from warpline.store.db import Store
+from warpline.store.ingest import Ingestor
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from genhistory import generate
+
+
+def _backfill(repo_dir: Path, workers: int,
+              monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    monkeypatch.setenv("WARPLINE_INGEST_WORKERS", str(workers))
+    handle = open_repo(repo_dir)
+    with Store.open(repo_dir) as store:
+        report = Ingestor(store, handle).catch_up(head_commit(handle))
+        assert report.complete and not report.failures
+        rows = store.conn.execute(
+            "SELECT c.sha, e.locator, ce.change_kind, ce.path, coalesce(ce.previous_locator, ''),"
+            " e.path, (SELECT locator FROM entities WHERE id = e.lineage) "
+            "FROM change_events ce JOIN commits c ON c.id = ce.commit_id "
+            "JOIN entities e ON e.id = ce.entity_id ORDER BY 1, 2, 3").fetchall()
+    return [tuple(str(v) for v in row) for row in rows]
+
+
+def test_worker_pipeline_and_in_process_walk_store_the_same_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generate(tmp_path / "a", pipeline.MIN_COMMITS + 60, seed=3)
+    generate(tmp_path / "b", pipeline.MIN_COMMITS + 60, seed=3)
+    in_process = _backfill(tmp_path / "a", 0, monkeypatch)
+    in_workers = _backfill(tmp_path / "b", 2, monkeypatch)
+    assert len(in_process) > 1000
+    assert in_workers == in_process

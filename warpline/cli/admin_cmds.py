@@ -1,0 +1,70 @@
+"""``warpline verify-record`` and ``warpline status``: flags in, tool arguments out."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from warpline.cli.commands import tool_runner
+from warpline.cli.views import register
+
+
+def _verify_record(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"repo": args.repo, "commit": args.commit, "kind": args.kind}
+    if args.actor is not None:
+        out["actor"] = args.actor
+    return out
+
+
+def _status(args: argparse.Namespace) -> dict[str, Any]:
+    return {"repo": args.repo}
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _verify_view(env: dict[str, Any], width: int) -> list[str]:
+    data = env["data"]
+    verb = "recorded" if data["idempotency"] == "recorded" else "already recorded"
+    actor = f" by {data['actor']}" if data["actor"] else ""
+    return [f"{verb}: {data['kind']} at {data['commit_sha']}{actor} ({data['verified_at']})"]
+
+
+def _status_view(env: dict[str, Any], width: int) -> list[str]:
+    data = env["data"]
+    store = data["store"]
+    rows = [
+        ("repository", data["resolved_root"]),
+        ("store status", data["store_status"]),
+        ("binding ok", data["binding_ok"]),
+        ("schema version", f"{store['schema_version']} (this build serves up to "
+                           f"{data['served_schema_version']})"),
+        ("change events", store["change_event_count"]),
+        ("commits behind HEAD", store["commits_behind_head"]),
+        ("snapshot commit", store["snapshot_rev"]),
+    ]
+    label = max(len(name) for name, _ in rows)
+    return [f"{name:<{label}}  {_text(value)}" for name, value in rows]
+
+
+def add_parsers(sub: Any, common: Callable[..., None]) -> None:
+    p = sub.add_parser("verify-record",
+                       help="record that a commit passed a verification (e.g. test_pass)")
+    p.add_argument("--commit", required=True, help="commit ref (stored as its object id)")
+    p.add_argument("--kind", required=True, help="label, e.g. test_pass, ci_pass, gate_pass")
+    p.add_argument("--actor", help="who recorded it, e.g. ci or a job id")
+    common(p, listing=False)
+    p.set_defaults(run=tool_runner("warpline_verification_record", _verify_record))
+
+    p = sub.add_parser("status", help="read-only probe: can this build serve the repo's store?")
+    common(p, listing=False)
+    p.set_defaults(run=tool_runner("warpline_project_status_get", _status))
+
+    register("warpline_verification_record", _verify_view)
+    register("warpline_project_status_get", _status_view)

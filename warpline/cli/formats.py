@@ -1,0 +1,334 @@
+"""``--format`` renderings of envelopes: pure functions, envelope in, text out.
+
+* ``markdown`` for the re-verify worklist: a pull-request comment (changed entities,
+  dependents with their why-paths, test commands, verification state, and the
+  completeness / staleness caveats in words).
+* ``mermaid`` and ``dot`` for the blast radius: the affected subgraph (seeds, affected
+  entities, the ``via_edges`` between them). Edges point as the indexer gives them,
+  caller -> callee, so every arrow leads towards a changed entity.
+
+Both read exactly the frozen ``warpline.reverify_worklist.v1`` / ``warpline.impact_radius.v1``
+shapes. Output is deterministic (node ids are assigned in a sorted order), so it can be
+diffed and pinned in tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from warpline.errors import InvalidArgument
+
+Env = dict[str, Any]
+
+IMPACT = "warpline_impact_radius_get"
+REVERIFY = "warpline_reverify_worklist_get"
+_ALIASES = {"blast_radius": IMPACT, "blast-radius": IMPACT, "reverify": REVERIFY}
+
+
+def supported_formats(tool: str) -> tuple[str, ...]:
+    """The ``--format`` values ``tool`` (endorsed name or shim) can be rendered in."""
+    endorsed = _ALIASES.get(tool, tool)
+    return tuple(fmt for (name, fmt) in _RENDERERS if name == endorsed)
+
+
+def render_format(tool: str, envelope: Env, fmt: str) -> str:
+    """Render a success envelope of ``tool`` as ``fmt``; ``invalid_argument`` (field
+    ``format``) when that pair has no renderer."""
+    renderer = _RENDERERS.get((_ALIASES.get(tool, tool), fmt))
+    if renderer is None:
+        offered = ", ".join(supported_formats(tool)) or "none"
+        raise InvalidArgument(f"--format {fmt!r} is not available for {tool}; choose one of: "
+                              f"{offered} (or omit --format for the table, --json for the "
+                              "envelope).", field="format", value=fmt)
+    return renderer(envelope["data"], envelope).rstrip("\n") + "\n"
+
+
+# -- shared words -------------------------------------------------------------------------
+
+def short_name(locator: str | None, sei: str | None = None) -> str:
+    """``python:function:demo.auth.login`` -> ``demo.auth.login``; files keep their path."""
+    if not locator:
+        return sei or "(unknown entity)"
+    parts = locator.split(":", 2)
+    return parts[2] if len(parts) == 3 and parts[0] in ("python", "core") else locator
+
+
+def _sha(sha: str | None) -> str:
+    return sha[:10] if sha else "?"
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def caveats(data: Env) -> list[str]:
+    """Completeness, staleness, ingest and paging, in words a reviewer can act on."""
+    out: list[str] = []
+    completeness = data.get("completeness")
+    if completeness == "DELTA":
+        out.append("The dependency graph is a delta snapshot: only changed files were "
+                   "re-indexed, so dependents in other files may be missing.")
+    elif completeness == "NO_SNAPSHOT":
+        out.append("No dependency-graph snapshot exists, so only the changed entities are "
+                   "listed: no dependents does **not** mean nothing depends on them. Run "
+                   "`warpline capture-snapshot`, then ask again.")
+    elif completeness == "SKIPPED":
+        out.append("Dependents were skipped (no graph source could answer): only the changed "
+                   "entities are listed.")
+    staleness = data.get("staleness") or {}
+    snap = staleness.get("snapshot_commit")
+    behind = staleness.get("commits_behind")
+    if snap and staleness.get("is_ancestor") is False:
+        out.append(f"The graph was captured at `{_sha(snap)}`, which is not an ancestor of "
+                   "HEAD (another branch, or rewritten history): its edges may not describe "
+                   "this code.")
+    elif snap and behind:
+        out.append(f"The graph was captured at `{_sha(snap)}`, {_plural(behind, 'commit')} "
+                   "behind HEAD: calls added since then are missing.")
+    dirty = staleness.get("dirty_paths") or []
+    if dirty:
+        shown = ", ".join(f"`{p}`" for p in dirty[:5]) + (" …" if len(dirty) > 5 else "")
+        out.append(f"Uncommitted changes touch files in the graph ({shown}).")
+    ingest = data.get("ingest") or {}
+    if ingest.get("complete") is False:
+        out.append(f"The change history is {_plural(ingest.get('commits_behind', 0), 'commit')}"
+                   " behind HEAD: run `warpline backfill` for the complete picture.")
+    page = data.get("page") or {}
+    if page.get("has_more"):
+        shown_count = len(data.get("items") or data.get("affected") or [])
+        out.append(f"This shows {shown_count} of {data.get('total')} items; the rest are on "
+                   f"later pages (`--cursor {page.get('next_cursor')}`).")
+    return out
+
+
+# -- markdown: the re-verify worklist as a pull-request comment -----------------------------
+
+_STATE = {"fresh": "✅ fresh", "stale": "⚠️ stale", "unverified": "❌ unverified"}
+
+
+def _code(text: str) -> str:
+    fence = "``" if "`" in text else "`"
+    pad = " " if fence == "``" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _row(cells: Iterable[str]) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def _verification(state: Env) -> str:
+    raw = str(state.get("state", "?"))
+    words = _STATE.get(raw, raw)
+    commit = state.get("last_verified_commit")
+    if commit:
+        kinds = ", ".join(state.get("kinds") or [])
+        words += f" (last: {_code(_sha(commit))}{' ' + kinds if kinds else ''})"
+    return words
+
+
+def _why(item: Env) -> str:
+    """The path from the dependent to its seed: ``a`` calls ``b`` calls ``seed``."""
+    edges = item.get("why") or []
+    if not edges:
+        return "-"
+    text = _code(short_name(edges[-1]["from"]))
+    for edge in reversed(edges):
+        text += f" {edge['kind']} {_code(short_name(edge['to']))}"
+    return text
+
+
+def _markdown_worklist(data: Env, envelope: Env) -> str:
+    items: list[Env] = data.get("items", [])
+    changed = [i for i in items if i.get("reason") == "changed"]
+    downstream = [i for i in items if i.get("reason") != "changed"]
+    summary = data.get("verification_summary") or {}
+    arguments = (envelope.get("query") or {}).get("arguments") or {}
+    scope = arguments.get("rev_range") or (
+        f"{arguments['base_ref']}..{arguments.get('head_ref', 'HEAD')}"
+        if arguments.get("base_ref") else None)
+    lines = ["## warpline: what to re-verify" + (f" for {_code(scope)}" if scope else ""), ""]
+    if not items:
+        lines.append("Nothing to re-verify: no changed entities in this range.")
+    else:
+        lines.append(
+            f"**{_plural(len(changed), 'changed entity', 'changed entities')}, "
+            f"{_plural(len(downstream), 'dependent')}** · verification: "
+            f"{summary.get('fresh', 0)} fresh, {summary.get('stale', 0)} stale, "
+            f"{summary.get('unverified', 0)} unverified · graph: {data.get('completeness')}")
+    notes = caveats(data)
+    notes.extend(w for w in envelope.get("warnings", []) if w not in notes)
+    if notes:
+        lines += ["", "> [!WARNING]", *(f"> - {n}" for n in notes)]
+    if changed:
+        lines += ["", "### Changed", "", _row(("Entity", "Kind", "Path", "Priority",
+                                               "Verification")), "|---|---|---|---|---|"]
+        lines += [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
+                        i["entity"].get("kind") or "-", _code(i["entity"].get("path") or "-"),
+                        i.get("priority", "unknown"), _verification(i["verification"])))
+                  for i in changed]
+    if downstream:
+        lines += ["", "### Dependents", "", _row(("Entity", "Depth", "Why", "Priority",
+                                                  "Verification")), "|---|---|---|---|---|"]
+        lines += [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
+                        str(i.get("depth")), _why(i), i.get("priority", "unknown"),
+                        _verification(i["verification"])))
+                  for i in downstream]
+    lines += _suggestions(items)
+    lines += ["", f"<sub>warpline {envelope.get('meta', {}).get('producer', {}).get('version', '')}"
+                  f" · {envelope.get('schema', '')}</sub>"]
+    return "\n".join(lines)
+
+
+def _suggestions(items: list[Env]) -> list[str]:
+    commands: list[str] = []
+    inspect: list[str] = []
+    for item in items:
+        name = short_name(item["entity"].get("locator"), item["entity"].get("sei"))
+        for suggestion in item.get("suggested_verification") or []:
+            command = suggestion.get("command")
+            if suggestion.get("kind") == "test" and command and command not in commands:
+                commands.append(command)
+            elif suggestion.get("kind") == "inspection":
+                callers = ", ".join(_code(short_name(c)) for c in suggestion.get("callers", []))
+                inspect.append(f"- {_code(name)}: no test reaches it"
+                               + (f"; read its callers {callers}" if callers else ""))
+    out: list[str] = []
+    if commands:
+        out += ["", "### Suggested test commands", "", "```sh", *commands, "```"]
+    if inspect:
+        out += ["", "### To inspect by hand", "", *inspect]
+    return out
+
+
+# -- mermaid / dot: the blast radius as a graph ---------------------------------------------
+
+@dataclass(slots=True)
+class _Node:
+    key: str
+    role: str  # changed | affected | path (on the path, not listed on this page)
+    kind: str | None = None
+    depth: int = 0
+    ident: str = ""
+
+
+@dataclass(slots=True)
+class _Graph:
+    nodes: dict[str, _Node] = field(default_factory=dict)
+    edges: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def node(self, key: str, role: str, kind: str | None = None, depth: int = 0) -> None:
+        known = self.nodes.get(key)
+        if known is None:
+            self.nodes[key] = _Node(key, role, kind, depth)
+        elif role == "changed" or (role == "affected" and known.role == "path"):
+            known.role, known.kind, known.depth = role, kind or known.kind, depth
+
+
+def _impact_graph(data: Env) -> _Graph:
+    graph = _Graph()
+    for seed in data.get("changed", []):
+        entity = seed["entity"]
+        key = entity.get("locator") or entity.get("sei")
+        if key:
+            graph.node(key, "changed", entity.get("kind"))
+    seen: set[tuple[str, str, str]] = set()
+    for item in data.get("affected", []):
+        entity = item["entity"]
+        key = entity.get("locator") or entity.get("sei")
+        if key:
+            graph.node(key, "affected", entity.get("kind"), item.get("depth", 0))
+        for edge in item.get("via_edges", []):
+            triple = (edge["from"], edge["to"], edge["kind"])
+            if triple not in seen:
+                seen.add(triple)
+                graph.edges.append(triple)
+            graph.node(edge["from"], "path")
+            graph.node(edge["to"], "path")
+    order = {"changed": 0, "affected": 1, "path": 2}
+    ranked = sorted(graph.nodes.values(), key=lambda n: (order[n.role], n.depth, n.key))
+    for index, node in enumerate(ranked):
+        node.ident = f"n{index}"
+    graph.nodes = {n.key: n for n in ranked}
+    graph.edges.sort()
+    return graph
+
+
+def _title(data: Env) -> str:
+    affected = sum(1 for _ in data.get("affected", []))
+    changed = _plural(len(data.get("changed", [])), "changed entity", "changed entities")
+    return f"blast radius of {changed}, {affected} affected ({data.get('completeness')})"
+
+
+def _label(node: _Node) -> str:
+    name = short_name(node.key)
+    detail = node.kind or ""
+    if node.role == "affected":
+        detail += f", depth {node.depth}" if detail else f"depth {node.depth}"
+    return f"{name}\n{detail}" if detail else name
+
+
+def _mermaid_text(text: str) -> str:
+    out = []
+    for char in text:
+        if char == "\n":
+            out.append("<br/>")
+        elif char in '"#<>&':
+            out.append(f"#{ord(char)};")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _mermaid_impact(data: Env, envelope: Env) -> str:
+    graph = _impact_graph(data)
+    lines = ["---", f'title: "{_mermaid_text(_title(data))}"', "---", "flowchart LR"]
+    lines += [f"    %% {_mermaid_text(note)}" for note in caveats(data)]
+    lines += ["    classDef changed fill:#fde2e1,stroke:#c0392b,stroke-width:2px",
+              "    classDef affected fill:#fff4d6,stroke:#b7950b",
+              "    classDef path fill:#eeeeee,stroke:#999999,stroke-dasharray:3 3"]
+    for node in graph.nodes.values():
+        lines.append(f'    {node.ident}["{_mermaid_text(_label(node))}"]:::{node.role}')
+    for source, target, kind in graph.edges:
+        lines.append(f"    {graph.nodes[source].ident} -->|{kind}| {graph.nodes[target].ident}")
+    return "\n".join(lines)
+
+
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+_DOT_STYLE = {"changed": 'fillcolor="#fde2e1", color="#c0392b", penwidth=2',
+              "affected": 'fillcolor="#fff4d6", color="#b7950b"',
+              "path": 'fillcolor="#eeeeee", color="#999999", style="rounded,filled,dashed"'}
+
+
+def _dot_impact(data: Env, envelope: Env) -> str:
+    graph = _impact_graph(data)
+    label = "\n".join([_title(data), *(n.replace("**", "").replace("`", "")
+                                      for n in caveats(data))])
+    lines = ["digraph blast_radius {",
+             f'    graph [rankdir=LR, labelloc=t, fontname="Helvetica", '
+             f'label="{_dot_text(label)}"];',
+             '    node [shape=box, style="rounded,filled", fontname="Helvetica"];',
+             '    edge [fontname="Helvetica", fontsize=10];']
+    for node in graph.nodes.values():
+        lines.append(f'    {node.ident} [label="{_dot_text(_label(node))}", '
+                     f'tooltip="{_dot_text(node.key)}", {_DOT_STYLE[node.role]}];')
+    for source, target, kind in graph.edges:
+        lines.append(f"    {graph.nodes[source].ident} -> {graph.nodes[target].ident} "
+                     f'[label="{_dot_text(kind)}"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+_RENDERERS: dict[tuple[str, str], Callable[[Env, Env], str]] = {
+    (REVERIFY, "markdown"): _markdown_worklist,
+    (IMPACT, "mermaid"): _mermaid_impact,
+    (IMPACT, "dot"): _dot_impact,
+}

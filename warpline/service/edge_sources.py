@@ -1,0 +1,146 @@
+"""Choosing and running an edge source for one commit (configuration, never arguments).
+
+* ``WARPLINE_LOOMWEAVE_COMMAND`` (default ``loomweave``): the loomweave executable.
+* ``WARPLINE_EDGE_SOURCES`` (default ``loomweave,builtin``): the sources warpline may use,
+  in preference order. ``loomweave`` alone means "loomweave's edges or none"; an empty
+  value disables capture (every attempt is ``SKIPPED``).
+
+loomweave answers when its index exists, the executable resolves, and the index was
+analyzed at the commit being stamped (``runs.analyzed_at_commit``): its index describes
+the tree it last analyzed, so stamping it on another commit would be a false claim.
+Otherwise the built-in extractor reads the commit's own blobs.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+import pygit2
+
+from warpline._version import __version__
+from warpline.errors import PeerUnavailable
+from warpline.graph.builtin_source import capture_builtin
+from warpline.graph.loomweave_source import (
+    capture_from_loomweave,
+    index_path,
+    loomweave_available,
+)
+from warpline.graph.model import EdgeCapture
+
+SOURCES_ENV = "WARPLINE_EDGE_SOURCES"
+KNOWN_SOURCES = ("loomweave", "builtin")
+# Built-in extraction speed, measured by bench/bench_graph.py (2,040 generated modules,
+# 5.1 MB of Python in ~3.5 s on a loaded 2-core box); kept conservative.
+BUILTIN_BYTES_PER_SECOND = 1_000_000
+
+SourceName = Literal["loomweave", "builtin", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePlan:
+    source: SourceName
+    notes: tuple[str, ...] = ()
+
+
+def enabled_sources() -> tuple[str, ...]:
+    raw = os.environ.get(SOURCES_ENV)
+    if raw is None:
+        return KNOWN_SOURCES
+    return tuple(n for n in (s.strip() for s in raw.split(",")) if n in KNOWN_SOURCES)
+
+
+def builtin_version() -> str:
+    return f"builtin-{__version__}"
+
+
+def index_analyzed_commit(root: Path) -> str | None:
+    """The commit loomweave's newest completed run analyzed (None when unknown)."""
+    path = index_path(root)
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute(
+                "SELECT analyzed_at_commit FROM runs WHERE status = 'completed' "
+                "ORDER BY completed_at DESC LIMIT 1").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None or not row[0] else str(row[0])
+
+
+def index_mtime(root: Path) -> int:
+    """When loomweave last wrote its index (seconds; 0 when there is none)."""
+    newest = 0.0
+    for suffix in ("", "-wal"):
+        try:
+            newest = max(newest, os.stat(f"{index_path(root)}{suffix}").st_mtime)
+        except OSError:
+            continue
+    return int(newest)
+
+
+def plan(root: Path, commit_sha: str, head_sha: str | None) -> SourcePlan:
+    enabled = enabled_sources()
+    notes: list[str] = []
+    if "loomweave" in enabled and index_path(root).is_file():
+        if not loomweave_available(root):
+            notes.append("loomweave's index exists but its executable was not found "
+                         "(set WARPLINE_LOOMWEAVE_COMMAND); loomweave edges were not used.")
+        else:
+            analyzed = index_analyzed_commit(root)
+            if analyzed == commit_sha or (analyzed is None and commit_sha == head_sha):
+                return SourcePlan("loomweave")
+            notes.append(
+                f"loomweave's index describes commit {(analyzed or 'unknown')[:12]}, not "
+                f"{commit_sha[:12]}; its edges were not used. Run `loomweave analyze` at "
+                "that commit, then capture again, for loomweave edges and SEIs.")
+    if "builtin" in enabled:
+        return SourcePlan("builtin", tuple(notes))
+    notes.append("No enabled edge source can answer (WARPLINE_EDGE_SOURCES="
+                 f"{os.environ.get(SOURCES_ENV, '')!r}).")
+    return SourcePlan("none", tuple(notes))
+
+
+def run(chosen: SourcePlan, root: Path, repo: pygit2.Repository,
+        commit: pygit2.Commit) -> tuple[EdgeCapture | None, list[str]]:
+    """The capture, or None (SKIPPED) when no source could answer; plus notes."""
+    notes = list(chosen.notes)
+    if chosen.source == "loomweave":
+        try:
+            return capture_from_loomweave(root), notes
+        except PeerUnavailable as exc:
+            notes.append(f"loomweave could not be read ({exc.hint}).")
+            if "builtin" not in enabled_sources():
+                return None, notes
+            notes.append("The built-in source answered instead.")
+    if chosen.source == "none":
+        return None, notes
+    try:
+        capture = capture_builtin(repo, commit)
+    except (RecursionError, MemoryError, OSError, pygit2.GitError) as exc:
+        notes.append(f"The built-in source failed ({type(exc).__name__}: {exc}).")
+        return None, notes
+    return _restamp(capture), notes
+
+
+def _restamp(capture: EdgeCapture) -> EdgeCapture:
+    return replace(capture, source_version=builtin_version())
+
+
+def builtin_estimate_seconds(commit: pygit2.Commit) -> float:
+    """A cheap upper-bound guess of the built-in capture time (bytes of Python)."""
+    total = 0
+    stack: list[pygit2.Tree] = [commit.tree]
+    while stack:
+        tree = stack.pop()
+        for entry in tree:
+            if isinstance(entry, pygit2.Tree):
+                stack.append(entry)
+            elif isinstance(entry, pygit2.Blob) and (entry.name or "").endswith(".py"):
+                total += entry.size
+    return total / BUILTIN_BYTES_PER_SECOND

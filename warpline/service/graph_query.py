@@ -1,0 +1,147 @@
+"""The part impact radius and the re-verify worklist share: which graph answers, how
+honest it is (completeness, staleness, warnings), and the downstream walk over it.
+
+When no usable snapshot exists, one is captured at HEAD with the fastest available source
+if that fits a small budget (``WARPLINE_AUTO_CAPTURE_BUDGET_S``, default 5 s; 0 disables
+it): loomweave's index is read in well under a second; the built-in extractor's time is
+estimated from the bytes of Python first. Otherwise the answer is ``NO_SNAPSHOT`` ("no
+graph", never "nothing affected") with the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from warpline.git.repo import head_commit
+from warpline.graph.graph import Affected, downstream
+from warpline.service import edge_sources
+from warpline.service.context import RepoContext
+from warpline.service.snapshot import snapshot_data
+from warpline.service.snapshot_choice import Choice, choose, staleness
+from warpline.service.snapshots_store import NewSnapshot, graph_for, write_snapshot
+
+AUTO_CAPTURE_ENV = "WARPLINE_AUTO_CAPTURE_BUDGET_S"
+DEFAULT_AUTO_CAPTURE_S = 5.0
+
+
+def auto_capture_budget_s() -> float:
+    raw = os.environ.get(AUTO_CAPTURE_ENV, "")
+    try:
+        return max(float(raw), 0.0) if raw else DEFAULT_AUTO_CAPTURE_S
+    except ValueError:
+        return DEFAULT_AUTO_CAPTURE_S
+
+
+@dataclass(slots=True)
+class GraphView:
+    completeness: str
+    choice: Choice | None
+    graph: nx.DiGraph | None
+    staleness: dict[str, Any]
+    edges_enrichment: str
+    commands: list[dict[str, str]] = field(default_factory=list)
+
+    def reach(self, seeds: list[str], depth: int) -> dict[str, Affected]:
+        if self.graph is None:
+            return {}
+        return downstream(self.graph, seeds, depth)
+
+
+def capture_command(ctx: RepoContext, why: str) -> dict[str, str]:
+    return {"command": f"warpline capture-snapshot --repo {shlex.quote(str(ctx.root))}",
+            "why": why}
+
+
+def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
+               warnings: list[str]) -> GraphView:
+    choice = choose(ctx.store.conn, ctx.repo)
+    skipped = False
+    if choice is None:
+        choice, skipped = _auto_capture(ctx, warnings)
+    if choice is None:
+        completeness = "SKIPPED" if skipped else "NO_SNAPSHOT"
+        warnings.append(
+            f"{completeness}: there is no edge snapshot, so dependents cannot be computed. "
+            "The answer lists the changed entities only; an empty `affected` means 'no "
+            "graph', not 'nothing affected'. Run `warpline capture-snapshot`.")
+        return GraphView(completeness, None, None, staleness(ctx.repo, None, set()),
+                         "skipped" if skipped else "absent",
+                         [capture_command(ctx, "Capture an edge snapshot at HEAD so dependents "
+                                               "can be computed, then ask again.")])
+    kinds = frozenset(edge_kinds) if edge_kinds else None
+    graph = graph_for(ctx.store, choice.snapshot, kinds)
+    paths = graph.graph.get("paths")
+    if paths is None:
+        paths = graph.graph["paths"] = {d.get("path") for _, d in graph.nodes(data=True)}
+    stale = staleness(ctx.repo, choice, paths)
+    row = choice.snapshot
+    view = GraphView(row.completeness, choice, graph, stale, "present")
+    if row.completeness != "FULL":
+        view.edges_enrichment = "partial"
+        why = ("a changed_only capture" if row.mode == "changed_only"
+               else f"{len(row.failed_entities)} entities failed to capture")
+        warnings.append(f"The edge snapshot is DELTA ({why}): dependents listed are a floor, "
+                        "some may be missing.")
+    if stale["stale"]:
+        view.edges_enrichment = "stale"
+        warnings.append(_stale_words(stale))
+        view.commands.append(capture_command(
+            ctx, "Refresh the edge snapshot at HEAD so the graph describes the current code."))
+    return view
+
+
+def _stale_words(stale: dict[str, Any]) -> str:
+    sha = str(stale["snapshot_commit"])[:12]
+    parts = []
+    if not stale["is_ancestor"]:
+        parts.append(f"its commit {sha} is not an ancestor of HEAD (history was rewritten "
+                     "or HEAD is on another branch)")
+    elif stale["commits_behind"]:
+        parts.append(f"it is {stale['commits_behind']} commits behind HEAD (at {sha})")
+    if stale["dirty_paths"]:
+        parts.append(f"uncommitted changes touch {len(stale['dirty_paths'])} graph files "
+                     f"(first: {stale['dirty_paths'][0]})")
+    return ("The edge snapshot may not describe HEAD: " + "; ".join(parts) +
+            ". Edges added or removed since are not reflected.")
+
+
+def _auto_capture(ctx: RepoContext, warnings: list[str]) -> tuple[Choice | None, bool]:
+    """Capture at HEAD within the budget. Returns (choice, skipped: no source could)."""
+    budget = auto_capture_budget_s()
+    head = head_commit(ctx.repo)
+    if budget <= 0 or head is None:
+        return None, False
+    sha = str(head.id)
+    chosen = edge_sources.plan(ctx.root, sha, sha)
+    if chosen.source == "none":
+        warnings.extend(chosen.notes)
+        return None, True
+    if chosen.source == "builtin":
+        estimate = edge_sources.builtin_estimate_seconds(head)
+        if estimate > budget:
+            warnings.append(
+                f"No edge snapshot exists, and capturing one with the built-in source would "
+                f"take about {estimate:.0f}s, over the {budget:.0f}s budget of an "
+                "interactive answer.")
+            return None, False
+    started = time.monotonic()
+    capture, notes = edge_sources.run(chosen, ctx.root, ctx.repo, head)
+    warnings.extend(notes)
+    if capture is None:
+        return None, True
+    failed = capture.failed_entities
+    new = NewSnapshot(commit_sha=sha, source=capture.source,
+                      source_version=capture.source_version, mode="full",
+                      completeness="DELTA" if failed else "FULL", captured_at=int(time.time()),
+                      capture=capture, failed_entities=failed)
+    write_snapshot(ctx.store, new, lambda sid: snapshot_data(new, sid, "created"))
+    warnings.append(
+        f"No usable edge snapshot existed, so one was captured now at HEAD ({sha[:12]}) "
+        f"from the {capture.source} source in {time.monotonic() - started:.1f}s.")
+    return choose(ctx.store.conn, ctx.repo), False

@@ -1,0 +1,154 @@
+"""``warpline_impact_radius_get`` / ``blast_radius``: what depends on the changed entities.
+
+Downstream = dependents: callers and referrers, transitively, breadth-first up to
+``depth`` over the chosen snapshot's graph (``graph_query``). Filters (entity kinds, path
+prefixes) narrow what is listed, never the walk; ``edge_kinds`` narrows the walk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from warpline.graph.graph import Affected
+from warpline.models import ImpactRadiusEnvelope
+from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.envelope import envelope
+from warpline.service.graph_entities import EntityBook
+from warpline.service.graph_query import GraphView, open_graph
+from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.seeds import Seeds, collect, require_seed_arguments
+
+TOOL = "warpline_impact_radius_get"
+MAX_CHANGED_LISTED = 1000
+
+
+def impact_radius(params: Any, cwd: Path | None) -> dict[str, Any]:
+    require_seed_arguments(params)
+    with open_context(params.repo, cwd) as ctx:
+        report = catch_up(ctx)
+        warnings = behind_warning(ctx, report)
+        filters = params.filters
+        view = open_graph(ctx, filters.edge_kinds if filters else None, warnings)
+        seeds = collect(ctx, params, warnings, view.graph)
+        reached = view.reach(seeds.locators(), params.depth)
+        seed_set = set(seeds.locators())
+        affected = [(loc, hit) for loc, hit in reached.items() if loc not in seed_set]
+        affected = [(loc, hit) for loc, hit in affected if listed(view, loc, filters)]
+        affected = sort_affected(view, affected, params.sort_by, params.sort_order)
+        fingerprint = query_fingerprint(params.model_dump(mode="json"))
+        offset = decode_cursor(params.cursor, fingerprint)
+        page = affected[offset : offset + params.limit]
+        has_more = offset + params.limit < len(affected)
+        book = EntityBook(ctx, view.graph, seeds.items,
+                          view.choice.snapshot.source if view.choice else None)
+        shown = seeds.items[:MAX_CHANGED_LISTED]
+        book.prefetch([s.locator for s in shown] + [loc for loc, _ in page] +
+                      [x for _, hit in page for e in hit.via_edges
+                       for x in (e.source_locator, e.target_locator)])
+        warnings.extend(seed_warnings(view, seeds, len(shown)))
+        data = {
+            "completeness": view.completeness,
+            "staleness": view.staleness,
+            "changed": [{"entity": book.entity(s.locator),
+                         "in_snapshot": None if view.graph is None else s.locator in view.graph}
+                        for s in shown],
+            "affected": [{"entity": book.entity(loc), "depth": hit.depth,
+                          "seed": hit.via_edges[-1].target_locator,
+                          "via_edges": book.path_out(hit.via_edges)} for loc, hit in page],
+            "ingest": ingest_status(ctx, report),
+            "total": len(affected),
+            "page": {"limit": params.limit, "has_more": has_more,
+                     "next_cursor": encode_cursor(offset + params.limit, fingerprint)
+                     if has_more else None},
+        }
+        return envelope(
+            model=ImpactRadiusEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
+            filters=filters.model_dump(mode="json", exclude_none=True) if filters else {},
+            sort={"by": params.sort_by, "order": params.sort_order},
+            page={"limit": params.limit, "cursor": params.cursor}, warnings=warnings,
+            next_actions=follow_ups(ctx.root, params, view, "warpline_reverify_worklist_get"),
+            enrichment={"sei": book.sei_enrichment(), "edges": view.edges_enrichment},
+        )
+
+
+def listed(view: GraphView, locator: str, filters: Any,
+           fallback: tuple[str | None, str | None] = (None, None)) -> bool:
+    """Whether the entity passes the kind and path filters (never the walk)."""
+    if filters is None:
+        return True
+    node = view.graph.nodes[locator] if view.graph is not None and locator in view.graph \
+        else {}
+    kind = node.get("kind") or fallback[0]
+    path = node.get("path") or fallback[1] or ""
+    if filters.entity_kinds and kind not in filters.entity_kinds:
+        return False
+    if filters.paths:
+        prefixes = [p.replace("\\", "/").strip("/") for p in filters.paths]
+        if not any(path == p or path.startswith(p + "/") for p in prefixes):
+            return False
+    return True
+
+
+def sort_affected(view: GraphView, items: list[tuple[str, Affected]], sort_by: str,
+                  order: str) -> list[tuple[str, Affected]]:
+    nodes = view.graph.nodes if view.graph is not None else {}
+    ordered = sorted(items, key=lambda it: it[0])
+    if sort_by == "depth":
+        ordered.sort(key=lambda it: it[1].depth, reverse=order == "desc")
+    elif sort_by == "path":
+        ordered.sort(key=lambda it: nodes[it[0]].get("path") or "", reverse=order == "desc")
+    elif order == "desc":
+        ordered.reverse()
+    return ordered
+
+
+def seed_warnings(view: GraphView, seeds: Seeds, shown: int) -> list[str]:
+    warnings = []
+    if shown < len(seeds.items):
+        warnings.append(f"{len(seeds.items)} entities changed; `changed` lists the first "
+                        f"{shown} (all of them seeded the walk).")
+    if view.graph is not None:
+        missing = [s.locator for s in seeds.items
+                   if s.locator not in view.graph and not s.locator.startswith("core:file:")]
+        if missing:
+            warnings.append(
+                f"{len(missing)} changed entities are not in the edge snapshot (added after "
+                f"it, removed, or not Python; first: {missing[0]}): their dependents are "
+                "unknown, not absent.")
+    return warnings
+
+
+def seed_arguments(root: Path, params: Any) -> dict[str, Any]:
+    """The same question, for the sibling tool."""
+    arguments: dict[str, Any] = {"repo": str(root), "depth": params.depth}
+    if params.rev_range is not None:
+        arguments["rev_range"] = params.rev_range
+    if params.changed_refs:
+        arguments["changed_refs"] = [r if isinstance(r, str) else r.model_dump(mode="json")
+                                     for r in params.changed_refs][:200]
+    if params.changed_entity_key_ids:
+        arguments["changed_entity_key_ids"] = list(params.changed_entity_key_ids)[:200]
+    if params.include_worktree:
+        arguments["include_worktree"] = True
+    return arguments
+
+
+def follow_ups(root: Path, params: Any, view: GraphView, sibling: str) -> dict[str, Any]:
+    from warpline.registry import lookup
+
+    actions: dict[str, Any] = {}
+    tools = []
+    if view.graph is None and lookup("warpline_edge_snapshot_capture") is not None:
+        tools.append({"tool": "warpline_edge_snapshot_capture", "arguments": {"repo": str(root)},
+                      "why": "Capture the edge graph at HEAD, then ask again."})
+    if lookup(sibling) is not None:
+        why = ("List what to re-verify, with the tests that reach it."
+               if sibling == "warpline_reverify_worklist_get"
+               else "See the dependents as a plain impact list.")
+        tools.append({"tool": sibling, "arguments": seed_arguments(root, params), "why": why})
+    if tools:
+        actions["tools"] = tools
+    if view.commands:
+        actions["commands"] = list(view.commands)
+    return actions

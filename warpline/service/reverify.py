@@ -1,0 +1,231 @@
+"""``warpline_reverify_worklist_get`` / ``reverify``: what to recheck before saying done.
+
+Changed entities first (``reason: changed``, depth 0), then their dependents
+(``reason: downstream``) with the ``why`` path from the seed outward. Per item: the
+tests that reach it (``suggest``), its recorded-verification freshness
+(``freshness``), and, with ``include_federation``, its linked work and priority (``work``).
+
+``group_by``: ``entity`` (default) lists one item per entity, changed first;
+``reason`` does the same and names the two groups; ``file`` keeps each file's items
+together (files in the order of their first item); ``none`` is one flat list ordered by
+the sort key alone (changed and downstream interleave).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from warpline.graph.graph import Affected
+from warpline.models import ReverifyWorklistEnvelope
+from warpline.service import freshness, suggest
+from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.envelope import envelope
+from warpline.service.graph_entities import EntityBook
+from warpline.service.graph_query import GraphView, open_graph
+from warpline.service.impact import follow_ups, listed, seed_warnings
+from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.seeds import Seed, collect, require_seed_arguments
+
+TOOL = "warpline_reverify_worklist_get"
+MAX_WORK_ITEMS = 500
+MAX_SUGGEST_ITEMS = 2000
+_PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3, "P4": 4, "unknown": 5}
+
+
+@dataclass(slots=True)
+class Item:
+    locator: str
+    reason: str
+    depth: int
+    seed: Seed | None = None
+    hit: Affected | None = None
+    kind: str | None = None
+    path: str | None = None
+    priority: str = "unknown"
+    links: list[dict[str, Any]] = field(default_factory=list)
+    verification: dict[str, Any] = field(default_factory=dict)
+    group: str | None = None
+
+
+def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
+    require_seed_arguments(params)
+    with open_context(params.repo, cwd) as ctx:
+        report = catch_up(ctx)
+        warnings = behind_warning(ctx, report)
+        filters = params.filters
+        view = open_graph(ctx, filters.edge_kinds if filters else None, warnings)
+        seeds = collect(ctx, params, warnings, view.graph)
+        warnings.extend(seed_warnings(view, seeds, len(seeds.items)))
+        items = _items(view, seeds.items, params.depth)
+        items = [i for i in items if listed(view, i.locator, filters, (i.kind, i.path))]
+        if filters is not None and filters.reasons:
+            items = [i for i in items if i.reason in filters.reasons]
+        book = EntityBook(ctx, view.graph, seeds.items,
+                          view.choice.snapshot.source if view.choice else None)
+        book.prefetch(i.locator for i in items)
+        _verify(ctx, book, items, params.verified_kinds)
+        if filters is not None and filters.verification_states:
+            items = [i for i in items if i.verification["state"] in filters.verification_states]
+        work_state = "unavailable"
+        filigree: list[dict[str, Any]] = []
+        if params.include_federation:
+            work_state, filigree = _work(ctx, book, items, warnings)
+        groups = _order(items, params.sort_by, params.sort_order, params.group_by)
+        fingerprint = query_fingerprint(params.model_dump(mode="json"))
+        offset = decode_cursor(params.cursor, fingerprint)
+        page = items[offset : offset + params.limit]
+        has_more = offset + params.limit < len(items)
+        targets = [i.locator for i in items[:MAX_SUGGEST_ITEMS]] + [i.locator for i in page]
+        labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
+        per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
+                    for loc in dict.fromkeys(targets)}
+        if len(items) > MAX_SUGGEST_ITEMS:
+            warnings.append(f"The worklist has {len(items)} items; the test command covers "
+                            f"the tests of the first {MAX_SUGGEST_ITEMS}.")
+        data = {
+            "completeness": view.completeness,
+            "staleness": view.staleness,
+            "items": [_wire(book, item, per_item[item.locator]) for item in page],
+            "groups": groups,
+            "verification_summary": freshness.summarise([i.verification for i in items]),
+            "ingest": ingest_status(ctx, report),
+            "total": len(items),
+            "page": {"limit": params.limit, "has_more": has_more,
+                     "next_cursor": encode_cursor(offset + params.limit, fingerprint)
+                     if has_more else None},
+        }
+        actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
+        command = suggest.union_command(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS])
+        if command is not None:
+            actions["commands"] = [command, *actions.get("commands", [])]
+        if filigree:
+            actions["filigree"] = filigree
+        return envelope(
+            model=ReverifyWorklistEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
+            filters=filters.model_dump(mode="json", exclude_none=True) if filters else {},
+            sort={"by": params.sort_by, "order": params.sort_order},
+            page={"limit": params.limit, "cursor": params.cursor}, warnings=warnings,
+            next_actions=actions,
+            enrichment={"sei": book.sei_enrichment(), "edges": view.edges_enrichment,
+                        "work": work_state},
+        )
+
+
+def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:
+    # The raw node-attribute dict: one lookup per item, without a view object each time.
+    nodes: dict[str, dict[str, Any]] = view.graph._node if view.graph is not None else {}
+    by_locator = {s.locator: s for s in seeds}
+    items = []
+    for seed in seeds:
+        node = nodes[seed.locator] if seed.locator in nodes else {}
+        items.append(Item(seed.locator, "changed", 0, seed=seed,
+                          kind=node.get("kind") or seed.kind, path=node.get("path") or seed.path))
+    for locator, hit in view.reach(list(by_locator), depth).items():
+        if locator in by_locator:
+            continue
+        origin = by_locator[hit.via_edges[-1].target_locator]
+        items.append(Item(locator, "downstream", hit.depth, seed=origin, hit=hit,
+                          kind=nodes[locator].get("kind"), path=nodes[locator].get("path")))
+    return items
+
+
+def _latest_changes(conn: sqlite3.Connection, lineages: Iterable[int]) -> dict[int, str]:
+    """The newest commit in which each lineage (an entity across renames) changed."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_lineages (lineage INTEGER PRIMARY KEY)")
+    conn.execute("DELETE FROM q_lineages")
+    conn.executemany("INSERT OR IGNORE INTO q_lineages (lineage) VALUES (?)",
+                     ((x,) for x in lineages))
+    # SQLite takes the bare columns from the row holding max(): the newest change.
+    return {int(lineage): str(sha) for lineage, sha, _ in conn.execute(
+        "SELECT e.lineage, c.sha, max(ce.changed_at * 1000000000 + c.id) FROM change_events ce "
+        "JOIN entities e ON e.id = ce.entity_id JOIN commits c ON c.id = ce.commit_id "
+        "WHERE e.lineage IN (SELECT lineage FROM q_lineages) GROUP BY e.lineage")}
+
+
+def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None) -> None:
+    lineages = {x for x in (book.lineage(i.locator) for i in items) if x is not None}
+    latest = _latest_changes(ctx.store.conn, lineages)
+
+    def change_of(locator: str) -> str | None:
+        lineage = book.lineage(locator)
+        return latest.get(lineage) if lineage is not None else None
+
+    queries: list[tuple[str | None, str | None]] = []
+    for item in items:
+        seed = item.seed
+        if seed is not None and seed.uncommitted:
+            queries.append((None, None))  # no recorded verification can cover it
+        elif item.reason == "changed":
+            queries.append((change_of(item.locator), None))
+        else:
+            seed_change = change_of(seed.locator) if seed is not None else None
+            own = change_of(item.locator)
+            queries.append((own, seed_change) if own is not None else (seed_change, None))
+    for item, state in zip(items, freshness.verification_states(ctx, queries, kinds),
+                           strict=True):
+        item.verification = state
+
+
+def _work(ctx: Any, book: EntityBook, items: list[Item],
+          warnings: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    from warpline.service.work import enrich_work
+
+    first = sorted(items, key=lambda i: (i.reason != "changed", i.depth, i.locator))
+    first = first[:MAX_WORK_ITEMS]
+    if len(items) > MAX_WORK_ITEMS:
+        warnings.append(f"Work links were looked up for the first {MAX_WORK_ITEMS} of "
+                        f"{len(items)} items (changed first, then nearest); the rest show "
+                        "priority unknown.")
+    work = enrich_work(ctx, [book.sei(i.locator) for i in first])
+    warnings.extend(work.warnings)
+    for item, links, priority in zip(first, work.links, work.priorities, strict=True):
+        item.links, item.priority = links, priority
+    return work.state, work.filigree_actions
+
+
+def _order(items: list[Item], sort_by: str, order: str, group_by: str) -> list[dict[str, Any]]:
+    """Sort ``items`` in place; return ``groups``."""
+    key = {
+        "depth": lambda i: i.depth,
+        "priority": lambda i: _PRIORITY_RANK.get(i.priority, 5),
+        "locator": lambda i: i.locator,
+        "path": lambda i: i.path or "",
+    }[sort_by]
+    items.sort(key=lambda i: (i.depth, i.locator))
+    items.sort(key=key, reverse=order == "desc")
+    if group_by != "none":
+        items.sort(key=lambda i: i.reason != "changed")
+    if group_by == "file":
+        first_seen: dict[str, int] = {}
+        for index, item in enumerate(items):
+            item.group = item.path or "(unknown)"
+            first_seen.setdefault(item.group, index)
+        items.sort(key=lambda i: first_seen[i.group or ""])
+    elif group_by == "reason":
+        for item in items:
+            item.group = item.reason
+    counts: dict[str, int] = {}
+    for item in items:
+        if item.group is not None:
+            counts[item.group] = counts.get(item.group, 0) + 1
+    return [{"key": k, "count": n} for k, n in counts.items()]
+
+
+def _wire(book: EntityBook, item: Item, suggested: list[dict[str, Any]]) -> dict[str, Any]:
+    hit = item.hit
+    return {
+        "entity": book.entity(item.locator),
+        "priority": item.priority,
+        "reason": item.reason,
+        "depth": item.depth,
+        "seed": hit.via_edges[-1].target_locator if hit is not None else None,
+        "why": book.path_out(hit.via_edges) if hit is not None else [],
+        "suggested_verification": suggested,
+        "enrichment": {"work": item.links, "risk": [], "governance": [], "requirements": []},
+        "verification": item.verification,
+        "group": item.group,
+    }

@@ -1,0 +1,228 @@
+"""Seeds of an impact query: what changed.
+
+The union of ``changed_entity_key_ids``, the resolved ``changed_refs``, the change events
+of ``rev_range`` (the ``change_list`` machinery: the range is parsed, commits off HEAD's
+history are ingested on demand) and, with ``include_worktree``, the uncommitted changes.
+
+Refs resolve through the store's one resolver first; a ref the store has never seen
+change (a locator, qualname, path or SEI of untouched code) is looked up in the snapshot
+graph, so "what depends on X" works for any X the graph knows. A ref that names nothing
+is not an error: it is counted and warned about.
+
+A Python file's ``core:file:`` seed is folded into the file's own entity seeds when there
+are any (the file event only restates them); other files' seeds stay.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
+from typing import Any
+
+import networkx as nx
+
+from warpline.errors import MissingRequiredField
+from warpline.git.attribution import worktree_changes
+from warpline.git.locators import is_python_path
+from warpline.service.capture_scope import parse_changed_refs
+from warpline.service.context import RepoContext
+from warpline.service.resolve import EntityRow, Ref, entities_by_ids, resolve
+from warpline.service.sei import backfill_seis
+
+_CHUNK = 900
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    locator: str
+    kind: str | None
+    path: str | None
+    key_id: int | None
+    sei: str | None
+    lineage: int | None
+    uncommitted: bool = False
+
+
+@dataclass(slots=True)
+class Seeds:
+    items: list[Seed] = field(default_factory=list)
+    unresolved_refs: list[str] = field(default_factory=list)
+    unknown_key_ids: list[int] = field(default_factory=list)
+    range: dict[str, Any] | None = None
+
+    def locators(self) -> list[str]:
+        return [s.locator for s in self.items]
+
+
+def require_seed_arguments(params: Any) -> None:
+    if (params.rev_range is None and params.changed_refs is None
+            and params.changed_entity_key_ids is None and not params.include_worktree):
+        raise MissingRequiredField(
+            "Say what changed: pass `rev_range` (e.g. HEAD~1..HEAD), `changed_refs`, "
+            "`changed_entity_key_ids` or `include_worktree: true`.", field="rev_range")
+
+
+def _seed(row: EntityRow) -> Seed:
+    return Seed(row.locator, row.kind, row.path, row.id, row.sei, row.lineage)
+
+
+def collect(ctx: RepoContext, params: Any, warnings: list[str],
+            graph: nx.DiGraph | None) -> Seeds:
+    out = Seeds()
+    found: dict[str, Seed] = {}
+
+    def add(seed: Seed) -> None:
+        previous = found.get(seed.locator)
+        if previous is None:
+            found[seed.locator] = seed
+        elif seed.uncommitted and not previous.uncommitted:
+            found[seed.locator] = replace(previous, uncommitted=True)
+
+    conn = ctx.store.conn
+    ids = list(params.changed_entity_key_ids or [])
+    rows = entities_by_ids(conn, ids)
+    out.unknown_key_ids = [i for i in ids if i not in rows]
+    for key_id in ids:
+        if key_id in rows:
+            add(_seed(rows[key_id]))
+    refs = parse_changed_refs(params.changed_refs)
+    if refs:
+        for seed in _from_refs(ctx, refs, graph, out):
+            add(seed)
+    if params.rev_range is not None:
+        for seed in _from_range(ctx, params.rev_range, warnings, out):
+            add(seed)
+    if params.include_worktree:
+        for seed in _from_worktree(ctx):
+            add(seed)
+    out.items = _fold_files(sorted(found.values(), key=lambda s: s.locator))
+    if out.unresolved_refs:
+        warnings.append(f"{len(out.unresolved_refs)} changed_refs name no known entity "
+                        f"(first: {out.unresolved_refs[0]!r}); they seed nothing.")
+    if out.unknown_key_ids:
+        warnings.append(f"{len(out.unknown_key_ids)} changed_entity_key_ids name no entity "
+                        f"(first: {out.unknown_key_ids[0]}); they seed nothing.")
+    return out
+
+
+def _from_refs(ctx: RepoContext, refs: list[Ref], graph: nx.DiGraph | None,
+               out: Seeds) -> list[Seed]:
+    sei_locators = backfill_seis(ctx, refs)
+    resolved = resolve(ctx.store.conn, refs)
+    index = _GraphIndex(graph)
+    seeds: list[Seed] = []
+    for ref, rows in zip(refs, resolved, strict=True):
+        if rows:
+            seeds.extend(_seed(row) for row in rows)
+            continue
+        hits = index.hits(ref, sei_locators)
+        if not hits:
+            out.unresolved_refs.append(ref.value)
+        seeds.extend(hits)
+    return seeds
+
+
+class _GraphIndex:
+    """Lookups of refs the store does not know, in the snapshot graph (indexes built once,
+    on first need)."""
+
+    def __init__(self, graph: nx.DiGraph | None) -> None:
+        self.graph = graph
+        self._by_path: dict[str, list[str]] | None = None
+        self._by_sei: dict[str, str] | None = None
+
+    def _build(self) -> None:
+        self._by_path, self._by_sei = {}, {}
+        if self.graph is None:
+            return
+        for name, attrs in self.graph.nodes.items():
+            self._by_path.setdefault(attrs.get("path") or "", []).append(name)
+            if attrs.get("sei"):
+                self._by_sei[attrs["sei"]] = name
+
+    def hits(self, ref: Ref, sei_locators: dict[str, str]) -> list[Seed]:
+        if self._by_path is None or self._by_sei is None:
+            self._build()
+        assert self._by_path is not None and self._by_sei is not None
+        if ref.kind == "locator":
+            names = [ref.value]
+        elif ref.kind == "qualname":
+            names = [f"python:{k}:{ref.value}" for k in ("function", "class", "module")]
+        elif ref.kind == "path":
+            names = sorted(self._by_path.get(ref.value, []))
+        elif ref.kind == "sei":
+            found = self._by_sei.get(ref.value) or sei_locators.get(ref.value)
+            names = [found] if found else []
+        else:
+            names = []
+        nodes = self.graph.nodes if self.graph is not None else {}
+        hits = []
+        for name in names:
+            attrs = nodes[name] if name in nodes else None
+            if attrs is None and ref.kind != "sei":
+                continue  # only an SEI loomweave binds may name code outside the graph
+            hits.append(Seed(name, attrs.get("kind") if attrs else None,
+                             attrs.get("path") if attrs else None, None,
+                             attrs.get("sei") if attrs else ref.value, None))
+        return hits
+
+
+def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
+                out: Seeds) -> list[Seed]:
+    from warpline.service.changed import _range_commits
+
+    query = SimpleNamespace(rev_range=rev_range, base_ref=None, head_ref=None)
+    shas, info = _range_commits(ctx, query, warnings)
+    out.range = info
+    return [_seed(row) for row in changed_in(ctx.store.conn, shas or [])]
+
+
+def changed_in(conn: sqlite3.Connection, shas: Iterable[str]) -> list[EntityRow]:
+    """The distinct entities that changed in the commits ``shas``."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_seed_commits (sha TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM q_seed_commits")
+    conn.executemany("INSERT OR IGNORE INTO q_seed_commits (sha) VALUES (?)",
+                     ((s,) for s in shas))
+    rows = conn.execute(
+        "SELECT DISTINCT e.id, e.locator, e.kind, e.path, e.sei, e.lineage "
+        "FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
+        "JOIN commits c ON c.id = ce.commit_id "
+        "WHERE c.sha IN (SELECT sha FROM q_seed_commits) ORDER BY e.locator").fetchall()
+    return [EntityRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], int(r[5]))
+            for r in rows]
+
+
+def _from_worktree(ctx: RepoContext) -> list[Seed]:
+    if ctx.repo.head_is_unborn and not ctx.repo.status():
+        return []
+    changes = worktree_changes(ctx.repo)
+    known = rows_by_locator(ctx.store.conn, [c.locator for c in changes])
+    seeds = []
+    for change in changes:
+        row = known.get(change.locator)
+        seeds.append(Seed(change.locator, change.kind, change.path,
+                          row.id if row else None, row.sei if row else None,
+                          row.lineage if row else None, uncommitted=True))
+    return seeds
+
+
+def rows_by_locator(conn: sqlite3.Connection, locators: Iterable[str]) -> dict[str, EntityRow]:
+    wanted = sorted(set(locators))
+    out: dict[str, EntityRow] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for r in conn.execute("SELECT id, locator, kind, path, sei, lineage FROM entities "
+                              f"WHERE locator IN ({marks})", chunk):
+            out[str(r[1])] = EntityRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4],
+                                       int(r[5]))
+    return out
+
+
+def _fold_files(seeds: list[Seed]) -> list[Seed]:
+    covered = {s.path for s in seeds if s.kind != "file" and s.path}
+    return [s for s in seeds
+            if not (s.kind == "file" and s.path and is_python_path(s.path)
+                    and s.path in covered)]

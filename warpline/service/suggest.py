@@ -1,0 +1,163 @@
+"""Derived ``suggested_verification``: the tests whose call paths reach an item.
+
+A *test* is a pytest-collectable function in a test file (``test_*.py``, ``*_test.py``,
+or any file under a ``tests/`` directory): a function named ``test*`` at module level or
+in classes named ``Test*`` (nested functions are not collectable). Its command is
+``pytest <path>::<Class>::<name>``, run from the repository root.
+
+For each item, the nearest ``PER_ITEM`` tests from which the item is reachable along graph
+edges (a test calls ... calls/references the item), at most ``MAX_HOPS`` edges away,
+nearest first. Computed for all items at once: one reverse walk marks the region that can
+reach any item, then a breadth-first walk from every test in the region forward keeps, per
+node, the first ``PER_ITEM`` distinct tests to arrive: those are its nearest (a node's
+k-th nearest test reaches it through a predecessor for which that test is among the
+k nearest too), so the work is bounded by ``PER_ITEM`` x edges in the region.
+
+When no test reaches an item, an ``inspection`` entry names the callers to read.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+import networkx as nx
+
+from warpline.git.locators import dotted_module
+
+MAX_HOPS = 6
+PER_ITEM = 5
+MAX_CALLERS = 10
+MAX_UNION_IDS = 60
+_FUNCTION = "python:function:"
+
+
+def is_test_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    if not name.endswith(".py"):
+        return False
+    return (name.startswith("test_") or name.endswith("_test.py")
+            or "tests" in path.split("/")[:-1])
+
+
+@lru_cache(maxsize=65536)
+def pytest_id(locator: str, path: str | None) -> str | None:
+    """``tests/test_a.py::TestA::test_x`` for a collectable test function, else None."""
+    if not locator.startswith(_FUNCTION) or not path or not is_test_file(path):
+        return None
+    dotted = dotted_module(path)
+    if dotted is None or not locator.startswith(f"{_FUNCTION}{dotted}."):
+        return None
+    parts = locator[len(_FUNCTION) + len(dotted) + 1 :].split(".")
+    if "<locals>" in parts or not parts[-1].startswith("test"):
+        return None
+    if any(not cls.startswith("Test") for cls in parts[:-1]):
+        return None
+    return "::".join([path, *parts])
+
+
+def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[tuple[str, int]]]:
+    """For each target in the graph: up to ``PER_ITEM`` (test locator, hops), nearest first."""
+    # The raw adjacency dicts: the public views cost a wrapper object per lookup, and this
+    # walk touches every edge of the region once per label.
+    pred: dict[str, dict[str, Any]] = graph._pred
+    succ: dict[str, dict[str, Any]] = graph._succ
+    attrs: dict[str, dict[str, Any]] = graph._node
+    wanted = [t for t in dict.fromkeys(targets) if t in pred]
+    region: set[str] = set(wanted)
+    frontier = list(region)
+    for _ in range(MAX_HOPS):
+        step = []
+        for node in frontier:
+            for caller in pred[node]:
+                if caller not in region:
+                    region.add(caller)
+                    step.append(caller)
+        frontier = step
+    tests = sorted(n for n in region if pytest_id(n, attrs[n].get("path")) is not None)
+    # node -> {test: hops}, in arrival order (so nearest first: waves go hop by hop).
+    labels: dict[str, dict[str, int]] = {t: {t: 0} for t in tests}
+    wave = [(t, t) for t in tests]
+    for hop in range(1, MAX_HOPS + 1):
+        if all(len(labels.get(t, ())) >= PER_ITEM for t in wanted):
+            break  # every target has its nearest tests: farther waves cannot change them
+        following = []
+        for node, test in wave:
+            for callee in succ[node]:
+                if callee not in region:
+                    continue
+                seen = labels.get(callee)
+                if seen is None:
+                    labels[callee] = {test: hop}
+                elif len(seen) < PER_ITEM and test not in seen:
+                    seen[test] = hop
+                else:
+                    continue
+                following.append((callee, test))
+        wave = following
+    return {t: list(labels[t].items()) for t in wanted if t in labels}
+
+
+def suggestions(graph: nx.DiGraph | None, locator: str,
+                tests: Sequence[tuple[str, int]]) -> list[dict[str, Any]]:
+    """The item's suggested_verification entries."""
+    out: list[dict[str, Any]] = []
+    for test, hops in tests:
+        node_id = pytest_id(test, graph.nodes[test].get("path")) if graph is not None else None
+        if node_id is None:
+            continue
+        out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}", "test": test,
+                    "distance": hops, "callers": [],
+                    "why": "This is the test itself." if hops == 0 else
+                    f"This test reaches it through {hops} call/reference edge(s)."})
+    if out:
+        return out
+    return [inspection(graph, locator)]
+
+
+def inspection(graph: nx.DiGraph | None, locator: str) -> dict[str, Any]:
+    if graph is None:
+        why = "No edge snapshot: no test could be traced to it. Read the change itself."
+        callers: list[str] = []
+    elif locator not in graph:
+        why = ("It is not in the edge snapshot (added after it, removed, or not Python): "
+               "read the change itself.")
+        callers = []
+    else:
+        callers = sorted(graph.pred[locator])[:MAX_CALLERS]
+        why = (f"No test reaches it within {MAX_HOPS} edges; read its callers."
+               if callers else
+               f"No test reaches it within {MAX_HOPS} edges and nothing calls or references "
+               "it; read the change itself.")
+    return {"kind": "inspection", "command": None, "test": None, "distance": None,
+            "callers": callers, "why": why}
+
+
+def _node_id(command: str) -> str:
+    rest = command.removeprefix("pytest ")
+    return shlex.split(rest)[0] if rest.startswith("'") else rest
+
+
+def union_command(per_item: Iterable[list[dict[str, Any]]]) -> dict[str, str] | None:
+    """One command running the union of the suggested tests (nearest first)."""
+    ranked: dict[str, int] = {}
+    for entries in per_item:
+        for entry in entries:
+            if entry["kind"] != "test":
+                continue
+            node_id = _node_id(entry["command"])
+            hops = entry["distance"] or 0
+            ranked[node_id] = min(ranked.get(node_id, hops), hops)
+    if not ranked:
+        return None
+    ids = sorted(ranked, key=lambda node_id: (ranked[node_id], node_id))
+    why = f"Runs the {len(ids)} tests that reach the worklist's items."
+    if len(ids) > MAX_UNION_IDS:
+        files = sorted({node_id.split("::", 1)[0] for node_id in ids})
+        ids = files[:MAX_UNION_IDS]
+        why = (f"Runs the {len(files)} test files holding the {len(ranked)} tests that reach "
+               "the worklist's items" + (f" (first {MAX_UNION_IDS} files)."
+                                         if len(files) > MAX_UNION_IDS else "."))
+    return {"command": "pytest " + " ".join(shlex.quote(i) for i in ids), "why": why}

@@ -1,0 +1,39 @@
+"""The read-only store probe (``warpline.store.probe``) plus the snapshot a graph query
+would use, chosen exactly as the query tools choose it (``service.snapshot_choice``).
+
+The chooser's module pulls in the graph and model layers (several hundred milliseconds of
+imports), so it is imported only when the store holds a snapshot to choose from:
+``session-context`` stays quick in a repository without one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from warpline.store.probe import StoreProbe, probe_store
+
+if TYPE_CHECKING:
+    from warpline.service.snapshot_choice import Choice
+
+
+def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice | None]:
+    """Never raises for a broken store (the probe reports it)."""
+    chosen: list[Choice] = []
+
+    def pick(conn: sqlite3.Connection, handle: pygit2.Repository) -> str | None:
+        if conn.execute("SELECT 1 FROM snapshots LIMIT 1").fetchone() is None:
+            return None
+        from warpline.service.snapshot_choice import choose
+
+        choice = choose(conn, handle)
+        if choice is None:
+            return None
+        chosen.append(choice)
+        return choice.snapshot.commit_sha
+
+    found = probe_store(root, repo, pick)
+    return found, (chosen[0] if chosen and found.status == "ok" else None)

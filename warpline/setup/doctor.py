@@ -1,0 +1,232 @@
+"""``warpline doctor``: does warpline actually work in this repository?
+
+Each check exercises the thing, not just the file: the hooks' executable is run
+(``--version``), ``warpline-mcp`` is spawned and asked ``initialize`` + ``tools/list``, the
+store is opened read-only and its schema compared with what this build serves. loomweave and
+filigree are optional peers: they are reported, never fail the verdict. ``--fix`` repairs
+what it can (hooks and the MCP entry through install, a corrupt store moved aside, a
+backfill) and checks again.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sqlite3
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from warpline.service.context import open_repo_only
+from warpline.setup import hooks, ingest_log, mcp_config, peers
+from warpline.setup._check import Check
+from warpline.setup._files import Action
+from warpline.setup._probe import probe as probe_store
+from warpline.setup.install import install, run_backfill
+from warpline.setup.local_state import read_config
+from warpline.store.db import store_path
+from warpline.store.migrations import SCHEMA_VERSION
+from warpline.store.probe import StoreProbe, open_read_only
+
+_HANDSHAKE_TIMEOUT_S = 30.0
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    repo: Path
+    checks: list[Check] = field(default_factory=list)
+    fixed: list[Action] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(c.required and c.status == "fail" for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"repo": str(self.repo), "ok": self.ok,
+                "checks": [c.to_dict() for c in self.checks],
+                "fixed": [a.to_dict() for a in self.fixed]}
+
+
+def run_doctor(repo: str, cwd: Path | None = None, *, fix: bool = False) -> DoctorReport:
+    root, handle = open_repo_only(repo, cwd)
+    report = DoctorReport(root, _checks(root, handle))
+    if fix and any(c.repair and c.status in ("fail", "warn") for c in report.checks):
+        report.fixed = _repair(root, report.checks)
+        report.checks = _checks(root, handle)
+    return report
+
+
+def _checks(root: Path, handle: pygit2.Repository) -> list[Check]:
+    config = read_config(root)
+    installed = set(config.get("components", [])) if config else {"hooks", "mcp"}
+    probe, _ = probe_store(root, handle)
+    return [
+        _hooks(root) if "hooks" in installed else _not_installed("hooks", "--hooks"),
+        _mcp(root) if "mcp" in installed else _not_installed("mcp", "--mcp"),
+        _store(root, probe),
+        _behind(root, probe),
+        _failures(root, probe),
+        peers.loomweave_check(root),
+        peers.filigree_check(root),
+    ]
+
+
+def _not_installed(name: str, flag: str) -> Check:
+    return Check(name, "skipped", False, f"not installed here (`warpline install {flag}` adds "
+                 "it)")
+
+
+def _install_fix(root: Path) -> str:
+    return f"warpline doctor --fix --repo {shlex.quote(str(root))}"
+
+
+def _hooks(root: Path) -> Check:
+    paths = hooks.git_paths(root)
+    states = [hooks.inspect_hook(paths.hooks_dir, name) for name in hooks.HOOK_NAMES]
+    broken = [s for s in states if not s.healthy]
+    if broken:
+        return Check("hooks", "fail", True, "; ".join(_hook_problem(s) for s in broken),
+                     _install_fix(root), "hooks")
+    commands = {tuple(s.command) for s in states}
+    versions = [_version(list(c)) for c in commands]
+    bad = [v for v in versions if not v.startswith("warpline")]
+    if bad:
+        return Check("hooks", "fail", True, f"the hooks' executable does not run: {bad[0]}",
+                     _install_fix(root), "hooks")
+    chained = [s.name for s in states if s.chained]
+    return Check("hooks", "ok", True,
+                 f"{', '.join(s.name for s in states)} in {paths.hooks_dir}, calling "
+                 f"{states[0].command[0]} ({', '.join(sorted(set(versions)))})"
+                 + (f"; chaining the earlier {', '.join(chained)}" if chained else ""))
+
+
+def _hook_problem(state: hooks.HookState) -> str:
+    if not state.present:
+        return f"{state.name} is missing ({state.path})"
+    if not state.ours:
+        return f"{state.name} belongs to another tool ({state.path})"
+    if not state.executable:
+        return f"{state.name} is not executable, so git skips it"
+    return f"{state.name} calls {state.command[0] if state.command else '?'}, which is missing"
+
+
+def _version(command: list[str]) -> str:
+    try:
+        done = subprocess.run([*command, "--version"], capture_output=True, text=True,
+                              timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{command[0]}: {exc}"
+    text = (done.stdout or done.stderr).strip()
+    return text if done.returncode == 0 else f"{command[0]} exited {done.returncode}: {text}"
+
+
+def _mcp(root: Path) -> Check:
+    from warpline.cli.smoke import McpProcess, initialize
+
+    command = mcp_config.registered_command(root)
+    if command is None:
+        return Check("mcp", "fail", True, f"no `{mcp_config.SERVER_NAME}` server in "
+                     f"{root / mcp_config.MCP_FILE}", _install_fix(root), "mcp")
+    started = time.perf_counter()
+    try:
+        with McpProcess(command, cwd=root, timeout=_HANDSHAKE_TIMEOUT_S) as server:
+            reply = initialize(server).get("result", {})
+            tools = server.request("tools/list").get("result", {}).get("tools", [])
+    except (OSError, TimeoutError, EOFError, ValueError) as exc:
+        return Check("mcp", "fail", True, f"{shlex.join(command)} does not answer a handshake: "
+                     f"{type(exc).__name__}: {exc}", _install_fix(root), "mcp")
+    name = reply.get("serverInfo", {}).get("name")
+    if name != "warpline" or not tools:
+        return Check("mcp", "fail", True, f"{command[0]} answered as {name!r} with "
+                     f"{len(tools)} tools", _install_fix(root), "mcp")
+    return Check("mcp", "ok", True, f"{command[0]} answers: {len(tools)} tool names, protocol "
+                 f"{reply.get('protocolVersion')}, "
+                 f"{(time.perf_counter() - started) * 1000:.0f} ms")
+
+
+def _store(root: Path, probe: StoreProbe) -> Check:
+    backfill = f"warpline backfill --repo {shlex.quote(str(root))}"
+    if probe.status == "store_absent":
+        return Check("store", "fail", True, f"no store at {probe.path}", backfill, "backfill")
+    if probe.status == "schema_ahead":
+        return Check("store", "fail", True, f"schema {probe.schema_version} was written by a "
+                     f"newer warpline; this build serves up to {SCHEMA_VERSION}",
+                     "pip install -U warpline")
+    if probe.status != "ok":
+        return Check("store", "fail", True, f"{probe.path} cannot be read ({probe.reason})",
+                     _install_fix(root) + "  (moves it aside and rebuilds it from git)", "store")
+    version = probe.schema_version
+    note = "" if version == SCHEMA_VERSION else f", migrates to {SCHEMA_VERSION} on next write"
+    return Check("store", "ok", True, f"schema {version}{note}; {probe.change_event_count} "
+                 "change events")
+
+
+def _behind(root: Path, probe: StoreProbe) -> Check:
+    if probe.status != "ok" or probe.commits_behind_head is None:
+        return Check("behind", "skipped", False, "unknown until the store can be read")
+    behind = probe.commits_behind_head
+    if behind == 0:
+        return Check("behind", "ok", False, "up to date with HEAD")
+    count = f"at least {behind}" if probe.behind_is_lower_bound else str(behind)
+    return Check("behind", "warn", False, f"{count} commits behind HEAD (the hooks or the next "
+                 "read catch up)", f"warpline backfill --repo {shlex.quote(str(root))}",
+                 "backfill")
+
+
+def _failures(root: Path, probe: StoreProbe) -> Check:
+    unresolved: list[tuple[str, str]] = []
+    if probe.status == "ok":
+        try:
+            with open_read_only(probe.path) as conn:
+                unresolved = [(str(r[0]), str(r[1])) for r in conn.execute(
+                    "SELECT f.sha, f.error FROM ingest_failures f WHERE NOT EXISTS "
+                    "(SELECT 1 FROM commits c WHERE c.sha = f.sha) GROUP BY f.sha "
+                    "ORDER BY max(f.failed_at) DESC LIMIT 20")]
+        except sqlite3.Error as exc:
+            unresolved = [("?" * 12, f"the failures table cannot be read: {exc}")]
+    records = ingest_log.recent(root)
+    last = records[-1] if records else None
+    fix = _install_fix(root) + "  (retries the ingest)"
+    if unresolved:
+        sha, error = unresolved[0]
+        return Check("ingest", "fail", True, f"{len(unresolved)} commit(s) could not be "
+                     f"ingested; latest {sha[:12]}: {error}", fix, "backfill")
+    if last is not None and not last.get("ok"):
+        return Check("ingest", "fail", True, f"the last unattended ingest ({last.get('hook')}, "
+                     f"{last.get('at')}) failed: {last.get('error')}", fix, "backfill")
+    if last is None:
+        return Check("ingest", "ok", True, "no unattended ingest has run yet")
+    failed = sum(1 for r in records if not r.get("ok"))
+    return Check("ingest", "ok", True, f"last unattended ingest ({last.get('hook')}) at "
+                 f"{last.get('at')} succeeded" + (f"; {failed} earlier failure(s) since "
+                                                  "resolved" if failed else ""))
+
+
+def _repair(root: Path, checks: list[Check]) -> list[Action]:
+    needed = {c.repair for c in checks if c.repair and c.status in ("fail", "warn")}
+    actions: list[Action] = []
+    components = [name for name in ("hooks", "mcp") if name in needed]
+    if components:
+        actions.extend(install(str(root), components=components, backfill=False).actions)
+    if "store" in needed:
+        actions.append(_move_aside(store_path(root)))
+        needed.add("backfill")
+    if "backfill" in needed:
+        actions.append(run_backfill(root, source="doctor --fix"))
+    return actions
+
+
+def _move_aside(path: Path) -> Action:
+    """A store that cannot be read is rebuilt from git; keep the old bytes for a post-mortem."""
+    suffix = f".broken-{int(time.time())}"
+    moved: list[str] = []
+    for sidecar in ("", "-wal", "-shm"):
+        source = path.with_name(path.name + sidecar)
+        if source.exists():
+            source.rename(source.with_name(source.name + suffix))
+            moved.append(source.name)
+    return Action("store", str(path), "updated", f"moved {', '.join(moved)} aside ({suffix})")
+

@@ -1,0 +1,139 @@
+"""Reading a store without touching it: the ``project_status`` probe's half of the store.
+
+``Store.open`` creates and migrates; this module never does. It opens
+``.weft/warpline/warpline.db`` through a ``file:…?mode=ro`` URI, so SQLite refuses every
+write to the database file. It is *not* ``immutable=1``: that would skip the WAL and miss
+committed transactions that are not checkpointed yet. A read-only connection to a WAL
+database may create the ``-shm``/``-wal`` sidecars, which are coordination files, not
+store content (the directory's ``.gitignore`` covers them); ``warpline.db`` keeps its bytes.
+
+Every ``sqlite3.Error`` here becomes ``store_unreadable`` with the reason, at this seam.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import pygit2
+
+from warpline.errors import InternalError
+from warpline.store.db import store_path
+from warpline.store.migrations import SCHEMA_VERSION
+
+# Bounded work for commits_behind_head: past this many un-ingested commits the probe stops
+# counting and reports "at least" this many.
+BEHIND_SCAN_LIMIT = 10_000
+_LOOKUP_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class StoreProbe:
+    status: str  # ok | store_absent | store_unreadable | schema_ahead
+    path: Path
+    present: bool
+    readable: bool
+    schema_version: int | None = None  # the on-disk version, also when not served
+    snapshot_rev: str | None = None
+    change_event_count: int | None = None
+    commits_behind_head: int | None = None
+    behind_is_lower_bound: bool = False
+    has_snapshot_table: bool = False
+    reason: str | None = None
+
+
+@contextmanager
+def open_read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection that cannot write the database file (``mode=ro``, WAL-aware)."""
+    uri = f"file:{quote(str(path))}?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None)) as conn:
+        conn.execute("PRAGMA query_only = ON")
+        yield conn
+
+
+SnapshotChooser = Callable[[sqlite3.Connection, pygit2.Repository], str | None]
+
+
+def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChooser) -> StoreProbe:
+    """What the store of ``root`` holds, read-only. Never raises for a broken store.
+
+    ``snapshot_rev`` names the snapshot commit a graph query would use, given the
+    read-only connection (the service layer owns that choice).
+    """
+    path = store_path(root)
+    if not path.exists():
+        return StoreProbe("store_absent", path, present=False, readable=False)
+    try:
+        with open_read_only(path) as conn:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > SCHEMA_VERSION:
+                return StoreProbe("schema_ahead", path, present=True, readable=False,
+                                  schema_version=version)
+            tables = {str(row[0]) for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if version < 1 or not {"commits", "change_events"} <= tables:
+                return StoreProbe(
+                    "store_unreadable", path, present=True, readable=False,
+                    schema_version=version,
+                    reason="it holds no warpline schema (user_version "
+                    f"{version}, tables: {', '.join(sorted(tables)) or 'none'})")
+            events = int(conn.execute("SELECT count(*) FROM change_events").fetchone()[0])
+            has_snapshots = "snapshots" in tables
+            snapshot = snapshot_rev(conn, repo) if has_snapshots else None
+            behind, at_least = commits_behind_head(conn, repo)
+    except sqlite3.Error as exc:
+        return StoreProbe("store_unreadable", path, present=True, readable=False,
+                          reason=f"SQLite: {exc}")
+    except InternalError as exc:  # a reader below translated its sqlite3.Error already
+        return StoreProbe("store_unreadable", path, present=True, readable=False,
+                          reason=exc.hint)
+    return StoreProbe("ok", path, present=True, readable=True, schema_version=version,
+                      snapshot_rev=snapshot, change_event_count=events,
+                      commits_behind_head=behind, behind_is_lower_bound=at_least,
+                      has_snapshot_table=has_snapshots)
+
+
+def _head(repo: pygit2.Repository) -> pygit2.Commit | None:
+    try:
+        return None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+
+
+def commits_behind_head(conn: sqlite3.Connection,
+                        repo: pygit2.Repository) -> tuple[int | None, bool]:
+    """Commits reachable from HEAD that are not in ``commits``: ``(count, at_least)``.
+
+    A breadth-first walk from HEAD that stops at ingested commits (their history was
+    ingested before them) and after ``BEHIND_SCAN_LIMIT`` un-ingested ones.
+    """
+    head = _head(repo)
+    if head is None:
+        return 0, False
+    seen = {head.id}
+    frontier: deque[pygit2.Commit] = deque([head])
+    behind = 0
+    while frontier:
+        batch = [frontier.popleft() for _ in range(min(len(frontier), _LOOKUP_BATCH))]
+        shas = [str(c.id) for c in batch]
+        ingested = {str(row[0]) for row in conn.execute(
+            f"SELECT sha FROM commits WHERE sha IN ({', '.join('?' * len(shas))})", shas)}
+        for commit in batch:
+            if str(commit.id) in ingested:
+                continue
+            behind += 1
+            if behind >= BEHIND_SCAN_LIMIT:
+                return behind, True
+            for parent_id in commit.parent_ids:
+                if parent_id not in seen:
+                    seen.add(parent_id)
+                    try:
+                        frontier.append(repo[parent_id].peel(pygit2.Commit))
+                    except (KeyError, ValueError, pygit2.GitError):
+                        continue  # a shallow clone's missing parent: nothing to ingest
+    return behind, False
