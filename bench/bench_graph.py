@@ -79,7 +79,11 @@ def loomweave_index(repo: Path) -> dict[str, Any]:
 
 def bench_repository(root: Path, modules: int, use_loomweave: bool) -> dict[str, Any]:
     repo_path = root / "flat"
-    seconds, head = timed(lambda: generate(repo_path, modules=modules))
+    if (repo_path / ".git").is_dir():  # a kept --workdir: reuse it (and its loomweave index)
+        shutil.rmtree(repo_path / ".weft" / "warpline", ignore_errors=True)
+        seconds, head = 0.0, str(open_repo(repo_path).head.target)
+    else:
+        seconds, head = timed(lambda: generate(repo_path, modules=modules))
     result: dict[str, Any] = {"modules": modules, "generate_s": round(seconds, 1), "head": head}
     repo = open_repo(repo_path)
     commit = head_commit(repo)
@@ -98,7 +102,8 @@ def bench_repository(root: Path, modules: int, use_loomweave: bool) -> dict[str,
         result["builtin"][f"reverify_depth{depth}"] = reverify_latency(
             repo_path, {"rev_range": "HEAD~1..HEAD", "depth": depth})
     if use_loomweave and shutil.which("loomweave"):
-        result["loomweave"] = loomweave_index(repo_path)
+        analyzed = (repo_path / ".weft" / "loomweave" / "loomweave.db").is_file()
+        result["loomweave"] = {"reused_index": True} if analyzed else loomweave_index(repo_path)
         seconds, lw = timed(lambda: capture_from_loomweave(repo_path))
         result["loomweave"].update({"read_index_s": round(seconds, 2),
                                     "entities": len(lw.entities), "edges": len(lw.edges)})
@@ -177,7 +182,8 @@ def report(result: dict[str, Any]) -> list[str]:
             continue
         extract = part.get("extract_s", part.get("read_index_s"))
         extra = (f"; install {part['install_s']} s + analyze {part['analyze_s']} s"
-                 if "analyze_s" in part else "")
+                 if "analyze_s" in part else "; index reused" if "reused_index" in part
+                 else "")
         lines.append(f"  {source:<9} graph {part['entities']} entities / {part['edges']} edges;"
                      f" read {extract} s, capture tool {part['capture_tool_s']} s{extra}")
         for depth in (2, 5):
@@ -202,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modules", type=int, default=2000)
     parser.add_argument("--synthetic-edges", type=int, default=100_000)
     parser.add_argument("--no-loomweave", action="store_true")
-    parser.add_argument("--workdir", help="keep the generated repositories here")
+    parser.add_argument("--workdir", help="keep the generated repositories here (a kept "
+                        "repository and its loomweave index are reused by the next run)")
     args = parser.parse_args(argv)
     os.environ.setdefault("WARPLINE_AUTO_CAPTURE_BUDGET_S", "0")
     root = Path(args.workdir or tempfile.mkdtemp(prefix="bench-graph-"))

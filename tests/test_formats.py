@@ -209,7 +209,7 @@ def test_markdown_worklist_is_a_pull_request_comment() -> None:
 
 @pytest.mark.parametrize(("completeness", "staleness", "words"), [
     ("NO_SNAPSHOT", {}, "does **not** mean nothing depends on them"),
-    ("DELTA", {}, "delta snapshot"),
+    ("DELTA", {}, "partial (DELTA)"),
     ("FULL", {"stale": True, "commits_behind": 5}, "5 commits behind HEAD"),
     ("FULL", {"stale": True, "commits_behind": None, "is_ancestor": False},
      "not an ancestor of HEAD"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -39,3 +42,22 @@ def test_worker_pipeline_and_in_process_walk_store_the_same_history(
     in_workers = _backfill(tmp_path / "b", 2, monkeypatch)
     assert len(in_process) > 1000
     assert in_workers == in_process
+
+
+def test_a_killed_worker_reports_its_remaining_commits_as_failed_instead_of_hanging(
+        tmp_path: Path) -> None:
+    # Long enough that neither worker can finish its slice before the kill.
+    generate(tmp_path / "r", 600, seed=5)
+    handle = open_repo(tmp_path / "r")
+    with Store.open(tmp_path / "r") as store:
+        shas = [str(c.id) for c in Ingestor(store, handle).pending(head_commit(handle))]
+    stream = pipeline.changes_in_workers(str(tmp_path / "r"), shas, 2)
+    first = next(stream)
+    assert first[0] == shas[0]
+    victims = multiprocessing.active_children()
+    assert victims
+    for proc in victims:
+        os.kill(proc.pid, signal.SIGKILL)
+    rest = list(stream)
+    assert [sha for sha, _, _ in [first, *rest]] == shas
+    assert any(error is not None for _, _, error in rest)

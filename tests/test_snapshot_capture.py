@@ -169,6 +169,15 @@ def test_changed_only_keeps_the_named_entities_their_edges_and_is_always_delta(
     assert {r[0] for r in _rows(repo, "SELECT locator FROM snapshot_entities")} == {PING, PONG}
 
 
+def test_a_changed_only_capture_that_names_nothing_is_never_the_graph(
+        repo: FixtureRepo) -> None:
+    env = call("capture_snapshot", repo=str(repo.path), mode="changed_only",
+               changed_refs=["no.such.thing"])
+    assert (env["data"]["completeness"], env["data"]["entities"]) == ("DELTA", 0)
+    assert len(env["warnings"]) == 2  # names nothing; a changed_only capture is partial
+    assert _impact_snapshot(repo)["completeness"] == "NO_SNAPSHOT"
+
+
 def test_a_file_that_does_not_parse_makes_the_capture_delta(repo: FixtureRepo) -> None:
     repo.commit({"shapes/broken.py": "def broken(:\n    pass\n"}, "broken")
     data = _capture(repo)
@@ -251,3 +260,18 @@ def test_capture_rejects_bad_arguments_with_the_right_code(
     payload = error("capture_snapshot", repo=str(repo.path), **arguments)
     assert payload["error_code"] == code
     assert payload["rejected_field"] == field
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("capture_snapshot", {}),
+    ("capture_snapshot", {"dry_run": True}),
+    ("blast_radius", {"changed_refs": [PONG]}),
+    ("reverify", {"rev_range": "HEAD~1..HEAD"}),
+])
+def test_a_path_that_is_not_a_repository_is_invalid_and_gets_no_state(
+        tmp_path: Path, tool: str, arguments: dict[str, object]) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    payload = error(tool, repo=str(plain), **arguments)
+    assert (payload["error_code"], payload["rejected_field"]) == ("invalid_repo", "repo")
+    assert list(plain.iterdir()) == []

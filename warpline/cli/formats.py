@@ -68,8 +68,9 @@ def caveats(data: Env) -> list[str]:
     out: list[str] = []
     completeness = data.get("completeness")
     if completeness == "DELTA":
-        out.append("The dependency graph is a delta snapshot: only changed files were "
-                   "re-indexed, so dependents in other files may be missing.")
+        out.append("The dependency graph is partial (DELTA): some entities could not be "
+                   "captured (files that did not parse, a size bound, or a changed-only "
+                   "capture), so some dependents may be missing. Treat the list as a floor.")
     elif completeness == "NO_SNAPSHOT":
         out.append("No dependency-graph snapshot exists, so only the changed entities are "
                    "listed: no dependents does **not** mean nothing depends on them. Run "

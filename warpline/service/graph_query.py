@@ -75,6 +75,8 @@ def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
                          [capture_command(ctx, "Capture an edge snapshot at HEAD so dependents "
                                                "can be computed, then ask again.")])
     kinds = frozenset(edge_kinds) if edge_kinds else None
+    if kinds == frozenset(("calls", "references")):
+        kinds = None  # every kind: the one cached graph
     graph = graph_for(ctx.store, choice.snapshot, kinds)
     paths = graph.graph.get("paths")
     if paths is None:

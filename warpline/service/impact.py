@@ -14,6 +14,7 @@ from warpline.graph.graph import Affected
 from warpline.models import ImpactRadiusEnvelope
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope
+from warpline.service.gcpause import gc_paused
 from warpline.service.graph_entities import EntityBook
 from warpline.service.graph_query import GraphView, open_graph
 from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
@@ -25,7 +26,7 @@ MAX_CHANGED_LISTED = 1000
 
 def impact_radius(params: Any, cwd: Path | None) -> dict[str, Any]:
     require_seed_arguments(params)
-    with open_context(params.repo, cwd) as ctx:
+    with open_context(params.repo, cwd) as ctx, gc_paused():
         report = catch_up(ctx)
         warnings = behind_warning(ctx, report)
         filters = params.filters

@@ -143,17 +143,17 @@ class _GraphIndex:
                 self._by_sei[attrs["sei"]] = name
 
     def hits(self, ref: Ref, sei_locators: dict[str, str]) -> list[Seed]:
-        if self._by_path is None or self._by_sei is None:
+        if ref.kind in ("path", "sei") and (self._by_path is None or self._by_sei is None):
             self._build()
-        assert self._by_path is not None and self._by_sei is not None
+        by_path, by_sei = self._by_path or {}, self._by_sei or {}
         if ref.kind == "locator":
             names = [ref.value]
         elif ref.kind == "qualname":
             names = [f"python:{k}:{ref.value}" for k in ("function", "class", "module")]
         elif ref.kind == "path":
-            names = sorted(self._by_path.get(ref.value, []))
+            names = sorted(by_path.get(ref.value, []))
         elif ref.kind == "sei":
-            found = self._by_sei.get(ref.value) or sei_locators.get(ref.value)
+            found = by_sei.get(ref.value) or sei_locators.get(ref.value)
             names = [found] if found else []
         else:
             names = []

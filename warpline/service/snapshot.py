@@ -27,6 +27,7 @@ from warpline.service import edge_sources
 from warpline.service.capture_scope import apply_max_entities, restrict_to_changed
 from warpline.service.context import RepoContext, behind_warning, catch_up, open_repo_only
 from warpline.service.envelope import envelope, iso_z, parse_instant
+from warpline.service.gcpause import gc_paused
 from warpline.service.snapshot_choice import choose
 from warpline.service.snapshots_store import (
     NewSnapshot,
@@ -83,12 +84,13 @@ def capture_snapshot(params: Any, cwd: Path | None) -> dict[str, Any]:
                 if params.idempotency_key is not None:
                     data = remember(store, params.idempotency_key, fingerprint, data).data
                 return _envelope(root, params, data, warnings)
-        capture, notes = edge_sources.run(chosen, root, repo, commit)
-        warnings.extend(notes)
-        best = choose(store.conn, repo) if store is not None else None
-        return _capture(root, repo_store=store, params=params, sha=sha, capture=capture,
-                        fingerprint=fingerprint, warnings=warnings,
-                        protect=() if best is None else (best.snapshot.id,))
+        with gc_paused():
+            capture, notes = edge_sources.run(chosen, root, repo, commit)
+            warnings.extend(notes)
+            best = choose(store.conn, repo) if store is not None else None
+            return _capture(root, repo_store=store, params=params, sha=sha, capture=capture,
+                            fingerprint=fingerprint, warnings=warnings,
+                            protect=() if best is None else (best.snapshot.id,))
     finally:
         if store is not None:
             store.close()
@@ -213,9 +215,13 @@ def _envelope(root: Path, params: Any, data: dict[str, Any],
         sei = "present" if data["entities"] else "absent"
     else:
         sei = "unavailable"
-    if data["completeness"] == "DELTA":
-        warnings.append(f"The snapshot is DELTA: {len(data['failed_entities'])} entities (or "
-                        "more) are missing or partial; answers over it are a floor.")
+    if data["completeness"] == "DELTA" and data["mode"] == "changed_only":
+        warnings.append("The snapshot is DELTA: a changed_only capture holds only the named "
+                        "entities, the edges touching them and their neighbours. It never "
+                        "shadows a fuller snapshot.")
+    elif data["completeness"] == "DELTA":
+        warnings.append(f"The snapshot is DELTA: {len(data['failed_entities'])}+ entities "
+                        "failed to capture (see failed_entities); answers over it are a floor.")
     actions: dict[str, Any] = {}
     if data["completeness"] == "SKIPPED":
         warnings.append("No edge source could answer: nothing was captured.")

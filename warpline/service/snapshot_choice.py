@@ -8,10 +8,10 @@ The graph used for queries is the most complete usable snapshot nearest to HEAD:
    snapshot of a commit rebased away describes code HEAD may not have);
 3. then the fewest commits behind HEAD; then the newest capture.
 
-(``warpline.store.probe.chosen_snapshot`` orders the same way for ``project_status``.)
+``project_status`` reports the same choice (``data.store.snapshot_rev``).
 
-SKIPPED attempts and pruned snapshots are never candidates, so a later failed or partial
-attempt cannot shadow a better graph.
+SKIPPED attempts, pruned snapshots and ``changed_only`` captures that named nothing are
+never candidates, so a later failed or partial attempt cannot shadow a better graph.
 """
 
 from __future__ import annotations

@@ -73,8 +73,9 @@ def _row(raw: Sequence[Any]) -> SnapshotRow:
 def snapshots(conn: sqlite3.Connection, *, usable_only: bool = True,
               limit: int = 200) -> list[SnapshotRow]:
     """Snapshots, newest capture first."""
-    where = f"WHERE completeness IN ({', '.join(repr(c) for c in USABLE)})" \
-        if usable_only else ""
+    # A changed_only capture that named nothing holds no graph at all: it answers nothing.
+    where = (f"WHERE completeness IN ({', '.join(repr(c) for c in USABLE)}) "
+             "AND NOT (mode = 'changed_only' AND entity_count = 0)") if usable_only else ""
     with sqlite_errors("reading snapshots"):
         rows = conn.execute(f"SELECT {_COLUMNS} FROM snapshots {where} "
                             "ORDER BY captured_at DESC, id DESC LIMIT ?", (limit,)).fetchall()

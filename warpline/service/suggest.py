@@ -79,23 +79,27 @@ def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[t
     tests = sorted(n for n in region if pytest_id(n, attrs[n].get("path")) is not None)
     # node -> {test: hops}, in arrival order (so nearest first: waves go hop by hop).
     labels: dict[str, dict[str, int]] = {t: {t: 0} for t in tests}
-    wave = [(t, t) for t in tests]
+    # node -> the tests that reached it in the last wave (each forwarded once).
+    wave: dict[str, list[str]] = {t: [t] for t in tests}
     for hop in range(1, MAX_HOPS + 1):
         if all(len(labels.get(t, ())) >= PER_ITEM for t in wanted):
             break  # every target has its nearest tests: farther waves cannot change them
-        following = []
-        for node, test in wave:
+        following: dict[str, list[str]] = {}
+        for node, arriving in wave.items():
             for callee in succ[node]:
                 if callee not in region:
                     continue
                 seen = labels.get(callee)
                 if seen is None:
-                    labels[callee] = {test: hop}
-                elif len(seen) < PER_ITEM and test not in seen:
-                    seen[test] = hop
-                else:
-                    continue
-                following.append((callee, test))
+                    seen = labels[callee] = {}
+                room = PER_ITEM - len(seen)
+                for test in arriving:
+                    if room <= 0:
+                        break
+                    if test not in seen:
+                        seen[test] = hop
+                        following.setdefault(callee, []).append(test)
+                        room -= 1
         wave = following
     return {t: list(labels[t].items()) for t in wanted if t in labels}
 

@@ -124,6 +124,9 @@ class Ingestor:
 
     # -- one commit ---------------------------------------------------------------
     def _ingest(self, commit: pygit2.Commit, report: IngestReport) -> None:
+        if self.ingested_among([str(commit.id)]):
+            report.commits_skipped += 1  # no need to diff and parse what is stored
+            return
         try:
             changes = commit_changes(self.repo, commit, cache=self.cache)
         except Exception as exc:  # recorded, reported, retried next run

@@ -1,9 +1,12 @@
 """Computing commit changes in worker processes while the main process writes.
 
 A backfill is two kinds of work: diffing and parsing (CPU in the walker) and writing
-(SQLite, one transaction per commit). Workers take contiguous chunks of the history, so
-each keeps most of its parse cache warm; ``imap`` hands results back in history order,
-and the single writer stays the only process that touches the store.
+(SQLite, one transaction per commit). Each worker walks ONE contiguous slice of the
+history, because the walker re-parses an edited file incrementally from the parse of its
+previous version: a worker that jumped between distant chunks would parse long modules
+from scratch at every jump (measured: twice the CPU). Workers stream small batches back;
+the writer reads slice after slice, in history order, and stays the only process that
+touches the store.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from queue import Empty
 from typing import Any
 
 import pygit2
@@ -21,7 +25,7 @@ from warpline.git.events import CommitChanges
 
 # Below this many commits, starting workers costs more than it saves.
 MIN_COMMITS = 300
-CHUNK = 100
+BATCH = 50
 
 _repo: pygit2.Repository | None = None
 _cache: DefinitionCache | None = None
@@ -60,10 +64,44 @@ def _work(shas: Sequence[str]) -> list[Outcome]:
     return out
 
 
+def _slice_worker(repo_path: str, shas: Sequence[str], out: Any) -> None:
+    _init(repo_path)
+    for start in range(0, len(shas), BATCH):
+        out.put(_work(shas[start : start + BATCH]))
+    out.put(None)
+
+
 def changes_in_workers(repo_path: str, shas: Sequence[str], workers: int) -> Iterator[Outcome]:
     """``(sha, changes, error)`` for each sha, in the given order."""
-    chunks = [list(shas[i : i + CHUNK]) for i in range(0, len(shas), CHUNK)]
     context: Any = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=_init, initargs=(repo_path,)) as pool:
-        for batch in pool.imap(_work, chunks):
-            yield from batch
+    size = -(-len(shas) // workers)
+    slices = [list(shas[i : i + size]) for i in range(0, len(shas), size)]
+    queues = [context.Queue() for _ in slices]
+    procs = [context.Process(target=_slice_worker, args=(repo_path, part, queue), daemon=True)
+             for part, queue in zip(slices, queues, strict=True)]
+    for proc in procs:
+        proc.start()
+    try:
+        for part, proc, queue in zip(slices, procs, queues, strict=True):
+            done = 0
+            while True:
+                try:
+                    batch = queue.get(timeout=1.0)
+                except Empty:
+                    if proc.is_alive():
+                        continue
+                    # The worker died (killed, out of memory): the rest of its slice is
+                    # reported as failed, so it is retried on the next run.
+                    for sha in part[done:]:
+                        yield (sha, None, f"ingest worker exited with {proc.exitcode}")
+                    break
+                if batch is None:
+                    break
+                done += len(batch)
+                yield from batch
+            proc.join()
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
