@@ -26,6 +26,7 @@ from warpline.git.events import CommitChanges
 # Below this many commits, starting workers costs more than it saves.
 MIN_COMMITS = 300
 BATCH = 50
+SLICES_PER_WORKER = 2
 
 _repo: pygit2.Repository | None = None
 _cache: DefinitionCache | None = None
@@ -64,44 +65,63 @@ def _work(shas: Sequence[str]) -> list[Outcome]:
     return out
 
 
-def _slice_worker(repo_path: str, shas: Sequence[str], out: Any) -> None:
+def _slice_worker(repo_path: str, parts: Sequence[Sequence[str]], out: Any) -> None:
     _init(repo_path)
-    for start in range(0, len(shas), BATCH):
-        out.put(_work(shas[start : start + BATCH]))
-    out.put(None)
+    for part in parts:
+        for start in range(0, len(part), BATCH):
+            out.put(_work(part[start : start + BATCH]))
+        out.put(None)  # end of this slice
+
+
+def _slices(shas: Sequence[str], workers: int) -> list[list[str]]:
+    """Contiguous slices, SLICES_PER_WORKER per worker: enough that the writer never waits
+    long for a slice, few enough that re-parsing cold at each slice start stays cheap."""
+    count = max(1, min(workers * SLICES_PER_WORKER, len(shas) // BATCH))
+    size = -(-len(shas) // count)
+    return [list(shas[i : i + size]) for i in range(0, len(shas), size)]
 
 
 def changes_in_workers(repo_path: str, shas: Sequence[str], workers: int) -> Iterator[Outcome]:
-    """``(sha, changes, error)`` for each sha, in the given order."""
+    """``(sha, changes, error)`` for each sha, in the given order.
+
+    Slice ``i`` goes to worker ``i % workers``; each worker computes its slices in order
+    and streams them back, and the writer reads slice after slice.
+    """
     context: Any = multiprocessing.get_context("fork")
-    size = -(-len(shas) // workers)
-    slices = [list(shas[i : i + size]) for i in range(0, len(shas), size)]
-    queues = [context.Queue() for _ in slices]
-    procs = [context.Process(target=_slice_worker, args=(repo_path, part, queue), daemon=True)
-             for part, queue in zip(slices, queues, strict=True)]
+    slices = _slices(shas, workers)
+    workers = min(workers, len(slices))
+    queues = [context.Queue() for _ in range(workers)]
+    procs = [context.Process(target=_slice_worker, daemon=True,
+                             args=(repo_path, slices[k::workers], queues[k]))
+             for k in range(workers)]
     for proc in procs:
         proc.start()
     try:
-        for part, proc, queue in zip(slices, procs, queues, strict=True):
-            done = 0
-            while True:
-                try:
-                    batch = queue.get(timeout=1.0)
-                except Empty:
-                    if proc.is_alive():
-                        continue
-                    # The worker died (killed, out of memory): the rest of its slice is
-                    # reported as failed, so it is retried on the next run.
-                    for sha in part[done:]:
-                        yield (sha, None, f"ingest worker exited with {proc.exitcode}")
-                    break
-                if batch is None:
-                    break
-                done += len(batch)
-                yield from batch
+        for index, part in enumerate(slices):
+            yield from _read_slice(part, procs[index % workers], queues[index % workers])
+        for proc in procs:
             proc.join()
     finally:
         for proc in procs:
             if proc.is_alive():
                 proc.terminate()
                 proc.join()
+
+
+def _read_slice(part: Sequence[str], proc: Any, queue: Any) -> Iterator[Outcome]:
+    done = 0
+    while True:
+        try:
+            batch = queue.get(timeout=1.0)
+        except Empty:
+            if proc.is_alive():
+                continue
+            # The worker died (killed, out of memory): the rest of its slice is reported
+            # as failed, so it is retried on the next run.
+            for sha in part[done:]:
+                yield (sha, None, f"ingest worker exited with {proc.exitcode}")
+            return
+        if batch is None:
+            return
+        done += len(batch)
+        yield from batch
