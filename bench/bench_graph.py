@@ -7,7 +7,8 @@
    (``loomweave install`` + ``loomweave analyze`` first: minutes on 2,000 modules, reported
    separately); then ``reverify HEAD~1..HEAD`` at depth 2 and 5 over the snapshot.
 2. A synthetic graph of ``--synthetic-edges`` edges (default 100,000) stored as a snapshot
-   of a one-commit repository: ``reverify`` at depth 5 from 10 seeds. Target: under 1 s.
+   of a one-commit repository: ``reverify`` at depth 5 from 10 seeds. Target: under 1 s
+   cold (a CLI call, or loomweave's per-call spawn, always builds the graph).
 
 "cold" is the first query in a process (the snapshot's graph is read and built); "warm" is
 the median of the next ones (the long-lived MCP server keeps built graphs per snapshot).
@@ -196,10 +197,10 @@ def report(result: dict[str, Any]) -> list[str]:
                      f"(stored in {syn['store_write_s']} s)")
         for depth in (2, 5):
             r = syn[f"reverify_depth{depth}"]
-            verdict = "PASS" if r["warm_s"] < 1 else "MISS"
+            verdict = "PASS" if r["cold_s"] < 1 else "MISS"
             lines.append(f"  reverify depth {depth}: {r['items']} items, cold {r['cold_s']} s, "
                          f"warm {r['warm_s']} s" +
-                         (f"   target < 1 s (warm): {verdict}" if depth == 5 else ""))
+                         (f"   target < 1 s (cold): {verdict}" if depth == 5 else ""))
     return lines
 
 

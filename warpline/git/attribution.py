@@ -35,7 +35,7 @@ from warpline.git.diffmap import (
     moved_changes,
 )
 from warpline.git.events import ChangeKind, CommitChanges, CommitInfo, EntityChange
-from warpline.git.hunks import hunks_between
+from warpline.git.hunks import hunks_and_lines
 from warpline.git.merges import merge_changes
 from warpline.git.parsecache import (
     DIFF_FLAGS,
@@ -171,14 +171,14 @@ def _edited(
     if old_fe is None:
         return False
     new_data = blob_data(repo, new_id)
-    hunks = hunks_between(old_data, new_data)
-    new_lines = split_lines(new_data)
+    if old_lines is None:
+        old_lines = split_lines(old_data)
+    hunks, derived_lines = hunks_and_lines(old_data, new_data, old_lines)
+    new_lines = derived_lines if derived_lines is not None else split_lines(new_data)
     new_fe, windows = cache.derive(old_fe, new_id, new_data, new_lines, hunks)
     if new_fe is None:
         return False
     cache.keep_source(new_id, new_data, new_lines)
-    if old_lines is None:
-        old_lines = split_lines(old_data)
     edited_changes(
         PySide(old_path, dotted, old_fe),
         PySide(new_path, dotted, new_fe),

@@ -30,6 +30,7 @@ import ast
 import gc
 import warnings
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from warpline.git.locators import PythonKind
@@ -100,24 +101,27 @@ class FileEntities:
         """The owner of every line in ``first..last`` (index 0 is line ``first``)."""
         out: list[EntityKey] = [MODULE_KEY] * max(last - first + 1, 0)
         if out:
-            self._paint(self.root.children, 1, first, last, out)
+            self._paint(self.root, 1, first, last, out)
         return out
 
-    def _paint(
-        self, nodes: tuple[Node, ...], base: int, first: int, last: int, out: list[EntityKey]
-    ) -> None:
+    def _paint(self, parent: Node, base: int, first: int, last: int, out: list[EntityKey]) -> None:
         counts = self.counts
-        for node in nodes:
-            start = base + node.off
+        nodes = parent.children
+        starts = parent.starts()
+        # Siblings are disjoint and in order: the ones before the last child starting at
+        # or before ``first`` end before it.
+        for index in range(max(bisect_right(starts, first - base) - 1, 0), len(nodes)):
+            start = base + starts[index]
             if start > last:
                 break
+            node = nodes[index]
             end = start + node.span
             if end < first or (node.stub and node.key not in counts):
                 continue  # stubs without an implementation leave their lines to the parent
             low, high = max(start, first), min(end, last)
             out[low - first : high - first + 1] = [node.key] * (high - low + 1)
             if node.children:
-                self._paint(node.children, start, first, last, out)
+                self._paint(node, start, first, last, out)
 
     @property
     def entities(self) -> tuple[Entity, ...]:
@@ -128,13 +132,17 @@ class FileEntities:
 
     def _build_entities(self) -> tuple[Entity, ...]:
         spans: dict[EntityKey, list[Span]] = {MODULE_KEY: [(1, self.line_count)]}
-        stack = [(child, 1) for child in reversed(self.root.children)]
+        root = self.root
+        stack = [(child, 1 + at) for child, at in zip(root.children, root.starts(), strict=True)]
+        stack.reverse()
         while stack:
-            node, base = stack.pop()
-            start = base + node.off
+            node, start = stack.pop()
             if not node.stub or node.key in self.counts:
                 spans.setdefault(node.key, []).append((start, start + node.span))
-            stack.extend((child, start) for child in reversed(node.children))
+            inner = [(child, start + at) for child, at in zip(node.children, node.starts(),
+                                                               strict=True)]
+            inner.reverse()
+            stack.extend(inner)
         own: dict[EntityKey, list[Span]] = {key: [] for key in spans}
         owners = self.paint(1, self.line_count)
         run_start = 1
@@ -173,7 +181,10 @@ def parse_entities(source: bytes) -> FileEntities | None:
 def module_root(
     firsts: array[int], lasts: array[int], children: tuple[Node, ...], count: int
 ) -> Node:
-    last = max([count, *(1 + c.off + c.span for c in children)])
+    last, at = count, 1
+    for child in children:
+        at += child.off
+        last = max(last, at + child.span)
     return Node(MODULE_KEY, 1, max(last - 1, 0), firsts, lasts, children)
 
 

@@ -146,16 +146,16 @@ def _locate(old: FileEntities, low: int, high: int) -> _Region:
         (low, high),
     )
     while True:
-        found = None
-        for index, child in enumerate(node.children):
-            child_start = start + child.off
-            if child_start >= low:
-                break
-            if high <= child_start + child.span:
-                found = index, child, child_start
-        if found is None or found[1].stub:
+        # Siblings are disjoint and in order: only the last one starting before ``low``
+        # can hold ``low..high``.
+        index = bisect_left(node.starts(), low - start) - 1
+        if index < 0:
             return best
-        index, node, start = found
+        child = node.children[index]
+        child_start = start + node.starts()[index]
+        if high > child_start + child.span or child.stub:
+            return best
+        node, start = child, child_start
         path = [*path, index]
         region = _nested(node, start, path, low, high)
         if region is not None:
@@ -277,36 +277,51 @@ def _splice(
     if depth == len(region.path):
         low, high = region.first - start, region.last - start
         i, j = bisect_left(node.lasts, low), bisect_right(node.firsts, high)
-        kept: list[Node] = []
+        before: list[Node] = []  # (children are relative to the previous one: see Node)
+        after: list[Node] = []
+        at = after_at = before_at = 0
         for child in node.children:
-            if child.off + child.span < low:
-                kept.append(child)
-            elif child.off > high:
-                kept.append(child.shifted(delta) if delta else child)
+            at += child.off
+            if at + child.span < low:
+                before.append(child)
+                before_at = at
+            elif at > high:
+                if not after:
+                    after_at = at + delta
+                after.append(child)
             else:
                 for gone in child.walk():  # the region's old definitions
                     if not gone.stub:
                         counts[gone.key] -= 1
                         if not counts[gone.key]:
                             del counts[gone.key]
-        before = sum(1 for c in kept if c.off < low)
-        children = (*kept[:before], *fragment[2], *kept[before:])
+        added = list(fragment[2])
+        at = before_at
+        if added:  # the fragment's first child was placed relative to the node
+            at = sum(c.off for c in added)
+            added[0] = _moved(added[0], added[0].off - before_at)
+        if after:
+            after[0] = _moved(after[0], after_at - at)
+        children = (*before, *added, *after)
         firsts = node.firsts[:i] + fragment[0] + _shift(node.firsts[j:], delta)
         lasts = node.lasts[:i] + fragment[1] + _shift(node.lasts[j:], delta)
         return node.replaced(node.off, node.span + delta, firsts, lasts, children)
     index = region.path[depth]
     child = node.children[index]
-    inner = _splice(child, start + child.off, region, depth + 1, fragment, counts)
+    child_at = node.starts()[index]
+    inner = _splice(child, start + child_at, region, depth + 1, fragment, counts)
     later = node.children[index + 1 :]
-    children = (
-        *node.children[:index],
-        inner,
-        *(later if not delta else (c.shifted(delta) for c in later)),
-    )
-    k = bisect_right(node.firsts, child.off) - 1  # the statement holding the child
+    if delta and later:
+        later = (later[0].shifted(delta), *later[1:])
+    children = (*node.children[:index], inner, *later)
+    k = bisect_right(node.firsts, child_at) - 1  # the statement holding the child
     firsts = node.firsts[: k + 1] + _shift(node.firsts[k + 1 :], delta)
     lasts = node.lasts[:k] + _shift(node.lasts[k:], delta)
     return node.replaced(node.off, node.span + delta, firsts, lasts, children)
+
+
+def _moved(node: Node, off: int) -> Node:
+    return node if node.off == off else node.shifted(off - node.off)
 
 
 def _shift(values: array[int], delta: int) -> array[int]:

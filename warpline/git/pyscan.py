@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from array import array
 from collections.abc import Iterator
+from itertools import accumulate
 from typing import Literal
 
 from warpline.git.locators import PythonKind
@@ -25,12 +26,16 @@ class Node:
     """One definition occurrence (or the module), immutable once built.
 
     Positions are relative, so shifting a subtree is one new object: ``off`` is the first
-    line relative to the parent's first line, ``span`` is last - first. ``firsts``/``lasts``
-    are the direct body statements (first, last line), relative to this node's first line;
-    ``children`` the nested definitions in source order (inside compound statements too).
+    line relative to the previous sibling's first line (the first child's: relative to the
+    parent's first line), so shifting every definition after an edit is one new object
+    too; ``starts()`` gives the children's offsets from this node. ``span`` is last -
+    first. ``firsts``/``lasts`` are the direct body statements (first, last line), relative
+    to this node's first line; ``children`` the nested definitions in source order (inside
+    compound statements too).
     """
 
-    __slots__ = ("children", "col", "firsts", "key", "lasts", "lead", "off", "span", "stub")
+    __slots__ = ("_starts", "children", "col", "firsts", "key", "lasts", "lead", "off", "span",
+                 "stub")  # fmt: skip
 
     def __init__(
         self,
@@ -53,6 +58,7 @@ class Node:
         self.stub = stub
         self.col = col  # column of the def/class keyword (trailing comments go past it)
         self.lead = lead  # the first body statement starts a line of its own
+        self._starts: list[int] | None = None
 
     def shifted(self, delta: int) -> Node:
         return self.replaced(self.off + delta, self.span, self.firsts, self.lasts, self.children)
@@ -66,6 +72,13 @@ class Node:
         children: tuple[Node, ...],
     ) -> Node:
         return Node(self.key, off, span, firsts, lasts, children, self.stub, self.col, self.lead)
+
+    def starts(self) -> list[int]:
+        """Each child's first line relative to this node's first line (ascending: sibling
+        definitions never share a line). Computed once; do not modify."""
+        if self._starts is None:
+            self._starts = list(accumulate([child.off for child in self.children]))
+        return self._starts
 
     def walk(self) -> Iterator[Node]:
         """This node and every node below it."""
@@ -123,6 +136,10 @@ def _scan(
                     last = max(last, base + node.off + node.span)
         firsts.append(first - base)
         lasts.append(last - base)
+    # Built relative to ``base`` (nodes are not shared yet): now relative to the previous.
+    previous = 0
+    for node in children:
+        node.off, previous = node.off - previous, node.off
     return firsts, lasts, tuple(children)
 
 

@@ -5,15 +5,16 @@ What a change can break is upstream along those arrows: its callers and referrer
 transitively. ``downstream`` therefore walks predecessors, breadth-first, so every
 affected entity is reported at its shortest distance with one shortest path of real edges.
 
-Determinism: edges are inserted in sorted order and networkx keeps insertion order in its
-adjacency dicts, so the walk (and the path chosen among equal-length ones) is stable.
+Determinism: nodes and edges are inserted in sorted order and networkx keeps insertion
+order in its adjacency dicts, so the walk (and the path chosen among equal-length ones) is
+stable.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import networkx as nx
 
@@ -34,28 +35,63 @@ class Affected(NamedTuple):
     via_edges: tuple[GraphEdge, ...]
 
 
+# (kind, confidence) of one edge; the graph keeps these per pair, not GraphEdge objects:
+# building 100k dataclasses costs more than the whole walk, which only needs a path's.
+Link = tuple[str, str | None]
+
+
 def build_graph(entities: Iterable[GraphEntity], edges: Iterable[GraphEdge]) -> nx.DiGraph:
     """Nodes are locators (attributes ``kind``, ``path``, ``sei``); each edge carries
-    ``edges``: the ``GraphEdge`` objects between that ordered pair, calls first."""
+    ``links``: the ``(kind, confidence)`` of the edges between that ordered pair, calls
+    first."""
+    return graph_from_rows(
+        sorted(((e.locator, e.kind, e.path, e.sei) for e in entities), key=lambda r: r[0]),
+        sorted(((e.source_locator, e.target_locator, e.kind, e.confidence) for e in edges),
+               key=lambda r: (r[0], r[1])))
+
+
+def graph_from_rows(entities: Iterable[tuple[str, str, str, str | None]],
+                    edges: Iterable[tuple[str, str, str, str | None]]) -> nx.DiGraph:
+    """``build_graph`` from plain rows: entities ``(locator, kind, path, sei)`` sorted by
+    locator, edges ``(source, target, kind, confidence)`` sorted by (source, target), as
+    the store's primary keys give them. Insertion order is what makes walks stable, so the
+    order given is kept; the adjacency dicts are filled directly (``add_edges_from`` costs
+    several times more per edge)."""
     graph = nx.DiGraph()
-    graph.add_nodes_from(
-        (e.locator, {"kind": e.kind, "path": e.path, "sei": e.sei})
-        for e in sorted(entities, key=lambda e: e.locator)
-    )
-    by_pair: dict[tuple[str, str], tuple[GraphEdge, ...]] = {}
-    for edge in edges:
-        pair = (edge.source_locator, edge.target_locator)
-        previous = by_pair.get(pair)
-        by_pair[pair] = (edge,) if previous is None else _ordered((*previous, edge))
-    # One batched call over sorted pairs: insertion order is what makes walks stable.
-    graph.add_edges_from((*pair, {"edges": by_pair[pair]}) for pair in sorted(by_pair))
+    nodes: dict[str, dict[str, Any]] = graph._node
+    succ: dict[str, dict[str, dict[str, Any]]] = graph._succ
+    pred: dict[str, dict[str, dict[str, Any]]] = graph._pred
+    for locator, kind, path, sei in entities:
+        if locator in nodes:
+            nodes[locator].update(kind=kind, path=path, sei=sei)
+            continue
+        nodes[locator] = {"kind": kind, "path": path, "sei": sei}
+        succ[locator] = {}
+        pred[locator] = {}
+    shared: dict[Link, tuple[Link, ...]] = {}  # most pairs have one edge of a common kind
+    for source, target, kind, confidence in edges:
+        out = succ.get(source)
+        if out is None:  # an endpoint that is not a captured entity: a bare node
+            nodes[source], out, pred[source] = {}, {}, {}
+            succ[source] = out
+        into = pred.get(target)
+        if into is None:
+            nodes[target], succ[target], into = {}, {}, {}
+            pred[target] = into
+        data = out.get(target)
+        link = (kind, confidence)
+        if data is None:
+            links = shared.get(link)
+            if links is None:
+                links = shared[link] = (link,)
+            out[target] = into[source] = {"links": links}
+        else:
+            data["links"] = _ordered((*data["links"], link))
     return graph
 
 
-def _ordered(edges: tuple[GraphEdge, ...]) -> tuple[GraphEdge, ...]:
-    return tuple(
-        sorted(set(edges), key=lambda e: (_KIND_ORDER.get(e.kind, 9), e.kind, e.confidence or ""))
-    )
+def _ordered(links: tuple[Link, ...]) -> tuple[Link, ...]:
+    return tuple(sorted(set(links), key=lambda k: (_KIND_ORDER.get(k[0], 9), k[0], k[1] or "")))
 
 
 def graph_from_capture(capture: EdgeCapture) -> nx.DiGraph:
@@ -74,9 +110,10 @@ def downstream(graph: nx.DiGraph, seeds: Iterable[str], depth: int) -> dict[str,
             field="depth",
             value=depth,
         )
-    predecessors = graph.pred
-    # node -> (the neighbour one step closer to a seed, the edge between them)
-    toward_seed: dict[str, tuple[str, GraphEdge] | None] = {}
+    # The raw adjacency dict: the public view costs a wrapper object per lookup.
+    predecessors: dict[str, dict[str, dict[str, Any]]] = graph._pred
+    # node -> (the neighbour one step closer to a seed, the link between them)
+    toward_seed: dict[str, tuple[str, Link] | None] = {}
     distance: dict[str, int] = {}
     queue: deque[str] = deque()
     for seed in sorted(set(seeds)):
@@ -92,15 +129,18 @@ def downstream(graph: nx.DiGraph, seeds: Iterable[str], depth: int) -> dict[str,
         for dependent, attributes in predecessors[node].items():
             if dependent not in distance:
                 distance[dependent] = hops + 1
-                toward_seed[dependent] = (node, attributes["edges"][0])
+                toward_seed[dependent] = (node, attributes["links"][0])
                 queue.append(dependent)
 
+    # ``distance`` is in visiting order: a node's next step toward its seed is done first,
+    # so each path is its first edge plus the (shared) path of that step.
     result: dict[str, Affected] = {}
     for node, hops in distance.items():
-        path: list[GraphEdge] = []
         step = toward_seed[node]
-        while step is not None:
-            path.append(step[1])
-            step = toward_seed[step[0]]
-        result[node] = Affected(hops, tuple(path))
+        if step is None:
+            result[node] = Affected(0, ())
+            continue
+        closer, (kind, confidence) = step
+        edge = GraphEdge(node, closer, kind, confidence)  # type: ignore[arg-type]
+        result[node] = Affected(hops, (edge, *result[closer].via_edges))
     return result

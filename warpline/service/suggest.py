@@ -11,7 +11,9 @@ nearest first. Computed for all items at once: one reverse walk marks the region
 reach any item, then a breadth-first walk from every test in the region forward keeps, per
 node, the first ``PER_ITEM`` distinct tests to arrive: those are its nearest (a node's
 k-th nearest test reaches it through a predecessor for which that test is among the
-k nearest too), so the work is bounded by ``PER_ITEM`` x edges in the region.
+k nearest too), so the work is bounded by ``PER_ITEM`` x edges in the region. Once most
+items have their tests, the region shrinks to what can still reach one that lacks them
+within the hops left (nothing outside it can change those items' tests or their order).
 
 When no test reaches an item, an ``inspection`` entry names the callers to read.
 """
@@ -64,26 +66,25 @@ def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[t
     # walk touches every edge of the region once per label.
     pred: dict[str, dict[str, Any]] = graph._pred
     succ: dict[str, dict[str, Any]] = graph._succ
-    attrs: dict[str, dict[str, Any]] = graph._node
     wanted = [t for t in dict.fromkeys(targets) if t in pred]
-    region: set[str] = set(wanted)
-    frontier = list(region)
-    for _ in range(MAX_HOPS):
-        step = []
-        for node in frontier:
-            for caller in pred[node]:
-                if caller not in region:
-                    region.add(caller)
-                    step.append(caller)
-        frontier = step
-    tests = sorted(n for n in region if pytest_id(n, attrs[n].get("path")) is not None)
+    region = _callers_within(pred, wanted, MAX_HOPS)
+    tests = [t for t in _graph_tests(graph) if t in region]
     # node -> {test: hops}, in arrival order (so nearest first: waves go hop by hop).
     labels: dict[str, dict[str, int]] = {t: {t: 0} for t in tests}
     # node -> the tests that reached it in the last wave (each forwarded once).
     wave: dict[str, list[str]] = {t: [t] for t in tests}
+    region_from = len(wanted)
     for hop in range(1, MAX_HOPS + 1):
-        if all(len(labels.get(t, ())) >= PER_ITEM for t in wanted):
+        unfull = [t for t in wanted if len(labels.get(t, ())) < PER_ITEM]
+        if not unfull:
             break  # every target has its nearest tests: farther waves cannot change them
+        if 2 * len(unfull) <= region_from:
+            # What arrives at this hop matters only where it can still reach a target that
+            # lacks tests within the hops left: the rest of the region is dead weight. (A
+            # node outside that set only feeds nodes outside it, so targets' labels, and
+            # their arrival order, are the same as over the whole region.)
+            region = _callers_within(pred, unfull, MAX_HOPS - hop)
+            region_from = len(unfull)
         following: dict[str, list[str]] = {}
         for node, arriving in wave.items():
             for callee in succ[node]:
@@ -102,6 +103,41 @@ def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[t
                         room -= 1
         wave = following
     return {t: list(labels[t].items()) for t in wanted if t in labels}
+
+
+def _graph_tests(graph: nx.DiGraph) -> list[str]:
+    """The graph's test functions, sorted; kept on the graph (built graphs are cached and
+    never modified). Test-ness is decided per file first: most nodes are not in one."""
+    cached: list[str] | None = graph.graph.get("tests")
+    if cached is not None:
+        return cached
+    test_file: dict[str | None, bool] = {}
+    tests = []
+    for node, attrs in graph._node.items():
+        path = attrs.get("path")
+        in_test_file = test_file.get(path)
+        if in_test_file is None:
+            in_test_file = test_file[path] = bool(path) and is_test_file(path)
+        if in_test_file and pytest_id(node, path) is not None:
+            tests.append(node)
+    tests.sort()
+    graph.graph["tests"] = tests
+    return tests
+
+
+def _callers_within(pred: dict[str, dict[str, Any]], targets: list[str], hops: int) -> set[str]:
+    """``targets`` and every node with a path of at most ``hops`` edges to one of them."""
+    region: set[str] = set(targets)
+    frontier = targets
+    for _ in range(hops):
+        step = []
+        for node in frontier:
+            for caller in pred[node]:
+                if caller not in region:
+                    region.add(caller)
+                    step.append(caller)
+        frontier = step
+    return region
 
 
 def suggestions(graph: nx.DiGraph | None, locator: str,

@@ -27,6 +27,8 @@ from warpline.store.db import Store
 _TIPS_KEY = "complete_tips"
 _MAX_TIPS = 16
 _SHA_CHUNK = 500
+# Commits written per transaction by a long (worker) backfill.
+WRITE_BATCH = 50
 
 Progress = Callable[[int, int], None]
 
@@ -97,17 +99,72 @@ class Ingestor:
 
     def _run_in_workers(self, todo: list[pygit2.Commit], workers: int, report: IngestReport,
                         progress: Progress | None, total: int) -> IngestReport:
-        """A long backfill: workers diff and parse, this process writes, in order."""
+        """A long backfill: workers diff and parse, this process writes, in order.
+
+        Commits are written WRITE_BATCH at a time in one transaction, each commit inside its
+        own savepoint: a commit is still recorded whole or not at all, but the per-transaction
+        cost (journal pages written at every COMMIT) is paid once per batch."""
         shas = [str(c.id) for c in todo]
         stream = pipeline.changes_in_workers(self.repo.path, shas, workers)
-        for index, (sha, changes, error) in enumerate(stream):
-            if changes is None:
-                self._fail(sha, error or "unknown error", report)
-            else:
-                self._store(changes, report)
+        done = 0
+        batch: list[pipeline.Outcome] = []
+        for index, outcome in enumerate(stream):
+            batch.append(outcome)
+            if len(batch) < WRITE_BATCH and index + 1 < len(shas):
+                continue
+            self._write_batch(batch, report)
+            batch = []
             if progress is not None:
-                progress(index + 1, total or len(todo))
+                for count in range(done + 1, index + 2):
+                    progress(count, total or len(todo))
+            done = index + 1
+        if batch:  # the stream ended early (it does not, but never drop outcomes)
+            self._write_batch(batch, report)
         return report
+
+    def _write_batch(self, batch: list[pipeline.Outcome], report: IngestReport) -> None:
+        """Outcomes in history order, the successful ones in one transaction."""
+        results: list[tuple[str, CommitChanges | None, int | None, str | None]] = []
+        learned: dict[str, tuple[int, str]] = {}
+        try:
+            with self.store.transaction() as conn:
+                for sha, changes, error in batch:
+                    if changes is None:
+                        results.append((sha, None, None, error or "unknown error"))
+                        continue
+                    conn.execute("SAVEPOINT warpline_commit")
+                    fresh: dict[str, tuple[int, str]] = {}
+                    try:
+                        written = self._write_in(conn, changes, fresh, learned)
+                    except Exception as exc:  # recorded, reported, retried next run
+                        conn.execute("ROLLBACK TO warpline_commit")
+                        conn.execute("RELEASE warpline_commit")
+                        self._tip_cache = None
+                        results.append((sha, changes, None, f"{type(exc).__name__}: {exc}"))
+                        continue
+                    conn.execute("RELEASE warpline_commit")
+                    learned.update(fresh)
+                    results.append((sha, changes, written, None))
+        except Exception:
+            # The batch as a whole failed (at COMMIT, say): write commit by commit instead.
+            self._tip_cache = None
+            for sha, changes, error in batch:
+                if changes is None:
+                    self._fail(sha, error or "unknown error", report)
+                else:
+                    self._store(changes, report)
+            return
+        self._entities.update(learned)
+        for sha, changes, written, error in results:
+            if error is not None:
+                self._fail(sha, error, report)
+            elif written is None:
+                report.commits_skipped += 1
+            else:
+                assert changes is not None
+                report.commits_ingested += 1
+                report.events_written += written
+                report.unparsed_files += len(changes.unparsed_files)
 
     def catch_up(
         self,
@@ -153,44 +210,55 @@ class Ingestor:
         report.unparsed_files += len(changes.unparsed_files)
 
     def _write(self, changes: CommitChanges) -> int | None:
-        info = changes.commit
         fresh: dict[str, tuple[int, str]] = {}
-        tips = self._tips()
         with self.store.transaction() as conn:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
-                " committed_at, parent_count, event_count, unparsed_files, ingested_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (info.sha, info.author_name, info.author_email, info.authored_at,
-                 info.committed_at, len(info.parents), len(changes.changes),
-                 json.dumps(list(changes.unparsed_files)), int(time.time())),
-            )
-            if cur.rowcount == 0:
-                return None  # another run (or process) ingested it already
-            commit_id = cur.lastrowid
-            rows = []
-            for change in changes.changes:
-                entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh)
-                if change.change_kind == "moved" and change.previous_locator:
-                    self._link_lineage(conn, change.previous_locator, entity_id, change.kind,
-                                       change.previous_path or change.path, fresh)
-                rows.append((commit_id, entity_id, change.change_kind, change.path,
-                             change.previous_locator, change.previous_path, info.committed_at))
-            conn.executemany(
-                "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
-                " previous_locator, previous_path, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-            for parent in info.parents:
-                if parent in tips:
-                    self._push_tip(info.sha, conn=conn, replacing=parent)
-                    break
+            written = self._write_in(conn, changes, fresh, {})
         self._entities.update(fresh)
+        return written
+
+    def _write_in(self, conn: sqlite3.Connection, changes: CommitChanges,
+                  fresh: dict[str, tuple[int, str]],
+                  learned: dict[str, tuple[int, str]]) -> int | None:
+        """One commit's rows, inside an open transaction. ``fresh`` collects the entities
+        this commit wrote or read; ``learned``, those of earlier commits of the same
+        (uncommitted) transaction."""
+        info = changes.commit
+        tips = self._tips()
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
+            " committed_at, parent_count, event_count, unparsed_files, ingested_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (info.sha, info.author_name, info.author_email, info.authored_at,
+             info.committed_at, len(info.parents), len(changes.changes),
+             json.dumps(list(changes.unparsed_files)), int(time.time())),
+        )
+        if cur.rowcount == 0:
+            return None  # another run (or process) ingested it already
+        commit_id = cur.lastrowid
+        rows = []
+        for change in changes.changes:
+            entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh,
+                                        learned)
+            if change.change_kind == "moved" and change.previous_locator:
+                self._link_lineage(conn, change.previous_locator, entity_id, change.kind,
+                                   change.previous_path or change.path, fresh, learned)
+            rows.append((commit_id, entity_id, change.change_kind, change.path,
+                         change.previous_locator, change.previous_path, info.committed_at))
+        conn.executemany(
+            "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
+            " previous_locator, previous_path, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        for parent in info.parents:
+            if parent in tips:
+                self._push_tip(info.sha, conn=conn, replacing=parent)
+                break
         return len(rows)
 
     def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
-                   fresh: dict[str, tuple[int, str]]) -> int:
-        known = fresh.get(locator) or self._entities.get(locator)
+                   fresh: dict[str, tuple[int, str]],
+                   learned: dict[str, tuple[int, str]]) -> int:
+        known = fresh.get(locator) or learned.get(locator) or self._entities.get(locator)
         if known is not None:
             entity_id, known_path = known
             if known_path != path:  # the entity's latest path follows the history
@@ -212,8 +280,10 @@ class Ingestor:
         return entity_id
 
     def _link_lineage(self, conn: sqlite3.Connection, previous_locator: str, entity_id: int,
-                      kind: str, previous_path: str, fresh: dict[str, tuple[int, str]]) -> None:
-        previous_id = self._entity_id(conn, previous_locator, kind, previous_path, fresh)
+                      kind: str, previous_path: str, fresh: dict[str, tuple[int, str]],
+                      learned: dict[str, tuple[int, str]]) -> None:
+        previous_id = self._entity_id(conn, previous_locator, kind, previous_path, fresh,
+                                      learned)
         lineage = conn.execute("SELECT lineage FROM entities WHERE id = ?",
                                (previous_id,)).fetchone()[0]
         own = conn.execute("SELECT lineage FROM entities WHERE id = ?", (entity_id,)).fetchone()[0]
