@@ -27,8 +27,11 @@ from warpline.store.db import Store
 _TIPS_KEY = "complete_tips"
 _MAX_TIPS = 16
 _SHA_CHUNK = 500
-# Commits written per transaction by a long (worker) backfill.
-WRITE_BATCH = 50
+# Commits written per transaction by a long (worker) backfill. The contract is one
+# transaction per commit (a kill loses nothing already written, other processes see every
+# commit as soon as it is stored); a larger batch, each commit in its own savepoint, measured
+# 3-10% faster on a 5,000-commit history and is kept available for experiments only.
+WRITE_BATCH = 1
 
 Progress = Callable[[int, int], None]
 
@@ -101,9 +104,9 @@ class Ingestor:
                         progress: Progress | None, total: int) -> IngestReport:
         """A long backfill: workers diff and parse, this process writes, in order.
 
-        Commits are written WRITE_BATCH at a time in one transaction, each commit inside its
-        own savepoint: a commit is still recorded whole or not at all, but the per-transaction
-        cost (journal pages written at every COMMIT) is paid once per batch."""
+        Commits are written WRITE_BATCH at a time in one transaction (1: one transaction
+        per commit), each commit inside its own savepoint, so a commit is recorded whole or
+        not at all."""
         shas = [str(c.id) for c in todo]
         stream = pipeline.changes_in_workers(self.repo.path, shas, workers)
         done = 0
