@@ -18,6 +18,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -178,3 +179,32 @@ def filigree_dashboard(repo_path: Path) -> Iterator[FiligreeServer]:
             yield FiligreeServer(base_url, repo_path, process.pid, startup_s, client)
     finally:
         _stop(process)
+
+
+@contextmanager
+def hanging_server() -> Iterator[str]:
+    """A loopback server that accepts connections and never answers (a hung peer)."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.05)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept_forever() -> None:
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        for conn in accepted:
+            conn.close()
+        listener.close()

@@ -10,7 +10,6 @@ import asyncio
 import hashlib
 import inspect
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +20,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from filigree_server import FiligreeServer, filigree_dashboard, free_loopback_port
+from filigree_server import (
+    FiligreeServer,
+    filigree_dashboard,
+    free_loopback_port,
+    hanging_server,
+)
 
 from warpline.federation import _filigree_http
 from warpline.federation.filigree import (
@@ -216,29 +220,8 @@ def test_a_dead_port_is_unavailable_within_the_deadline() -> None:
 
 @pytest.fixture
 def hanging_url() -> Iterator[str]:
-    """A loopback server that accepts connections and never answers."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    listener.settimeout(0.05)
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept_forever() -> None:
-        while not stop.is_set():
-            try:
-                accepted.append(listener.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=accept_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    stop.set()
-    thread.join(timeout=2)
-    for conn in accepted:
-        conn.close()
-    listener.close()
+    with hanging_server() as url:
+        yield url
 
 
 def test_a_hanging_server_is_unavailable_within_the_deadline(hanging_url: str) -> None:
