@@ -247,7 +247,7 @@ def test_old_snapshots_are_pruned_but_keep_replaying(repo: FixtureRepo) -> None:
     ({"changed_refs": ["shapes.cycle.pong"]}, "invalid_changed_refs", "changed_refs"),
     ({"mode": "changed_only"}, "invalid_changed_refs", "changed_refs"),
     ({"mode": "changed_only", "changed_refs": [{"kind": "bogus", "value": "x"}]},
-     "invalid_changed_refs", "changed_refs.0.EntityRef.kind"),
+     "invalid_changed_refs", "changed_refs.0.kind"),
     ({"mode": "changed_only", "changed_refs": [{"kind": "warpline_entity_key_id",
                                                 "value": "abc"}]},
      "invalid_changed_refs", "changed_refs[0].value"),

@@ -13,18 +13,17 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
-from pydantic import ValidationError as PydanticValidationError
-from pydantic_core import ErrorDetails
-
-from warpline.models.inventory import TOOLS, tool_by_name
+if TYPE_CHECKING:  # jsonschema and pydantic load only when a check needs them: the MCP
+    # server's initialize and tools/list read contract files and nothing more.
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from pydantic import BaseModel
+    from pydantic_core import ErrorDetails
 
 SOURCE_CONTRACTS_DIR = Path(__file__).resolve().parent.parent / "contracts"
 ERROR_SCHEMA_ID = "warpline.error.v1"
-ENVELOPE_SCHEMA_IDS = frozenset({spec.schema_id for spec in TOOLS} | {ERROR_SCHEMA_ID})
 
 
 def _read_text(filename: str) -> str:
@@ -56,7 +55,16 @@ def load_contract(filename: str) -> dict[str, Any]:
 
 
 @cache
+def envelope_schema_ids() -> frozenset[str]:
+    """The schema ids of every tool envelope, from the inventory file, plus the error's."""
+    tools = load_contract("tools.json")["tools"]
+    return frozenset({row["schema"] for row in tools} | {ERROR_SCHEMA_ID})
+
+
+@cache
 def _validator(filename: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(_parsed(filename))
 
 
@@ -66,8 +74,10 @@ def validate_envelope(obj: dict[str, Any]) -> None:
     Raises ``ValueError`` for an unknown schema id and ``jsonschema.ValidationError`` (the
     most relevant error) when the envelope breaks its contract.
     """
+    from jsonschema.exceptions import best_match
+
     schema_id = obj.get("schema")
-    if schema_id not in ENVELOPE_SCHEMA_IDS:
+    if schema_id not in envelope_schema_ids():
         raise ValueError(f"unknown envelope schema {schema_id!r}")
     error = best_match(_validator(f"{schema_id}.json").iter_errors(obj))
     if error is not None:
@@ -85,6 +95,7 @@ class InputProblem:
     field: str | None
     error_code: str
     message: str
+    unknown: bool = False  # the field is not an argument (or filter key) the tool accepts
 
 
 # The top-level argument an error is about decides its code; anything else is generic.
@@ -114,33 +125,43 @@ def _problem(error: ValidationError) -> InputProblem:
         allowed = set(error.schema.get("properties", {}))
         path += sorted(name for name in error.instance if name not in allowed)[:1]
         if len(path) == 1:
-            return InputProblem(path[0], "invalid_argument", error.message)
+            return InputProblem(path[0], "invalid_argument", error.message, unknown=True)
     code = _FIELD_CODES.get(path[0], "invalid_argument") if path else "invalid_argument"
     return InputProblem(".".join(path) or None, code, error.message)
 
 
-def validate_input(tool_name: str, arguments: Any) -> list[InputProblem]:
-    """Check ``arguments`` against the input schema of the tool registered as ``tool_name``
-    (endorsed name or shim). Empty when valid; otherwise the problems, most relevant first.
+def parse_input(tool_name: str, arguments: Any) -> tuple[BaseModel | None, list[InputProblem]]:
+    """The tool's validated input model, or the problems with ``arguments`` (most relevant
+    first) against the input schema of ``tool_name`` (endorsed name or shim).
     Raises ``KeyError`` for an unknown tool name.
 
     The strict pydantic input model accepts exactly what the schema accepts (the contract
     tests hold both to the same cases), so valid arguments take its fast path: 50,000 churn
-    refs check in tens of milliseconds, where the JSON Schema walk takes seconds.
+    refs check in tens of milliseconds, where the JSON Schema walk takes seconds. Only a
+    rejection walks the schema, whose error paths name real arguments (pydantic's carry
+    union tags).
     """
+    from jsonschema.exceptions import best_match
+    from pydantic import ValidationError as PydanticValidationError
+
+    from warpline.models.inventory import tool_by_name
+
     spec = tool_by_name(tool_name)
     try:
-        spec.input_model.model_validate(arguments)
+        return spec.input_model.model_validate(arguments), []
     except PydanticValidationError as exc:
         rejected = exc
-    else:
-        return []
     errors = list(_validator(spec.input_schema_file).iter_errors(arguments))
     if not errors:  # stricter than the schema (e.g. 2.0 for an integer): report the model's
-        return [_model_problem(error) for error in rejected.errors()]
+        return None, [_model_problem(error) for error in rejected.errors()]
     first = best_match(errors)
     ordered = [first, *(e for e in errors if e is not first)]
-    return [_problem(error) for error in ordered]
+    return None, [_problem(error) for error in ordered]
+
+
+def validate_input(tool_name: str, arguments: Any) -> list[InputProblem]:
+    """The problems with ``arguments`` for ``tool_name``; empty when valid."""
+    return parse_input(tool_name, arguments)[1]
 
 
 def _model_problem(error: ErrorDetails) -> InputProblem:

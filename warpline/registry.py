@@ -14,33 +14,23 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from warpline.contracts_io import load_contract
 from warpline.errors import InvalidArgument
-from warpline.service.validation import validate_input
 
 Handler = Callable[[Any, Path | None], dict[str, Any]]
 
-# endorsed name -> "module:function" of its handler and "module:Class" of its input model.
+# endorsed name -> "module:function" of its handler. The input model is the inventory's
+# (``warpline.models.inventory``), checked against the same contract files.
 # A tool appears here only once it can answer; tools/list never lists a name that cannot.
-_IMPLEMENTED: dict[str, tuple[str, str]] = {
-    "warpline_change_list": ("warpline.service.changed:change_list",
-                             "warpline.models:ChangeListInput"),
-    "warpline_entity_timeline_get": ("warpline.service.timeline:entity_timeline",
-                                     "warpline.models:EntityTimelineInput"),
-    "warpline_entity_churn_count_get": ("warpline.service.churn:churn_count",
-                                        "warpline.models:EntityChurnCountInput"),
-    "warpline_impact_radius_get": ("warpline.service.impact:impact_radius",
-                                   "warpline.models:ImpactRadiusInput"),
-    "warpline_reverify_worklist_get": ("warpline.service.reverify:reverify_worklist",
-                                       "warpline.models:ReverifyWorklistInput"),
-    "warpline_edge_snapshot_capture": ("warpline.service.snapshot:capture_snapshot",
-                                       "warpline.models:EdgeSnapshotCaptureInput"),
-    "warpline_verification_record": ("warpline.service.verification:verification_record",
-                                     "warpline.models:VerificationRecordInput"),
-    "warpline_project_status_get": ("warpline.service.status:project_status",
-                                    "warpline.models:ProjectStatusInput"),
+_IMPLEMENTED: dict[str, str] = {
+    "warpline_change_list": "warpline.service.changed:change_list",
+    "warpline_entity_timeline_get": "warpline.service.timeline:entity_timeline",
+    "warpline_entity_churn_count_get": "warpline.service.churn:churn_count",
+    "warpline_impact_radius_get": "warpline.service.impact:impact_radius",
+    "warpline_reverify_worklist_get": "warpline.service.reverify:reverify_worklist",
+    "warpline_edge_snapshot_capture": "warpline.service.snapshot:capture_snapshot",
+    "warpline_verification_record": "warpline.service.verification:verification_record",
+    "warpline_project_status_get": "warpline.service.status:project_status",
 }
 
 
@@ -109,11 +99,6 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def input_model(spec: ToolSpec) -> type[BaseModel]:
-    model: type[BaseModel] = _load(_IMPLEMENTED[spec.endorsed][1])
-    return model
-
-
 def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) -> dict[str, Any]:
     """Validate ``arguments`` strictly, run the tool, return its envelope (a JSON object).
 
@@ -123,6 +108,9 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
     if spec is None:
         raise InvalidArgument(f"Unknown tool {name!r}. `tools/list` names the tools this "
                               "build implements.", field="name", value=name)
-    params = validate_input(input_model(spec), arguments)
-    handler: Handler = _load(_IMPLEMENTED[spec.endorsed][0])
+
+    from warpline.service.validation import validate_input
+
+    params = validate_input(spec.endorsed, arguments)
+    handler: Handler = _load(_IMPLEMENTED[spec.endorsed])
     return handler(params, cwd)

@@ -12,26 +12,21 @@ from typing import Any
 
 from warpline.graph.graph import Affected
 from warpline.models import ImpactRadiusEnvelope
-from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.context import ingest_status
 from warpline.service.envelope import envelope
-from warpline.service.gcpause import gc_paused
-from warpline.service.graph_entities import EntityBook
-from warpline.service.graph_query import GraphView, open_graph
+from warpline.service.graph_call import graph_call
+from warpline.service.graph_query import GraphView
 from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
-from warpline.service.seeds import Seeds, collect, require_seed_arguments
+from warpline.service.seeds import Seeds
 
 TOOL = "warpline_impact_radius_get"
 MAX_CHANGED_LISTED = 1000
 
 
 def impact_radius(params: Any, cwd: Path | None) -> dict[str, Any]:
-    require_seed_arguments(params)
-    with open_context(params.repo, cwd) as ctx, gc_paused():
-        report = catch_up(ctx)
-        warnings = behind_warning(ctx, report)
+    with graph_call(params, cwd) as call:
+        ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
-        view = open_graph(ctx, filters.edge_kinds if filters else None, warnings)
-        seeds = collect(ctx, params, warnings, view.graph)
         reached = view.reach(seeds.locators(), params.depth)
         seed_set = set(seeds.locators())
         affected = [(loc, hit) for loc, hit in reached.items() if loc not in seed_set]
@@ -41,8 +36,7 @@ def impact_radius(params: Any, cwd: Path | None) -> dict[str, Any]:
         offset = decode_cursor(params.cursor, fingerprint)
         page = affected[offset : offset + params.limit]
         has_more = offset + params.limit < len(affected)
-        book = EntityBook(ctx, view.graph, seeds.items,
-                          view.choice.snapshot.source if view.choice else None)
+        book = call.book()
         shown = seeds.items[:MAX_CHANGED_LISTED]
         book.prefetch([s.locator for s in shown] + [loc for loc, _ in page] +
                       [x for _, hit in page for e in hit.via_edges

@@ -22,14 +22,14 @@ from typing import Any
 from warpline.graph.graph import Affected
 from warpline.models import ReverifyWorklistEnvelope
 from warpline.service import freshness, suggest
-from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.context import ingest_status
 from warpline.service.envelope import envelope
-from warpline.service.gcpause import gc_paused
+from warpline.service.graph_call import graph_call
 from warpline.service.graph_entities import EntityBook
-from warpline.service.graph_query import GraphView, open_graph
+from warpline.service.graph_query import GraphView
 from warpline.service.impact import follow_ups, listed, seed_warnings
 from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
-from warpline.service.seeds import Seed, collect, require_seed_arguments
+from warpline.service.seeds import Seed
 
 TOOL = "warpline_reverify_worklist_get"
 # filigree answers one request at a time (2–5 ms each, measured): 200 SEIs plus their
@@ -55,20 +55,15 @@ class Item:
 
 
 def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
-    require_seed_arguments(params)
-    with open_context(params.repo, cwd) as ctx, gc_paused():
-        report = catch_up(ctx)
-        warnings = behind_warning(ctx, report)
+    with graph_call(params, cwd) as call:
+        ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
-        view = open_graph(ctx, filters.edge_kinds if filters else None, warnings)
-        seeds = collect(ctx, params, warnings, view.graph)
         warnings.extend(seed_warnings(view, seeds, len(seeds.items)))
         items = _items(view, seeds.items, params.depth)
         items = [i for i in items if listed(view, i.locator, filters, (i.kind, i.path))]
         if filters is not None and filters.reasons:
             items = [i for i in items if i.reason in filters.reasons]
-        book = EntityBook(ctx, view.graph, seeds.items,
-                          view.choice.snapshot.source if view.choice else None)
+        book = call.book()
         book.prefetch(i.locator for i in items)
         _verify(ctx, book, items, params.verified_kinds)
         if filters is not None and filters.verification_states:

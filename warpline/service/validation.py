@@ -1,53 +1,26 @@
-"""Input validation: pydantic errors translated into the closed error vocabulary.
+"""Input validation: the one seam where bad arguments become a ``WarplineError``.
 
-This is the one seam where ``pydantic.ValidationError`` becomes a ``WarplineError`` that
-names the rejected field (dotted path), the value, and the fix.
+``warpline.contracts_io.parse_input`` checks arguments against the tool's frozen input
+contract and names the rejected field (dotted path) and its closed ``error_code``; this
+module raises the matching exception with a hint that says how to fix it.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from warpline.errors import (
-    InvalidArgument,
-    InvalidChangedRefs,
-    InvalidCursor,
-    InvalidDepth,
-    InvalidEntityRef,
-    InvalidFilter,
-    InvalidRepo,
-    InvalidRevRange,
-    InvalidSort,
-    MissingRequiredField,
-    WarplineError,
-)
+from warpline.contracts_io import InputProblem, parse_input
+from warpline.errors import ERROR_CLASSES, InvalidArgument, WarplineError
 
-M = TypeVar("M", bound=BaseModel)
-
-# The first path element decides the code; everything else is invalid_argument.
-_FIELD_ERRORS: dict[str, type[WarplineError]] = {
-    "repo": InvalidRepo,
-    "rev_range": InvalidRevRange,
-    "base_ref": InvalidRevRange,
-    "head_ref": InvalidRevRange,
-    "depth": InvalidDepth,
-    "filters": InvalidFilter,
-    "sort_by": InvalidSort,
-    "sort_order": InvalidSort,
-    "group_by": InvalidSort,
-    "changed_refs": InvalidChangedRefs,
-    "entity_ref": InvalidEntityRef,
-    "entity": InvalidEntityRef,
-    "entity_refs": InvalidEntityRef,
-    "cursor": InvalidCursor,
-}
+_BY_CODE: dict[str, type[WarplineError]] = {cls.code: cls for cls in ERROR_CLASSES}
 
 _HINTS: dict[str, str] = {
     "repo": "Pass the path of a git repository with a work tree.",
     "depth": "Pass an integer from 0 to 5 (default 2).",
     "filters": "Use only the filter keys this tool's input schema lists.",
+    "window": "Use `since`, `until` (ISO-8601 instants) and `rev_range`.",
     "sort_by": "Use one of the sort keys this tool's input schema lists.",
     "sort_order": "Use `asc` or `desc`.",
     "changed_refs": "Pass a list of {kind, value} refs (or bare strings).",
@@ -56,35 +29,42 @@ _HINTS: dict[str, str] = {
 }
 
 
-def validate_input(model: type[M], arguments: dict[str, Any]) -> M:
-    """Strict: a wrong type is an error naming the field, never silently coerced."""
+def validate_input(tool: str, arguments: Any) -> BaseModel:
+    """The tool's input model; strict: a wrong type is an error naming the field, never
+    silently coerced."""
     if not isinstance(arguments, dict):
         raise InvalidArgument("Tool arguments must be a JSON object.", field=None,
                               value=type(arguments).__name__)
-    try:
-        return model.model_validate(arguments, strict=True)
-    except ValidationError as exc:
-        raise translate(exc) from exc
+    params, problems = parse_input(tool, arguments)
+    if params is not None:
+        return params
+    raise to_error(problems[0], arguments)
 
 
-def translate(exc: ValidationError) -> WarplineError:
-    first = exc.errors()[0]
-    loc = [str(part) for part in first["loc"] if not isinstance(part, int)] or ["arguments"]
-    field = ".".join(str(p) for p in first["loc"]) or None
-    top = loc[0]
-    kind = first["type"]
-    value = first.get("input")
-    if kind == "missing":
-        return MissingRequiredField(f"`{field}` is required. {_HINTS.get(top, '')}".strip(),
-                                    field=field)
-    if kind == "extra_forbidden":
-        unknown: type[WarplineError] = InvalidFilter if top == "filters" else InvalidArgument
-        return unknown(f"Unknown argument `{field}`: this tool does not accept it. Remove it; "
-                   "the tool's input schema lists what it accepts.", field=field,
-                   value=_short(value))
-    cls = _FIELD_ERRORS.get(top, InvalidArgument)
+def to_error(problem: InputProblem, arguments: dict[str, Any]) -> WarplineError:
+    field = problem.field
+    top = field.split(".")[0] if field else "arguments"
+    cls = _BY_CODE.get(problem.error_code, InvalidArgument)
+    if problem.error_code == "missing_required_field":
+        return cls(f"`{field}` is required. {_HINTS.get(top, '')}".strip(), field=field)
+    if problem.unknown:
+        return cls(f"Unknown argument `{field}`: this tool does not accept it. Remove it; "
+                   "the tool's input schema lists what it accepts.", field=field)
     hint = _HINTS.get(top, "Fix the value to match the tool's input schema.")
-    return cls(f"`{field}` is invalid ({first['msg']}). {hint}", field=field, value=_short(value))
+    return cls(f"`{field}` is invalid ({problem.message}). {hint}", field=field,
+               value=_short(_at(arguments, field)))
+
+
+def _at(arguments: Any, field: str | None) -> Any:
+    value = arguments
+    for part in (field or "").split(".") if field else []:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+    return value
 
 
 def _short(value: Any) -> Any:

@@ -1,0 +1,46 @@
+"""What impact radius and the re-verify worklist both do before answering: open the repo,
+catch the store up, choose the graph, and collect the seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from warpline.service.context import RepoContext, behind_warning, catch_up, open_context
+from warpline.service.gcpause import gc_paused
+from warpline.service.graph_entities import EntityBook
+from warpline.service.graph_query import GraphView, open_graph
+from warpline.service.seeds import Seeds, collect, require_seed_arguments
+from warpline.store.ingest import IngestReport
+
+
+@dataclass(slots=True)
+class GraphCall:
+    ctx: RepoContext
+    report: IngestReport
+    warnings: list[str]
+    view: GraphView
+    seeds: Seeds
+
+    def unpack(self) -> tuple[RepoContext, IngestReport, list[str], GraphView, Seeds]:
+        return self.ctx, self.report, self.warnings, self.view, self.seeds
+
+    def book(self) -> EntityBook:
+        """Entities on the wire (locators, SEIs, key ids) for this call's graph."""
+        source = self.view.choice.snapshot.source if self.view.choice else None
+        return EntityBook(self.ctx, self.view.graph, self.seeds.items, source)
+
+
+@contextmanager
+def graph_call(params: Any, cwd: Path | None) -> Iterator[GraphCall]:
+    require_seed_arguments(params)
+    with open_context(params.repo, cwd) as ctx, gc_paused():
+        report = catch_up(ctx)
+        warnings = behind_warning(ctx, report)
+        filters = params.filters
+        view = open_graph(ctx, filters.edge_kinds if filters else None, warnings)
+        seeds = collect(ctx, params, warnings, view.graph)
+        yield GraphCall(ctx, report, warnings, view, seeds)
