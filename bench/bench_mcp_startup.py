@@ -33,9 +33,8 @@ TARGET_RATIO = 2.5
 IN_PROCESS = """
 import json, sys, time
 t0 = time.perf_counter()
-from warpline.registry import call_tool, implemented_tools, input_model, _load, _IMPLEMENTED
-for spec in implemented_tools():
-    input_model(spec); _load(_IMPLEMENTED[spec.endorsed][0])
+from warpline.registry import call_tool
+import warpline.service.churn, warpline.service.validation  # what a churn call imports
 t1 = time.perf_counter()
 call_tool("churn", json.loads(sys.argv[1]))
 t2 = time.perf_counter()
@@ -109,6 +108,20 @@ def time_initialize(command: list[str]) -> float:
     return elapsed
 
 
+def time_tools_list(command: list[str]) -> float:
+    started = time.perf_counter()
+    server = Server(command)
+    server.send(INIT)
+    server.receive()
+    server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    reply = server.receive()
+    elapsed = time.perf_counter() - started
+    server.close()
+    if "result" not in reply:
+        raise SystemExit(f"tools/list failed: {json.dumps(reply)[:400]}")
+    return elapsed
+
+
 def time_first_call(command: list[str], arguments: dict[str, Any]) -> float:
     started = time.perf_counter()
     server = Server(command)
@@ -145,17 +158,19 @@ def run(repo: Path, n: int, command: list[str]) -> int:
     arguments = churn_arguments(repo)
     time_bare(), time_first_call(command, arguments)  # warm-up: page cache, .pyc files
     # Interleaved rounds, so a busy machine slows every measurement alike.
-    rounds: dict[str, list[float]] = {k: [] for k in ("bare", "init", "first", "imports",
-                                                       "call", "warm")}
+    rounds: dict[str, list[float]] = {k: [] for k in ("bare", "init", "list", "first",
+                                                       "imports", "call", "warm")}
     for _ in range(n):
         rounds["bare"].append(time_bare())
         rounds["init"].append(time_initialize(command))
+        rounds["list"].append(time_tools_list(command))
         rounds["first"].append(time_first_call(command, arguments))
         sample = time_in_process(arguments)
         rounds["imports"].append(sample["imports"])
         rounds["call"].append(sample["call"])
         rounds["warm"].append(sample["warm_call"])
-    bare, init, first, imports, call, warm = (statistics.median(rounds[k]) for k in rounds)
+    bare, init, listed, first, imports, call, warm = (
+        statistics.median(rounds[k]) for k in rounds)
     work = imports + call
     budget = TARGET_RATIO * (bare + work)
     ms = 1000.0
@@ -164,6 +179,8 @@ def run(repo: Path, n: int, command: list[str]) -> int:
     print(f"  python -c pass                       {bare * ms:8.1f} ms")
     print(f"  spawn -> initialize response          {init * ms:8.1f} ms   "
           f"{init / bare:5.2f}x bare")
+    print(f"  spawn -> tools/list response          {listed * ms:8.1f} ms   "
+          f"{listed / bare:5.2f}x bare")
     print(f"  spawn -> first tools/call (churn)     {first * ms:8.1f} ms   "
           f"{first / bare:5.2f}x bare")
     print(f"  tool's own work, in-process           {work * ms:8.1f} ms   "

@@ -17,7 +17,7 @@ from tests.contract_check import assert_valid_envelope
 from warpline.contracts_io import load_contract, validate_envelope, validate_input
 from warpline.errors import ERROR_CLASSES, ERROR_CODES, RETRYABILITY, WarplineError
 from warpline.models import schemas
-from warpline.models.inventory import TOOLS, inventory_document, tool_by_name, tool_names
+from warpline.registry import TOOLS, inventory_document, tool_by_name, tool_names
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
 SCHEMA_FILES = sorted(name for name in schemas.generate() if name != schemas.INVENTORY_FILE)

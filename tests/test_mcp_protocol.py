@@ -209,14 +209,6 @@ def test_an_unknown_tool_is_method_not_found(server: McpProcess) -> None:
     assert error["data"]["rejected_field"] == "name"
 
 
-def test_a_name_not_yet_implemented_is_an_unknown_tool(server: McpProcess) -> None:
-    from warpline.registry import implemented_tools, inventory
-
-    missing = [s.shim for s in inventory() if s not in implemented_tools()]
-    for name in missing:
-        assert _error(server.request("tools/call", {"name": name}))["code"] == -32601
-
-
 @pytest.mark.parametrize(("arguments", "code", "field"), [
     ({}, "missing_required_field", "repo"),
     ({"repo": 7}, "invalid_repo", "repo"),

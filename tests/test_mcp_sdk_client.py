@@ -15,7 +15,7 @@ from mcp.shared.exceptions import McpError
 
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
-from warpline.registry import implemented_tools
+from warpline.registry import TOOLS
 
 SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
 
@@ -65,7 +65,7 @@ async def _session_run(repo: FixtureRepo, tmp_path: Path) -> dict[str, Any]:
             capture = await session.call_tool("capture_snapshot", {"repo": str(repo.path)})
             seen["capture"] = capture.structuredContent
             locators: list[str] = []
-            for spec in implemented_tools():
+            for spec in TOOLS:
                 for name in spec.names:
                     # call_tool validates structuredContent against the listed outputSchema
                     result = await session.call_tool(
@@ -90,10 +90,10 @@ def test_the_sdk_client_drives_every_implemented_tool(repo: FixtureRepo, tmp_pat
     assert seen["server"] == "warpline"
     assert seen["protocol"] in ("2024-11-05", "2025-03-26", "2025-06-18")
     assert "changed" in seen["instructions"]
-    expected = [name for spec in implemented_tools() for name in spec.names]
+    expected = [name for spec in TOOLS for name in spec.names]
     assert seen["tools"] == expected
     assert sorted(seen["calls"]) == sorted(expected)
-    for spec in implemented_tools():
+    for spec in TOOLS:
         endorsed, shim = (seen["calls"][name] for name in spec.names)
         assert endorsed == shim
         assert endorsed["query"]["tool"] == spec.endorsed

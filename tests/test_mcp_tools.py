@@ -14,7 +14,7 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.cli.smoke import McpProcess, initialize, minimal_arguments, run_smoke
-from warpline.registry import implemented_tools
+from warpline.registry import TOOLS
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
 SERVER = [sys.executable, "-m", "warpline.mcp"]
@@ -28,7 +28,7 @@ def _contract(filename: str) -> Any:
 
 
 INVENTORY: list[dict[str, Any]] = _contract("tools.json")["tools"]
-IMPLEMENTED = {spec.endorsed for spec in implemented_tools()}
+TOOL_NAMES = {spec.endorsed for spec in TOOLS}
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def _call(server: McpProcess, name: str, arguments: dict[str, Any]) -> dict[str,
 
 
 def _arguments(endorsed: str, repo: str) -> dict[str, Any]:
-    """Valid arguments per implemented tool, on the module's fixture repository."""
+    """Valid arguments per tool, on the module's fixture repository."""
     table: dict[str, dict[str, Any]] = {
         "warpline_change_list": {"repo": repo},
         "warpline_entity_timeline_get": {"repo": repo, "entity": "app.core.beta"},
@@ -87,12 +87,11 @@ def _arguments(endorsed: str, repo: str) -> dict[str, Any]:
 
 # -- tools/list ---------------------------------------------------------------------------
 
-def test_tools_list_names_exactly_the_implemented_tools_under_both_names(
+def test_tools_list_names_every_tool_of_the_inventory_under_both_names(
         listed: list[dict[str, Any]]) -> None:
-    expected = [name for row in INVENTORY if row["endorsed"] in IMPLEMENTED
-                for name in (row["endorsed"], row["shim"])]
+    expected = [name for row in INVENTORY for name in (row["endorsed"], row["shim"])]
     assert [tool["name"] for tool in listed] == expected
-    assert IMPLEMENTED <= {row["endorsed"] for row in INVENTORY}
+    assert TOOL_NAMES == {row["endorsed"] for row in INVENTORY}
 
 
 def test_tools_list_pins_the_graph_tools(listed: list[dict[str, Any]]) -> None:
@@ -120,8 +119,6 @@ def test_schemas_are_the_contract_files_and_identical_for_shim_and_endorsed(
         listed: list[dict[str, Any]]) -> None:
     by_name = {tool["name"]: tool for tool in listed}
     for row in INVENTORY:
-        if row["endorsed"] not in IMPLEMENTED:
-            continue
         endorsed, shim = by_name[row["endorsed"]], by_name[row["shim"]]
         assert endorsed["inputSchema"] == shim["inputSchema"] == _contract(row["input_schema"])
         assert endorsed["outputSchema"] == shim["outputSchema"] == _contract(
@@ -166,10 +163,10 @@ def test_descriptions_say_plainly_whether_and_where_a_tool_writes(
 
 # -- tools/call ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("endorsed", sorted(IMPLEMENTED))
+@pytest.mark.parametrize("endorsed", sorted(TOOL_NAMES))
 def test_shim_and_endorsed_name_return_byte_identical_envelopes(
         server: McpProcess, repo: FixtureRepo, endorsed: str) -> None:
-    shim = next(spec.shim for spec in implemented_tools() if spec.endorsed == endorsed)
+    shim = next(spec.shim for spec in TOOLS if spec.endorsed == endorsed)
     arguments = _arguments(endorsed, str(repo.path))
     by_endorsed = _call(server, endorsed, arguments)
     by_shim = _call(server, shim, arguments)
@@ -178,7 +175,7 @@ def test_shim_and_endorsed_name_return_byte_identical_envelopes(
     assert by_shim["structuredContent"]["query"]["tool"] == endorsed
 
 
-@pytest.mark.parametrize("endorsed", sorted(IMPLEMENTED))
+@pytest.mark.parametrize("endorsed", sorted(TOOL_NAMES))
 def test_results_carry_the_envelope_twice_and_it_validates(
         server: McpProcess, repo: FixtureRepo, endorsed: str) -> None:
     result = _call(server, endorsed, _arguments(endorsed, str(repo.path)))
@@ -231,7 +228,7 @@ def test_mcp_smoke_passes_on_a_working_installation(repo: FixtureRepo) -> None:
     assert run_smoke(repo.path, SERVER, out=out) == 0, out.getvalue()
     report = out.getvalue()
     assert "FAIL" not in report
-    for spec in implemented_tools():
+    for spec in TOOLS:
         # The smoke check never calls a tool that writes (verify_record): it reports a skip.
         writes = minimal_arguments(spec.endorsed, str(repo.path), []) is None
         assert f"{'skip' if writes else 'ok':<5} tools/call {spec.endorsed}" in report

@@ -1,31 +1,98 @@
-"""Completeness: every tool of the frozen inventory is built, documented and tested."""
+"""Completeness: every row of the tool table is built, wired, documented and tested.
+
+The table (``warpline.registry.TOOLS``) is the one place a tool is declared; these tests
+walk it and fail when a row misses a piece: its contracts, its vocabulary entry, its
+handler, its CLI subcommand, its README row, its parity case.
+"""
 
 from __future__ import annotations
 
+import argparse
+import inspect
 from pathlib import Path
+from typing import Any, get_args, get_type_hints
 
 import pytest
 
-from warpline.registry import implemented_tools, inventory
+from tests.test_parity import CASES
+from warpline.cli.commands import build_parser, tool_commands
+from warpline.contracts_io import load_contract
+from warpline.models.vocab import ToolName
+from warpline.registry import TOOLS, ToolSpec, inventory_document
+from warpline.tooldocs import DOCS_PAGE, docs_page, markdown_table
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = inventory()
 
 
-def test_this_build_implements_all_eight_tools_of_the_inventory() -> None:
-    assert len(TOOLS) == 8
-    assert {t.endorsed for t in implemented_tools()} == {t.endorsed for t in TOOLS}
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:  # argparse offers no public walk of its subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("the warpline parser has no subcommands")
+
+
+SUBCOMMANDS = _subcommands(build_parser())
+
+
+def test_the_vocabulary_names_exactly_the_tools_of_the_table() -> None:
+    assert [spec.endorsed for spec in TOOLS] == list(get_args(ToolName))
+
+
+def test_names_and_commands_are_unique() -> None:
+    names = [name for spec in TOOLS for name in spec.names]
+    commands = [spec.cli_command for spec in TOOLS]
+    assert len(names) == len(set(names))
+    assert len(commands) == len(set(commands))
+
+
+def test_the_inventory_file_is_the_table() -> None:
+    assert load_contract("tools.json") == inventory_document()
+
+
+def test_every_cli_tool_command_belongs_to_a_row() -> None:
+    assert set(tool_commands()) == {spec.endorsed for spec in TOOLS}
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
-def test_every_tool_has_contracts_docs_a_cli_command_and_parity_tests(tool: object) -> None:
-    from warpline.registry import ToolSpec
-
-    assert isinstance(tool, ToolSpec)
+def test_every_row_has_contracts_matching_its_models(tool: ToolSpec[Any]) -> None:
     assert tool.input_schema()["type"] == "object"
-    assert tool.output_schema()["properties"]["schema"]["const"] == tool.schema
+    assert tool.output_schema()["properties"]["schema"]["const"] == tool.schema_id
+    assert tool.output_schema_file == f"{tool.schema_id}.json"
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
+def test_every_handler_takes_the_rows_input_model(tool: ToolSpec[Any]) -> None:
+    hints = get_type_hints(tool.handler)
+    first = next(iter(inspect.signature(tool.handler).parameters))
+    assert hints[first] is tool.input_model
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
+def test_every_row_has_its_cli_subcommand_calling_the_tool(tool: ToolSpec[Any]) -> None:
+    parser = SUBCOMMANDS[tool.cli_command]
+    assert parser.get_default("tool") == tool.endorsed
+    flags = {flag for action in parser._actions for flag in action.option_strings}
+    assert {"--repo", "--json"} <= flags
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
+def test_every_row_has_a_parity_case_through_its_cli_command(tool: ToolSpec[Any]) -> None:
+    assert any(argv[0] == tool.cli_command and name in tool.names for argv, name, _ in CASES)
+
+
+def test_the_readme_tool_table_is_the_table() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"`{tool.endorsed}`" in readme and f"`{tool.shim}`" in readme
-    parity = (ROOT / "tests" / "test_parity.py").read_text(encoding="utf-8")
-    # The parity tests run the tool through the CLI and through MCP.
-    assert tool.endorsed in parity or f'"{tool.shim}"' in parity
+    assert markdown_table() in readme
+
+
+def test_the_tools_page_is_generated_from_the_table() -> None:
+    assert DOCS_PAGE.read_text(encoding="utf-8") == docs_page()
+    for spec in TOOLS:
+        assert f"## `{spec.endorsed}`" in docs_page()
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
+def test_every_row_has_a_table_view(tool: ToolSpec[Any]) -> None:
+    from warpline.cli.views import _VIEWS  # filled by the CLI modules build_parser imports
+
+    assert tool.endorsed in _VIEWS

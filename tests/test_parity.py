@@ -14,7 +14,7 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.cli.smoke import McpProcess, initialize
-from warpline.registry import implemented_tools
+from warpline.registry import TOOLS
 
 SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
 
@@ -115,9 +115,9 @@ def _mcp(server: McpProcess, name: str, arguments: dict[str, Any],
     return reply
 
 
-def test_every_implemented_tool_has_a_parity_case() -> None:
+def test_every_tool_has_a_parity_case() -> None:
     covered = {name for _, name, _ in CASES}
-    for spec in implemented_tools():
+    for spec in TOOLS:
         assert covered & set(spec.names), spec.endorsed
 
 

@@ -144,7 +144,7 @@ def parse_input(tool_name: str, arguments: Any) -> tuple[BaseModel | None, list[
     from jsonschema.exceptions import best_match
     from pydantic import ValidationError as PydanticValidationError
 
-    from warpline.models.inventory import tool_by_name
+    from warpline.registry import tool_by_name
 
     spec = tool_by_name(tool_name)
     try:

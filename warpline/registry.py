@@ -1,105 +1,273 @@
-"""The tool table: one row per tool, read by the CLI, the MCP server, docs and tests.
+"""The tool table: one row per tool, read by tools/list, dispatch, the CLI, docs and tests.
 
-The inventory (names, schema ids, write metadata) is the frozen ``contracts/tools.json``;
-this module pairs each row with its input model and handler. ``call_tool`` is the single
-entry point both adapters use, so their envelopes are identical by construction.
+A row holds everything a tool is: its endorsed name and shim, its CLI command, its contract
+ids, its typed input model and envelope model, its handler, and its write metadata.
+``contracts/tools.json`` is generated from the rows (``python -m warpline.models.schemas``).
+``call_tool`` is the single entry point both adapters use, so their envelopes are identical
+by construction.
+
+Handlers are real functions (mypy and an IDE follow them) that import their service module
+on first call: importing all eight service modules costs ~0.8 s (pygit2, networkx, ...),
+which ``tools/list`` and ``initialize`` must not pay.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from warpline.contracts_io import load_contract
+from pydantic import BaseModel
+
 from warpline.errors import InvalidArgument
+from warpline.models.admin import ProjectStatusEnvelope, VerificationRecordEnvelope
+from warpline.models.envelope import EnvelopeBase
+from warpline.models.graph import EdgeSnapshotEnvelope, ImpactRadiusEnvelope
+from warpline.models.history import (
+    ChangeListEnvelope,
+    EntityChurnCountEnvelope,
+    EntityTimelineEnvelope,
+)
+from warpline.models.inputs import (
+    ChangeListInput,
+    EdgeSnapshotCaptureInput,
+    EntityChurnCountInput,
+    EntityTimelineInput,
+    ImpactRadiusInput,
+    ProjectStatusInput,
+    ReverifyWorklistInput,
+    VerificationRecordInput,
+)
+from warpline.models.vocab import ToolName
+from warpline.models.worklist import ReverifyWorklistEnvelope
 
-Handler = Callable[[Any, Path | None], dict[str, Any]]
+STORE_PATH = ".weft/warpline/"
 
-# endorsed name -> "module:function" of its handler. The input model is the inventory's
-# (``warpline.models.inventory``), checked against the same contract files.
-# A tool appears here only once it can answer; tools/list never lists a name that cannot.
-_IMPLEMENTED: dict[str, str] = {
-    "warpline_change_list": "warpline.service.changed:change_list",
-    "warpline_entity_timeline_get": "warpline.service.timeline:entity_timeline",
-    "warpline_entity_churn_count_get": "warpline.service.churn:churn_count",
-    "warpline_impact_radius_get": "warpline.service.impact:impact_radius",
-    "warpline_reverify_worklist_get": "warpline.service.reverify:reverify_worklist",
-    "warpline_edge_snapshot_capture": "warpline.service.snapshot:capture_snapshot",
-    "warpline_verification_record": "warpline.service.verification:verification_record",
-    "warpline_project_status_get": "warpline.service.status:project_status",
-}
+Envelope = dict[str, Any]
+P = TypeVar("P", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
-class ToolSpec:
-    endorsed: str
+class ToolSpec(Generic[P]):
+    endorsed: ToolName
     shim: str
-    schema: str
-    input_schema_file: str
-    output_schema_file: str
-    description: str
+    cli_command: str
+    schema_id: str
+    input_model: type[P]
+    envelope_model: type[EnvelopeBase]
+    handler: Callable[[P, Path | None], Envelope]
     mutating: bool
     read_only: bool
     writes_local_state: bool
     mutates_paths: tuple[str, ...]
     idempotent: bool
     federation_dependencies: tuple[str, ...]
+    description: str
+
+    @property
+    def input_schema_file(self) -> str:
+        return f"{self.endorsed}.input.json"
+
+    @property
+    def output_schema_file(self) -> str:
+        return f"{self.schema_id}.json"
 
     @property
     def names(self) -> tuple[str, str]:
         return (self.endorsed, self.shim)
 
     def input_schema(self) -> dict[str, Any]:
+        from warpline.contracts_io import load_contract
+
         return load_contract(self.input_schema_file)
 
     def output_schema(self) -> dict[str, Any]:
+        from warpline.contracts_io import load_contract
+
         return load_contract(self.output_schema_file)
 
+    def to_inventory_entry(self) -> dict[str, Any]:
+        return {
+            "endorsed": self.endorsed,
+            "shim": self.shim,
+            "schema": self.schema_id,
+            "input_schema": self.input_schema_file,
+            "output_schema": self.output_schema_file,
+            "mutating": self.mutating,
+            "read_only": self.read_only,
+            "writes_local_state": self.writes_local_state,
+            "mutates_paths": list(self.mutates_paths),
+            "idempotent": self.idempotent,
+            "federation_dependencies": list(self.federation_dependencies),
+            "description": self.description,
+        }
 
-def _spec(row: dict[str, Any]) -> ToolSpec:
+
+# -- handlers: each imports its service module on first call ------------------------------
+
+def _change_list(params: ChangeListInput, cwd: Path | None) -> Envelope:
+    from warpline.service.changed import change_list
+
+    return change_list(params, cwd)
+
+
+def _entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> Envelope:
+    from warpline.service.timeline import entity_timeline
+
+    return entity_timeline(params, cwd)
+
+
+def _churn_count(params: EntityChurnCountInput, cwd: Path | None) -> Envelope:
+    from warpline.service.churn import churn_count
+
+    return churn_count(params, cwd)
+
+
+def _impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> Envelope:
+    from warpline.service.impact import impact_radius
+
+    return impact_radius(params, cwd)
+
+
+def _reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> Envelope:
+    from warpline.service.reverify import reverify_worklist
+
+    return reverify_worklist(params, cwd)
+
+
+def _capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> Envelope:
+    from warpline.service.snapshot import capture_snapshot
+
+    return capture_snapshot(params, cwd)
+
+
+def _verification_record(params: VerificationRecordInput, cwd: Path | None) -> Envelope:
+    from warpline.service.verification import verification_record
+
+    return verification_record(params, cwd)
+
+
+def _project_status(params: ProjectStatusInput, cwd: Path | None) -> Envelope:
+    from warpline.service.status import project_status
+
+    return project_status(params, cwd)
+
+
+# -- the table ----------------------------------------------------------------------------
+
+_READ_ONLY_NOTE = " Read-only; may initialise and catch up the local store under .weft/warpline/."
+
+
+def _reader(
+    endorsed: ToolName, shim: str, cli_command: str, contract: str,
+    models: tuple[type[P], type[EnvelopeBase]],
+    handler: Callable[[P, Path | None], Envelope],
+    description: str,
+    federation: tuple[str, ...] = (),
+) -> ToolSpec[P]:
+    # Read tools answer without changing anything a user owns, but they open the store,
+    # which creates/migrates it and catches it up with HEAD.
     return ToolSpec(
-        endorsed=row["endorsed"],
-        shim=row["shim"],
-        schema=row["schema"],
-        input_schema_file=row["input_schema"],
-        output_schema_file=row["output_schema"],
-        description=row["description"],
-        mutating=bool(row["mutating"]),
-        read_only=bool(row["read_only"]),
-        writes_local_state=bool(row["writes_local_state"]),
-        mutates_paths=tuple(row["mutates_paths"]),
-        idempotent=bool(row["idempotent"]),
-        federation_dependencies=tuple(row["federation_dependencies"]),
+        endorsed, shim, cli_command, f"warpline.{contract}.v1", models[0], models[1], handler,
+        mutating=False, read_only=True, writes_local_state=True,
+        mutates_paths=(STORE_PATH,), idempotent=True,
+        federation_dependencies=federation,
+        description=description + _READ_ONLY_NOTE,
     )
 
 
+TOOLS: tuple[ToolSpec[Any], ...] = (
+    _reader(
+        "warpline_change_list", "changed", "changed", "change_list",
+        (ChangeListInput, ChangeListEnvelope), _change_list,
+        "Changed entities for a repo and rev range, with ready-to-call next actions; call "
+        "this first.",
+    ),
+    _reader(
+        "warpline_entity_timeline_get", "timeline", "timeline", "entity_timeline",
+        (EntityTimelineInput, EntityTimelineEnvelope), _entity_timeline,
+        "Ordered change history of one entity, across renames.",
+    ),
+    _reader(
+        "warpline_entity_churn_count_get", "churn", "churn", "entity_churn_count",
+        (EntityChurnCountInput, EntityChurnCountEnvelope), _churn_count,
+        "Change-event counts per entity over an optional window (unknown entities count 0).",
+    ),
+    _reader(
+        "warpline_impact_radius_get", "blast_radius", "blast-radius", "impact_radius",
+        (ImpactRadiusInput, ImpactRadiusEnvelope), _impact_radius,
+        "Entities downstream of the changed ones (callers, referrers) with completeness and "
+        "staleness.",
+    ),
+    _reader(
+        "warpline_reverify_worklist_get", "reverify", "reverify", "reverify_worklist",
+        (ReverifyWorklistInput, ReverifyWorklistEnvelope), _reverify_worklist,
+        "The worklist to re-verify before claiming done: changed entities, then dependents, "
+        "with tests to run and verification freshness; optionally reads filigree work links.",
+        federation=("filigree",),
+    ),
+    ToolSpec(
+        "warpline_edge_snapshot_capture", "capture_snapshot", "capture-snapshot",
+        "warpline.edge_snapshot.v1", EdgeSnapshotCaptureInput, EdgeSnapshotEnvelope,
+        _capture_snapshot,
+        mutating=True, read_only=False, writes_local_state=True,
+        mutates_paths=(STORE_PATH,), idempotent=True,
+        federation_dependencies=("loomweave",),
+        description="Captures a dated call/reference edge snapshot (from loomweave, else the "
+        "built-in extractor). Writes only under .weft/warpline/; never touches a sibling.",
+    ),
+    ToolSpec(
+        "warpline_verification_record", "verify_record", "verify-record",
+        "warpline.verification_record.v1", VerificationRecordInput, VerificationRecordEnvelope,
+        _verification_record,
+        mutating=True, read_only=False, writes_local_state=True,
+        mutates_paths=(STORE_PATH,), idempotent=True,
+        federation_dependencies=(),
+        description="Records a verification pass (e.g. test_pass) for a commit, once per "
+        "(commit, kind). Writes only under .weft/warpline/; advisory, never gates.",
+    ),
+    ToolSpec(
+        "warpline_project_status_get", "project_status", "status",
+        "warpline.project_status.v1", ProjectStatusInput, ProjectStatusEnvelope,
+        _project_status,
+        mutating=False, read_only=True, writes_local_state=False,
+        mutates_paths=(), idempotent=True,
+        federation_dependencies=(),
+        description="Probes whether this build can serve the store of repo. Writes nothing "
+        "anywhere: never creates or migrates the store.",
+    ),
+)
+
+_BY_NAME: dict[str, ToolSpec[Any]] = {name: spec for spec in TOOLS for name in spec.names}
+
+
+def lookup(name: str) -> ToolSpec[Any] | None:
+    """The tool registered under ``name`` (endorsed name or shim), or ``None``."""
+    return _BY_NAME.get(name)
+
+
+def tool_by_name(name: str) -> ToolSpec[Any]:
+    """The tool registered under ``name`` (endorsed name or shim); KeyError if none."""
+    return _BY_NAME[name]
+
+
+def tool_names() -> tuple[str, ...]:
+    """All sixteen names, endorsed then shim, in table order."""
+    return tuple(name for spec in TOOLS for name in spec.names)
+
+
 @cache
-def inventory() -> tuple[ToolSpec, ...]:
-    """All eight tools of the frozen contract, implemented or not."""
-    return tuple(_spec(row) for row in load_contract("tools.json")["tools"])
+def inventory_document() -> dict[str, Any]:
+    """The content of ``contracts/tools.json``."""
+    return {
+        "inventory_version": 1,
+        "tools": [spec.to_inventory_entry() for spec in TOOLS],
+    }
 
 
-def implemented_tools() -> tuple[ToolSpec, ...]:
-    return tuple(spec for spec in inventory() if spec.endorsed in _IMPLEMENTED)
-
-
-def lookup(name: str) -> ToolSpec | None:
-    for spec in implemented_tools():
-        if name in spec.names:
-            return spec
-    return None
-
-
-def _load(target: str) -> Any:
-    module, attr = target.split(":")
-    return getattr(importlib.import_module(module), attr)
-
-
-def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) -> dict[str, Any]:
+def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) -> Envelope:
     """Validate ``arguments`` strictly, run the tool, return its envelope (a JSON object).
 
     Raises ``WarplineError`` for every recoverable failure; the adapters render it.
@@ -107,10 +275,8 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
     spec = lookup(name)
     if spec is None:
         raise InvalidArgument(f"Unknown tool {name!r}. `tools/list` names the tools this "
-                              "build implements.", field="name", value=name)
+                              "build serves.", field="name", value=name)
 
     from warpline.service.validation import validate_input
 
-    params = validate_input(spec.endorsed, arguments)
-    handler: Handler = _load(_IMPLEMENTED[spec.endorsed])
-    return handler(params, cwd)
+    return spec.handler(validate_input(spec.endorsed, arguments), cwd)

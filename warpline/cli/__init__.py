@@ -1,30 +1,32 @@
 """The ``warpline`` command: a thin adapter that parses flags, calls the service, prints.
 
-Exit codes: 0 success, 1 bad input (the ``warpline.error.v1`` envelope is printed),
-70 internal error.
+Exit codes: 0 success, 1 bad input (the ``warpline.error.v1`` envelope is printed with
+``--json``; a command line argparse rejects is bad input too), 70 internal error.
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import Any
 
-from warpline.errors import InternalError, WarplineError
+from warpline.cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, emit_json, emit_text
+from warpline.errors import InternalError, InvalidArgument, WarplineError
 
-EXIT_OK = 0
-EXIT_BAD_INPUT = 1
-EXIT_INTERNAL = 70
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "emit_json", "emit_text", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from warpline.cli.commands import build_parser
+    from warpline.cli.commands import UsageError, build_parser
 
+    words = list(argv) if argv is not None else sys.argv[1:]
     parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        args = parser.parse_args(words)
+    except (argparse.ArgumentError, UsageError) as exc:
+        return _fail(usage_error(exc, words), "--json" in words, EXIT_BAD_INPUT)
     as_json = bool(getattr(args, "json", False))
     try:
         code: int = args.run(args)
@@ -43,6 +45,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(error, as_json, EXIT_INTERNAL)
 
 
+def usage_error(exc: Exception, words: Sequence[str]) -> WarplineError:
+    """A rejected command line as ``invalid_argument``: the flag (as its argument name,
+    ``--sort-order`` -> ``sort_order``), what argparse said, and where the flags are listed."""
+    flag = getattr(exc, "argument_name", None)
+    message = exc.message if isinstance(exc, argparse.ArgumentError) else str(exc)
+    if flag is None and message.startswith(_REQUIRED):
+        flag = message[len(_REQUIRED):].split(",")[0].strip()
+    command = next((w for w in words if not w.startswith("-")), None)
+    where = "warpline --help" if command is None or flag == "COMMAND" else (
+        f"warpline {command} --help")
+    return InvalidArgument(
+        f"{message.rstrip('.')}. Fix the command line; `{where}` lists the accepted flags.",
+        field=flag.lstrip("-").replace("-", "_").split("/")[0].lower() if flag else None,
+        details={"usage": str(exc)})
+
+
+_REQUIRED = "the following arguments are required: "
+
+
 def _fail(exc: WarplineError, as_json: bool, code: int) -> int:
     payload = exc.to_payload()
     if as_json:
@@ -50,13 +71,3 @@ def _fail(exc: WarplineError, as_json: bool, code: int) -> int:
     field = f" (field `{exc.field}`)" if exc.field else ""
     print(f"Error: {exc.code}{field}: {exc.hint}", file=sys.stderr)
     return code
-
-
-def emit_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False) + "\n")
-    sys.stdout.flush()
-
-
-def emit_text(text: str) -> None:
-    sys.stdout.write(text.rstrip("\n") + "\n")
-    sys.stdout.flush()

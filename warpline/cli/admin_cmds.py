@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
-from warpline.cli.commands import tool_runner
+from warpline.cli.runner import ToolCommand
 from warpline.cli.views import register
 
 
@@ -53,18 +52,24 @@ def _status_view(env: dict[str, Any], width: int) -> list[str]:
     return [f"{name:<{label}}  {_text(value)}" for name, value in rows]
 
 
-def add_parsers(sub: Any, common: Callable[..., None]) -> None:
-    p = sub.add_parser("verify-record",
-                       help="record that a commit passed a verification (e.g. test_pass)")
+def _verify_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--commit", required=True, help="commit ref (stored as its object id)")
     p.add_argument("--kind", required=True, help="label, e.g. test_pass, ci_pass, gate_pass")
     p.add_argument("--actor", help="who recorded it, e.g. ci or a job id")
-    common(p, listing=False)
-    p.set_defaults(run=tool_runner("warpline_verification_record", _verify_record))
 
-    p = sub.add_parser("status", help="read-only probe: can this build serve the repo's store?")
-    common(p, listing=False)
-    p.set_defaults(run=tool_runner("warpline_project_status_get", _status))
 
-    register("warpline_verification_record", _verify_view)
-    register("warpline_project_status_get", _status_view)
+def _no_flags(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+COMMANDS: dict[str, ToolCommand] = {
+    "warpline_verification_record": ToolCommand(
+        "record that a commit passed a verification (e.g. test_pass)", _verify_flags,
+        _verify_record, listing=False),
+    "warpline_project_status_get": ToolCommand(
+        "read-only probe: can this build serve the repo's store?", _no_flags, _status,
+        listing=False),
+}
+
+register("warpline_verification_record", _verify_view)
+register("warpline_project_status_get", _status_view)

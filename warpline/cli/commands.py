@@ -1,67 +1,59 @@
-"""The CLI's subcommands: flags in, a tool's arguments out. No tool semantics live here."""
+"""The CLI's subcommands: flags in, a tool's arguments out. No tool semantics live here.
+
+Every row of the tool table (``warpline.registry.TOOLS``) becomes the subcommand it names;
+each tool's flags come from the ``ToolCommand`` its CLI module offers (a row without one is
+an error the meta-test catches). Commands that are not tools (backfill, install, ...) come
+from the extension modules.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from warpline._version import __version__
-from warpline.cli import EXIT_OK, emit_json, emit_text
-
-Build = Callable[[argparse.Namespace], dict[str, Any]]
-
-
-def _ref(value: str, kind: str | None) -> str | dict[str, str]:
-    return value if kind in (None, "auto") else {"kind": kind, "value": value}
-
-
-def _put(target: dict[str, Any], key: str, value: Any) -> None:
-    """Only what the user said goes into the arguments (so the echo matches MCP's)."""
-    if value is not None and value != [] and value is not False:
-        target[key] = value
-
-
-def _listing(args: argparse.Namespace, out: dict[str, Any]) -> None:
-    _put(out, "sort_by", args.sort_by)
-    _put(out, "sort_order", args.sort_order)
-    _put(out, "limit", args.limit)
-    _put(out, "cursor", args.cursor)
+from warpline.cli.runner import ToolCommand, choices, listing, put, ref, tool_runner
+from warpline.models.vocab import (
+    ChangeKind,
+    EntityKind,
+    EntityRefKind,
+    SortOrder,
+)
 
 
 def _changed(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"repo": args.repo}
-    _put(out, "rev_range", args.rev_range)
-    _put(out, "base_ref", args.base)
-    _put(out, "head_ref", args.head)
-    _put(out, "include_worktree", args.worktree)
+    put(out, "rev_range", args.rev_range)
+    put(out, "base_ref", args.base)
+    put(out, "head_ref", args.head)
+    put(out, "include_worktree", args.worktree)
     filters: dict[str, Any] = {}
-    _put(filters, "change_kinds", args.change_kind)
-    _put(filters, "entity_kinds", args.entity_kind)
-    _put(filters, "paths", args.path)
-    _put(filters, "actors", args.actor)
-    _put(filters, "since", args.since)
-    _put(filters, "until", args.until)
-    _put(out, "filters", filters or None)
-    _listing(args, out)
+    put(filters, "change_kinds", args.change_kind)
+    put(filters, "entity_kinds", args.entity_kind)
+    put(filters, "paths", args.path)
+    put(filters, "actors", args.actor)
+    put(filters, "since", args.since)
+    put(filters, "until", args.until)
+    put(out, "filters", filters or None)
+    listing(args, out)
     return out
 
 
 def _timeline(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"repo": args.repo}
-    ref = _ref(args.entity, args.ref_kind)
-    if isinstance(ref, str):
-        out["entity"] = ref
+    entity = ref(args.entity, args.ref_kind)
+    if isinstance(entity, str):
+        out["entity"] = entity
     else:
-        out["entity_ref"] = ref
+        out["entity_ref"] = entity
     filters: dict[str, Any] = {}
-    _put(filters, "change_kinds", args.change_kind)
-    _put(filters, "since", args.since)
-    _put(filters, "until", args.until)
-    _put(out, "filters", filters or None)
-    _listing(args, out)
+    put(filters, "change_kinds", args.change_kind)
+    put(filters, "since", args.since)
+    put(filters, "until", args.until)
+    put(out, "filters", filters or None)
+    listing(args, out)
     return out
 
 
@@ -71,99 +63,117 @@ def _churn(args: argparse.Namespace) -> dict[str, Any]:
         text = Path(args.refs_file).read_text(encoding="utf-8")
         refs.extend(line.strip() for line in text.splitlines() if line.strip())
     out: dict[str, Any] = {"repo": args.repo,
-                           "entity_refs": [_ref(r, args.ref_kind) for r in refs]}
+                           "entity_refs": [ref(r, args.ref_kind) for r in refs]}
     window: dict[str, Any] = {}
-    _put(window, "since", args.since)
-    _put(window, "until", args.until)
-    _put(window, "rev_range", args.range)
-    _put(out, "window", window or None)
-    _listing(args, out)
+    put(window, "since", args.since)
+    put(window, "until", args.until)
+    put(window, "rev_range", args.range)
+    put(out, "window", window or None)
+    listing(args, out)
     return out
 
 
-def tool_runner(tool: str, build: Build) -> Callable[[argparse.Namespace], int]:
-    """The one way a subcommand calls a tool: build arguments, call, print."""
-    def run(args: argparse.Namespace) -> int:
-        from warpline.cli.views import render
-        from warpline.registry import call_tool
-
-        result = call_tool(tool, build(args), cwd=Path.cwd())
-        if args.json:
-            emit_json(result)
-        else:
-            emit_text(render(tool, result))
-        return EXIT_OK
-
-    return run
+def _changed_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("rev_range", nargs="?", help="A..B, or one rev for that one commit")
+    p.add_argument("--base", help="base ref (with --head; instead of REV_RANGE)")
+    p.add_argument("--head", help="head ref (default HEAD when --base is given)")
+    p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
+    p.add_argument("--change-kind", action="append", choices=choices(ChangeKind))
+    p.add_argument("--entity-kind", action="append", choices=choices(EntityKind))
+    p.add_argument("--path", action="append", help="path prefix (repeatable)")
+    p.add_argument("--actor", action="append", help="author name, email or 'Name <email>'")
+    p.add_argument("--since", help="ISO-8601 instant")
+    p.add_argument("--until", help="ISO-8601 instant")
 
 
-def _common(p: argparse.ArgumentParser, listing: bool = True) -> None:
+def _timeline_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("entity", help="locator, SEI, path, dotted qualname or key id")
+    p.add_argument("--ref-kind", choices=choices(EntityRefKind))
+    p.add_argument("--change-kind", action="append", choices=choices(ChangeKind))
+    p.add_argument("--since")
+    p.add_argument("--until")
+
+
+def _churn_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("refs", nargs="*", help="entity refs")
+    p.add_argument("--refs-file", help="a file with one ref per line")
+    p.add_argument("--ref-kind", choices=choices(EntityRefKind))
+    p.add_argument("--since")
+    p.add_argument("--until")
+    p.add_argument("--range", help="count only changes in this rev range")
+
+
+HISTORY_COMMANDS: dict[str, ToolCommand] = {
+    "warpline_change_list": ToolCommand(
+        "entities changed in a revision range", _changed_flags, _changed),
+    "warpline_entity_timeline_get": ToolCommand(
+        "one entity's change history", _timeline_flags, _timeline),
+    "warpline_entity_churn_count_get": ToolCommand(
+        "change counts per entity", _churn_flags, _churn),
+}
+
+
+def common(p: argparse.ArgumentParser, listing: bool = True) -> None:
     p.add_argument("--repo", default=".", help="path of the git repository (default: .)")
     p.add_argument("--json", action="store_true", help="print the JSON envelope")
     if listing:
         p.add_argument("--sort-by", dest="sort_by")
-        p.add_argument("--sort-order", dest="sort_order", choices=("asc", "desc"))
+        p.add_argument("--sort-order", dest="sort_order", choices=choices(SortOrder))
         p.add_argument("--limit", type=int)
         p.add_argument("--cursor", help="the next_cursor of a previous page")
 
 
+def tool_commands() -> dict[str, ToolCommand]:
+    """Every tool's flags, by endorsed name."""
+    from warpline.cli import admin_cmds, graph_cmds
+
+    return {**HISTORY_COMMANDS, **graph_cmds.COMMANDS, **admin_cmds.COMMANDS}
+
+
+class UsageError(Exception):
+    """A command line argparse rejects (raised instead of argparse's exit 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line raises (``main`` answers it with the envelope)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["exit_on_error"] = False
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> Any:  # argparse's NoReturn hook
+        raise UsageError(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from warpline.registry import TOOLS
+
+    parser = Parser(
         prog="warpline",
         description="Which code entities changed, what depends on them, what to re-verify.")
     parser.add_argument("--version", action="version", version=f"warpline {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("changed", help="entities changed in a revision range")
-    p.add_argument("rev_range", nargs="?", help="A..B, or one rev for that one commit")
-    p.add_argument("--base", help="base ref (with --head; instead of REV_RANGE)")
-    p.add_argument("--head", help="head ref (default HEAD when --base is given)")
-    p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
-    p.add_argument("--change-kind", action="append", choices=("added", "modified", "removed",
-                                                             "moved"))
-    p.add_argument("--entity-kind", action="append",
-                   choices=("file", "module", "class", "function"))
-    p.add_argument("--path", action="append", help="path prefix (repeatable)")
-    p.add_argument("--actor", action="append", help="author name, email or 'Name <email>'")
-    p.add_argument("--since", help="ISO-8601 instant")
-    p.add_argument("--until", help="ISO-8601 instant")
-    _common(p)
-    p.set_defaults(run=tool_runner("warpline_change_list", _changed))
-
-    p = sub.add_parser("timeline", help="one entity's change history")
-    p.add_argument("entity", help="locator, SEI, path, dotted qualname or key id")
-    p.add_argument("--ref-kind", choices=("auto", "locator", "sei", "path", "qualname",
-                                          "warpline_entity_key_id"))
-    p.add_argument("--change-kind", action="append", choices=("added", "modified", "removed",
-                                                             "moved"))
-    p.add_argument("--since")
-    p.add_argument("--until")
-    _common(p)
-    p.set_defaults(run=tool_runner("warpline_entity_timeline_get", _timeline))
-
-    p = sub.add_parser("churn", help="change counts per entity")
-    p.add_argument("refs", nargs="*", help="entity refs")
-    p.add_argument("--refs-file", help="a file with one ref per line")
-    p.add_argument("--ref-kind", choices=("auto", "locator", "sei", "path", "qualname",
-                                          "warpline_entity_key_id"))
-    p.add_argument("--since")
-    p.add_argument("--until")
-    p.add_argument("--range", help="count only changes in this rev range")
-    _common(p)
-    p.set_defaults(run=tool_runner("warpline_entity_churn_count_get", _churn))
+    commands = tool_commands()
+    for spec in TOOLS:
+        command = commands[spec.endorsed]
+        p = sub.add_parser(spec.cli_command, help=command.help)
+        command.add_flags(p)
+        if command.formats:
+            p.add_argument("--format", choices=("table", "json", *command.formats))
+        common(p, listing=command.listing)
+        p.set_defaults(run=tool_runner(spec.endorsed, command.build), tool=spec.endorsed)
 
     for name in _EXTENSIONS:
         module = importlib.import_module(name)
-        module.add_parsers(sub, _common)
+        module.add_parsers(sub, common)
     return parser
 
 
-# Subcommand groups beyond the history tools; each module offers
+# Subcommand groups that are not tools; each module offers
 # ``add_parsers(subparsers, common)`` and keeps its own flags-to-arguments code.
 _EXTENSIONS: tuple[str, ...] = (
     "warpline.cli.ingest",
     "warpline.cli.smoke",
-    "warpline.cli.admin_cmds",
-    "warpline.cli.graph_cmds",
     "warpline.cli.setup_cmds",
 )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from warpline.cli import EXIT_BAD_INPUT, EXIT_OK, emit_json, emit_text
+from warpline.cli.output import EXIT_BAD_INPUT, EXIT_OK, emit_json, emit_text
 
 
 def _report_dict(report: Any, seconds: float, root: Path) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from warpline.cli import EXIT_BAD_INPUT, EXIT_OK, emit_json, emit_text
+from warpline.cli.output import EXIT_BAD_INPUT, EXIT_OK, emit_json, emit_text
 from warpline.cli.render import table, terminal_width, use_color
 
 _COMPONENT_HELP = {

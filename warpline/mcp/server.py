@@ -34,18 +34,19 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 from warpline._version import __version__
-from warpline.errors import InternalError
+from warpline.mcp.jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RpcError,
+    internal_error,
+)
 
 log = logging.getLogger("warpline.mcp")
 
 PROTOCOL_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18")
 LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1]
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 INSTRUCTIONS = (
     "warpline answers questions about entity-level change history of a git repository. "
@@ -55,30 +56,6 @@ INSTRUCTIONS = (
 )
 
 Message = dict[str, Any]
-
-
-class RpcError(Exception):
-    """A JSON-RPC error response; ``data`` is a ``warpline.error.v1`` object when present."""
-
-    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_error(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
-
-
-def internal_error(exc: BaseException) -> RpcError:
-    """``-32603`` carrying a ``warpline.error.v1`` ``internal_error``; the traceback is logged."""
-    return RpcError(INTERNAL_ERROR, "internal error", InternalError(
-        "warpline hit a defect answering this call; the server's stderr has the traceback. "
-        "Report it rather than retrying.", details={"exception": type(exc).__name__},
-    ).to_payload())
 
 
 def negotiate(requested: object) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from warpline.errors import InvalidArgument, MissingRequiredField, WarplineError
-from warpline.mcp.server import (
+from warpline.mcp.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
@@ -31,12 +31,12 @@ META_KEY = "warpline/inventory"
 
 
 def list_tools() -> list[dict[str, Any]]:
-    from warpline.registry import implemented_tools
+    from warpline.registry import TOOLS
 
-    return [tool_entry(spec, name) for spec in implemented_tools() for name in spec.names]
+    return [tool_entry(spec, name) for spec in TOOLS for name in spec.names]
 
 
-def tool_entry(spec: ToolSpec, name: str) -> dict[str, Any]:
+def tool_entry(spec: ToolSpec[Any], name: str) -> dict[str, Any]:
     return {
         "name": name,
         "title": spec.endorsed if name == spec.endorsed else f"{name} ({spec.endorsed})",
@@ -48,7 +48,7 @@ def tool_entry(spec: ToolSpec, name: str) -> dict[str, Any]:
     }
 
 
-def tool_hints(spec: ToolSpec) -> dict[str, bool]:
+def tool_hints(spec: ToolSpec[Any]) -> dict[str, bool]:
     """The MCP hints, derived from the inventory metadata and nothing else."""
     return {
         "readOnlyHint": spec.read_only and not spec.mutating,
@@ -59,12 +59,12 @@ def tool_hints(spec: ToolSpec) -> dict[str, bool]:
     }
 
 
-def inventory_meta(spec: ToolSpec, name: str) -> dict[str, Any]:
+def inventory_meta(spec: ToolSpec[Any], name: str) -> dict[str, Any]:
     return {
         "endorsed": spec.endorsed,
         "shim": spec.shim,
         "alias_of": None if name == spec.endorsed else spec.endorsed,
-        "schema": spec.schema,
+        "schema": spec.schema_id,
         "mutating": spec.mutating,
         "read_only": spec.read_only,
         "writes_local_state": spec.writes_local_state,
@@ -74,7 +74,7 @@ def inventory_meta(spec: ToolSpec, name: str) -> dict[str, Any]:
     }
 
 
-def describe(spec: ToolSpec, name: str) -> str:
+def describe(spec: ToolSpec[Any], name: str) -> str:
     """The contract's description plus a plain statement of what the tool writes, and where."""
     parts = [spec.description.strip()]
     if name != spec.endorsed:
@@ -86,7 +86,7 @@ def describe(spec: ToolSpec, name: str) -> str:
     return " ".join(parts)
 
 
-def _writes_sentence(spec: ToolSpec) -> str:
+def _writes_sentence(spec: ToolSpec[Any]) -> str:
     where = ", ".join(f"REPO/{path}" for path in spec.mutates_paths) or f"REPO/{STORE_DIR}"
     if spec.mutating:
         return (f"Writes: {where} only (never your files, the git index or refs, or a "
@@ -123,7 +123,7 @@ def call(params: dict[str, Any]) -> dict[str, Any]:
 
         if registry.lookup(name) is None:
             raise RpcError(METHOD_NOT_FOUND, f"unknown tool: {name}", InvalidArgument(
-                f"Unknown tool {name!r}. `tools/list` names the tools this build implements.",
+                f"Unknown tool {name!r}. `tools/list` names the tools this build serves.",
                 field="name", value=name).to_payload())
         envelope = registry.call_tool(name, arguments, cwd=Path.cwd())
         text = json.dumps(envelope, ensure_ascii=False, allow_nan=False)

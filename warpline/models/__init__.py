@@ -1,4 +1,4 @@
-"""Pydantic models of every warpline v1 envelope and input, and the tool inventory.
+"""Pydantic models of every warpline v1 envelope and input (the tool table is `warpline.registry`).
 
 Build an envelope with the model, serialise it with ``dump``; the JSON Schemas in
 ``contracts/`` are generated from these models (``python -m warpline.models.schemas``).
@@ -87,13 +87,6 @@ from warpline.models.inputs import (
     TimelineFilters,
     VerificationRecordInput,
 )
-from warpline.models.inventory import (
-    STORE_PATH,
-    ToolSpec,
-    inventory_document,
-    tool_by_name,
-    tool_names,
-)
 from warpline.models.vocab import (
     CaptureCompleteness,
     CaptureMode,
@@ -141,7 +134,6 @@ from warpline.models.worklist import (
 __all__ = [
     "MAX_CHURN_REFS",
     "MAX_SEED_REFS",
-    "STORE_PATH",
     "TIMESTAMP_PATTERN",
     "AffectedItem",
     "CaptureCompleteness",
@@ -231,7 +223,6 @@ __all__ = [
     "Timestamp",
     "ToolAction",
     "ToolName",
-    "ToolSpec",
     "Verification",
     "VerificationIdempotency",
     "VerificationRecordData",
@@ -246,8 +237,5 @@ __all__ = [
     "WorklistGroup",
     "WorklistItem",
     "dump",
-    "inventory_document",
     "iso_z",
-    "tool_by_name",
-    "tool_names",
 ]

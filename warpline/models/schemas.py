@@ -32,7 +32,7 @@ from warpline.models.envelope import (
 )
 from warpline.models.error import ErrorEnvelope
 from warpline.models.graph import Staleness, ViaEdge
-from warpline.models.inventory import TOOLS, inventory_document
+from warpline.registry import TOOLS, inventory_document
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 ID_BASE = "https://warpline.dev/contracts/"

@@ -11,6 +11,7 @@ from warpline.errors import InvalidRevRange
 from warpline.git.attribution import worktree_changes
 from warpline.git.repo import commits_in_range, head_commit, parse_rev_range, resolve_commit
 from warpline.models import ChangeListEnvelope
+from warpline.models.inputs import ChangeListInput
 from warpline.service import events_query as eq
 from warpline.service.context import (
     RepoContext,
@@ -30,7 +31,7 @@ TOOL = "warpline_change_list"
 MAX_REFS = 200
 
 
-def change_list(params: Any, cwd: Path | None) -> dict[str, Any]:
+def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
         warnings = behind_warning(ctx, report)

@@ -16,6 +16,7 @@ from typing import Any
 from warpline.errors import InvalidEntityRef
 from warpline.git.repo import commits_in_range, parse_rev_range
 from warpline.models import EntityChurnCountEnvelope
+from warpline.models.inputs import EntityChurnCountInput
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope, iso_z, parse_instant
 from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
@@ -25,7 +26,7 @@ from warpline.service.sei import backfill_seis
 TOOL = "warpline_entity_churn_count_get"
 
 
-def churn_count(params: Any, cwd: Path | None) -> dict[str, Any]:
+def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, Any]:
     refs = [parse_ref(r, field=f"entity_refs[{i}]", error=InvalidEntityRef)
             for i, r in enumerate(params.entity_refs)]
     with open_context(params.repo, cwd) as ctx:

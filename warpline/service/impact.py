@@ -12,6 +12,7 @@ from typing import Any
 
 from warpline.graph.graph import Affected
 from warpline.models import ImpactRadiusEnvelope
+from warpline.models.inputs import ImpactRadiusInput
 from warpline.service.context import ingest_status
 from warpline.service.envelope import envelope
 from warpline.service.graph_call import graph_call
@@ -23,7 +24,7 @@ TOOL = "warpline_impact_radius_get"
 MAX_CHANGED_LISTED = 1000
 
 
-def impact_radius(params: Any, cwd: Path | None) -> dict[str, Any]:
+def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]:
     with graph_call(params, cwd) as call:
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
@@ -130,20 +131,16 @@ def seed_arguments(root: Path, params: Any) -> dict[str, Any]:
 
 
 def follow_ups(root: Path, params: Any, view: GraphView, sibling: str) -> dict[str, Any]:
-    from warpline.registry import lookup
-
     actions: dict[str, Any] = {}
     tools = []
-    if view.graph is None and lookup("warpline_edge_snapshot_capture") is not None:
+    if view.graph is None:
         tools.append({"tool": "warpline_edge_snapshot_capture", "arguments": {"repo": str(root)},
                       "why": "Capture the edge graph at HEAD, then ask again."})
-    if lookup(sibling) is not None:
-        why = ("List what to re-verify, with the tests that reach it."
-               if sibling == "warpline_reverify_worklist_get"
-               else "See the dependents as a plain impact list.")
-        tools.append({"tool": sibling, "arguments": seed_arguments(root, params), "why": why})
-    if tools:
-        actions["tools"] = tools
+    why = ("List what to re-verify, with the tests that reach it."
+           if sibling == "warpline_reverify_worklist_get"
+           else "See the dependents as a plain impact list.")
+    tools.append({"tool": sibling, "arguments": seed_arguments(root, params), "why": why})
+    actions["tools"] = tools
     if view.commands:
         actions["commands"] = list(view.commands)
     return actions

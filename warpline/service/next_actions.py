@@ -1,15 +1,9 @@
-"""Ready-to-call follow-ups: only tools this build implements, with bounded arguments."""
+"""Ready-to-call follow-ups, with bounded arguments."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-
-
-def _implemented(name: str) -> bool:
-    from warpline.registry import lookup
-
-    return lookup(name) is not None
 
 
 def follow_ups(root: Path, rev_range: str | None, include_worktree: bool,
@@ -30,15 +24,12 @@ def follow_ups(root: Path, rev_range: str | None, include_worktree: bool,
             ("warpline_impact_radius_get",
              "See which entities depend on the changed ones (callers, referrers)."),
         )
-        if _implemented(name)
     ]
     commands = []
     if commits_behind:
         commands.append({"command": f"warpline backfill --repo {root}",
                          "why": f"The store is {commits_behind} commits behind HEAD."})
-    actions: dict[str, Any] = {}
-    if tools:
-        actions["tools"] = tools
+    actions: dict[str, Any] = {"tools": tools}
     if commands:
         actions["commands"] = commands
     return actions

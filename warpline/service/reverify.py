@@ -21,6 +21,7 @@ from typing import Any
 
 from warpline.graph.graph import Affected
 from warpline.models import ReverifyWorklistEnvelope
+from warpline.models.inputs import ReverifyWorklistInput
 from warpline.service import freshness, suggest
 from warpline.service.context import ingest_status
 from warpline.service.envelope import envelope
@@ -54,7 +55,7 @@ class Item:
     group: str | None = None
 
 
-def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
+def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[str, Any]:
     with graph_call(params, cwd) as call:
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters

@@ -23,6 +23,7 @@ from warpline.git.repo import resolve_commit
 from warpline.graph.loomweave_source import loomweave_version
 from warpline.graph.model import EdgeCapture
 from warpline.models import EdgeSnapshotEnvelope
+from warpline.models.inputs import EdgeSnapshotCaptureInput
 from warpline.service import edge_sources
 from warpline.service.capture_scope import apply_max_entities, restrict_to_changed
 from warpline.service.context import RepoContext, behind_warning, catch_up, open_repo_only
@@ -43,7 +44,7 @@ TOOL = "warpline_edge_snapshot_capture"
 MAX_FAILED_ON_WIRE = 1000
 
 
-def capture_snapshot(params: Any, cwd: Path | None) -> dict[str, Any]:
+def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict[str, Any]:
     if params.mode == "changed_only" and not params.changed_refs:
         raise InvalidChangedRefs("mode changed_only needs `changed_refs`: the entities whose "
                                  "edges to capture.", field="changed_refs")

@@ -17,6 +17,7 @@ from typing import Any
 import pygit2
 
 from warpline.models import ProjectStatusEnvelope
+from warpline.models.inputs import ProjectStatusInput
 from warpline.service.context import open_repo_only
 from warpline.service.envelope import envelope
 from warpline.service.snapshot_choice import choose
@@ -26,7 +27,7 @@ from warpline.store.probe import StoreProbe, probe_store
 TOOL = "warpline_project_status_get"
 
 
-def project_status(params: Any, cwd: Path | None) -> dict[str, Any]:
+def project_status(params: ProjectStatusInput, cwd: Path | None) -> dict[str, Any]:
     root, repo = open_repo_only(params.repo, cwd)
     probe = probe_store(root, repo, _snapshot_rev)
     served = probe.status == "ok"

@@ -10,6 +10,7 @@ from typing import Any
 
 from warpline.errors import InvalidEntityRef, MissingRequiredField
 from warpline.models import EntityTimelineEnvelope
+from warpline.models.inputs import EntityTimelineInput
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope, iso_z, parse_instant
 from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
@@ -20,16 +21,19 @@ TOOL = "warpline_entity_timeline_get"
 _KIND_PREFERENCE = {"function": 0, "class": 1, "module": 2, "file": 3}
 
 
-def entity_timeline(params: Any, cwd: Path | None) -> dict[str, Any]:
-    raw = params.entity_ref if params.entity_ref is not None else params.entity
-    field = "entity_ref" if params.entity_ref is not None else "entity"
-    if raw is None:
-        raise MissingRequiredField("Name the entity: pass `entity_ref` {kind, value} or "
-                                   "`entity` (a bare string).", field="entity_ref")
+def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, Any]:
     if params.entity_ref is not None and params.entity is not None:
         raise InvalidEntityRef("Pass `entity_ref` or `entity`, not both.", field="entity")
-    if not isinstance(raw, str | dict):
-        raw = raw.model_dump(mode="json")
+    raw: str | dict[str, Any]
+    if params.entity_ref is not None:
+        field = "entity_ref"
+        raw = params.entity_ref if isinstance(params.entity_ref, str) \
+            else params.entity_ref.model_dump(mode="json")
+    elif params.entity is not None:
+        field, raw = "entity", params.entity
+    else:
+        raise MissingRequiredField("Name the entity: pass `entity_ref` {kind, value} or "
+                                   "`entity` (a bare string).", field="entity_ref")
     ref = parse_ref(raw, field=field)
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)

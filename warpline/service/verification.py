@@ -18,6 +18,7 @@ from typing import Any
 from warpline.errors import InvalidArgument
 from warpline.git.repo import resolve_commit
 from warpline.models import VerificationRecordEnvelope
+from warpline.models.inputs import VerificationRecordInput
 from warpline.service.context import open_repo_only
 from warpline.service.envelope import envelope, iso_z
 from warpline.store.db import Store
@@ -26,7 +27,7 @@ TOOL = "warpline_verification_record"
 SOURCE = "warpline"
 
 
-def verification_record(params: Any, cwd: Path | None) -> dict[str, Any]:
+def verification_record(params: VerificationRecordInput, cwd: Path | None) -> dict[str, Any]:
     kind = params.kind.strip()
     if not kind:
         raise InvalidArgument(

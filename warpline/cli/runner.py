@@ -1,0 +1,71 @@
+"""How a tool becomes a subcommand: its flags, its flags-to-arguments, and one runner.
+
+Each tool's CLI module offers a ``ToolCommand`` per endorsed name; ``warpline.cli.commands``
+creates the subcommand the tool table (``warpline.registry``) names for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args
+
+from warpline.cli.output import EXIT_OK, emit_json, emit_text
+
+Build = Callable[[argparse.Namespace], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCommand:
+    help: str
+    add_flags: Callable[[argparse.ArgumentParser], None]
+    build: Build
+    listing: bool = True  # --sort-by/--sort-order/--limit/--cursor
+    formats: tuple[str, ...] = ()  # --format choices beyond table and json
+
+
+def choices(vocabulary: Any) -> tuple[str, ...]:
+    """The CLI choices of a closed vocabulary (a ``Literal`` of ``warpline.models.vocab``)."""
+    return tuple(get_args(vocabulary))
+
+
+def put(target: dict[str, Any], key: str, value: Any) -> None:
+    """Only what the user said goes into the arguments (so the echo matches MCP's)."""
+    if value is not None and value != [] and value is not False:
+        target[key] = value
+
+
+def listing(args: argparse.Namespace, out: dict[str, Any]) -> None:
+    put(out, "sort_by", args.sort_by)
+    put(out, "sort_order", args.sort_order)
+    put(out, "limit", args.limit)
+    put(out, "cursor", args.cursor)
+
+
+def ref(value: str, kind: str | None) -> str | dict[str, str]:
+    return value if kind in (None, "auto") else {"kind": kind, "value": value}
+
+
+def tool_runner(tool: str, build: Build) -> Callable[[argparse.Namespace], int]:
+    """The one way a subcommand calls a tool: build arguments, call, print (``--format``:
+    table (the view), json, or a format of ``warpline.cli.formats``)."""
+    def run(args: argparse.Namespace) -> int:
+        from warpline.registry import call_tool
+
+        result = call_tool(tool, build(args), cwd=Path.cwd())
+        fmt = getattr(args, "format", None)
+        if args.json or fmt == "json":
+            emit_json(result)
+        elif fmt in (None, "table"):
+            from warpline.cli.views import render
+
+            emit_text(render(tool, result))
+        else:
+            from warpline.cli.formats import render_format
+
+            emit_text(render_format(tool, result, fmt))
+        return EXIT_OK
+
+    return run
