@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.store.db import store_path
@@ -95,3 +97,40 @@ def test_mcp_smoke_fails_when_the_server_cannot_start(tmp_path: Path) -> None:
     result = _cli("mcp-smoke", "--repo", str(repo.path), "--command",
                   str(tmp_path / "no-such-server"))
     assert result.returncode != 0
+
+
+def test_a_flag_argparse_rejects_exits_1_with_the_error_envelope(tmp_path: Path) -> None:
+    result = _cli("changed", "--limit", "abc", "--json", cwd=tmp_path)
+    assert result.returncode == 1
+    error = json.loads(result.stdout)
+    assert_valid_envelope(error)
+    assert (error["error_code"], error["rejected_field"]) == ("invalid_argument", "limit")
+    assert "usage:" not in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("argv", "field"), [
+    (["changed", "--bogus"], None),
+    (["changed", "--change-kind", "sideways"], "change_kind"),
+    (["blast-radius", "--depth", "two"], "depth"),
+    (["verify-record", "--kind", "test_pass"], "commit"),
+    (["reverify", "--format", "pdf"], "format"),
+    (["no-such-command"], "command"),
+])
+def test_every_command_line_error_is_the_error_envelope(
+        argv: list[str], field: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    from warpline.cli import main
+
+    assert main([*argv, "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)
+    assert_valid_envelope(error)
+    assert (error["error_code"], error["rejected_field"]) == ("invalid_argument", field)
+
+
+def test_a_command_line_error_without_json_prints_no_envelope(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from warpline.cli import main
+
+    assert main(["changed", "--limit", "abc"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "invalid_argument" in captured.err
