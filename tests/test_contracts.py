@@ -253,7 +253,7 @@ MINIMAL_ARGUMENTS: dict[str, dict[str, Any]] = {
 
 def _rejected(tool: str, arguments: Any) -> tuple[str | None, str]:
     spec = tool_by_name(tool)
-    problems = validate_input(tool, arguments)
+    problems = validate_input(tool_by_name(tool), arguments)
     assert problems, f"{tool} accepted {arguments!r}"
     # The published schema and the strict pydantic model reject the same arguments.
     assert not Draft202012Validator(load_contract(spec.input_schema_file)).is_valid(arguments)
@@ -264,7 +264,7 @@ def _rejected(tool: str, arguments: Any) -> tuple[str | None, str]:
 
 @pytest.mark.parametrize("tool", list(MINIMAL_ARGUMENTS))
 def test_minimal_arguments_are_accepted(tool: str) -> None:
-    assert validate_input(tool, MINIMAL_ARGUMENTS[tool]) == []
+    assert validate_input(tool_by_name(tool), MINIMAL_ARGUMENTS[tool]) == []
     tool_by_name(tool).input_model.model_validate(MINIMAL_ARGUMENTS[tool])
 
 
@@ -310,14 +310,14 @@ def test_input_errors_name_the_field_and_the_code(
 
 def test_a_float_where_an_integer_belongs_is_rejected_by_name() -> None:
     # JSON Schema counts 2.0 as an integer; warpline does not coerce, and still names it.
-    assert [(p.field, p.error_code) for p in validate_input("reverify", {"repo": "/r",
+    assert [(p.field, p.error_code) for p in validate_input(tool_by_name("reverify"), {"repo": "/r",
             "depth": 2.0})] == [("depth", "invalid_depth")]
 
 
 def test_entity_refs_accept_objects_and_bare_strings() -> None:
     refs = [{"kind": "sei", "value": "loomweave:eid:1"}, "python:module:demo",
             {"kind": "warpline_entity_key_id", "value": 3}]
-    assert validate_input("churn", {"repo": "/r", "entity_refs": refs}) == []
+    assert validate_input(tool_by_name("churn"), {"repo": "/r", "entity_refs": refs}) == []
     parsed = models.EntityChurnCountInput.model_validate({"repo": "/r", "entity_refs": refs})
     assert parsed.entity_refs[1] == "python:module:demo"
 
@@ -334,7 +334,7 @@ def test_churn_accepts_fifty_thousand_refs_and_no_more() -> None:
 
 def test_unknown_tool_name_is_a_key_error() -> None:
     with pytest.raises(KeyError):
-        validate_input("warpline_nope", {"repo": "/r"})
+        validate_input(tool_by_name("warpline_nope"), {"repo": "/r"})
 
 
 # ---------------------------------------------------------------------------- envelopes

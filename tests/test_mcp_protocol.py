@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.gitfixture import FixtureRepo
-from warpline.cli.smoke import McpProcess, initialize
+from warpline.mcp.client import McpProcess, initialize
 
 SERVER = [sys.executable, "-m", "warpline.mcp"]
 HEAVY_MODULES = ("pygit2", "pydantic", "networkx", "jsonschema")

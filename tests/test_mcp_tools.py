@@ -13,7 +13,8 @@ import pytest
 
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
-from warpline.cli.smoke import McpProcess, initialize, minimal_arguments, run_smoke
+from warpline.cli.smoke import minimal_arguments, run_smoke
+from warpline.mcp.client import McpProcess, initialize
 from warpline.registry import TOOLS
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"

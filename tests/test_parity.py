@@ -13,7 +13,7 @@ import pytest
 
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
-from warpline.cli.smoke import McpProcess, initialize
+from warpline.mcp.client import McpProcess, initialize
 from warpline.registry import TOOLS
 
 SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # jsonschema and pydantic load only when a check needs them: the MCP
-    # server's initialize and tools/list read contract files and nothing more.
+    # server's initialize reads contract files and nothing more.
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
     from pydantic import BaseModel
@@ -84,6 +84,16 @@ def validate_envelope(obj: dict[str, Any]) -> None:
         raise error
 
 
+class InputContract(Protocol):
+    """What input validation needs of a tool (a row of ``warpline.registry.TOOLS``)."""
+
+    @property
+    def input_model(self) -> type[BaseModel]: ...
+
+    @property
+    def input_schema_file(self) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class InputProblem:
     """One reason a tool's arguments break its input schema.
@@ -130,10 +140,10 @@ def _problem(error: ValidationError) -> InputProblem:
     return InputProblem(".".join(path) or None, code, error.message)
 
 
-def parse_input(tool_name: str, arguments: Any) -> tuple[BaseModel | None, list[InputProblem]]:
+def parse_input(spec: InputContract, arguments: Any
+                ) -> tuple[BaseModel | None, list[InputProblem]]:
     """The tool's validated input model, or the problems with ``arguments`` (most relevant
-    first) against the input schema of ``tool_name`` (endorsed name or shim).
-    Raises ``KeyError`` for an unknown tool name.
+    first) against the tool's input schema.
 
     The strict pydantic input model accepts exactly what the schema accepts (the contract
     tests hold both to the same cases), so valid arguments take its fast path: 50,000 churn
@@ -144,9 +154,6 @@ def parse_input(tool_name: str, arguments: Any) -> tuple[BaseModel | None, list[
     from jsonschema.exceptions import best_match
     from pydantic import ValidationError as PydanticValidationError
 
-    from warpline.registry import tool_by_name
-
-    spec = tool_by_name(tool_name)
     try:
         return spec.input_model.model_validate(arguments), []
     except PydanticValidationError as exc:
@@ -159,9 +166,9 @@ def parse_input(tool_name: str, arguments: Any) -> tuple[BaseModel | None, list[
     return None, [_problem(error) for error in ordered]
 
 
-def validate_input(tool_name: str, arguments: Any) -> list[InputProblem]:
-    """The problems with ``arguments`` for ``tool_name``; empty when valid."""
-    return parse_input(tool_name, arguments)[1]
+def validate_input(spec: InputContract, arguments: Any) -> list[InputProblem]:
+    """The problems with ``arguments`` for the tool; empty when valid."""
+    return parse_input(spec, arguments)[1]
 
 
 def _model_problem(error: ErrorDetails) -> InputProblem:

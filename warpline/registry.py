@@ -279,4 +279,4 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
 
     from warpline.service.validation import validate_input
 
-    return spec.handler(validate_input(spec.endorsed, arguments), cwd)
+    return spec.handler(validate_input(spec, arguments), cwd)

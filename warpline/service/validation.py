@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from warpline.contracts_io import InputProblem, parse_input
+from warpline.contracts_io import InputContract, InputProblem, parse_input
 from warpline.errors import ERROR_CLASSES, InvalidArgument, WarplineError
 
 _BY_CODE: dict[str, type[WarplineError]] = {cls.code: cls for cls in ERROR_CLASSES}
@@ -29,7 +29,7 @@ _HINTS: dict[str, str] = {
 }
 
 
-def validate_input(tool: str, arguments: Any) -> BaseModel:
+def validate_input(tool: InputContract, arguments: Any) -> BaseModel:
     """The tool's input model; strict: a wrong type is an error naming the field, never
     silently coerced."""
     if not isinstance(arguments, dict):

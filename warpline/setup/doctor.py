@@ -124,7 +124,7 @@ def _version(command: list[str]) -> str:
 
 
 def _mcp(root: Path) -> Check:
-    from warpline.cli.smoke import McpProcess, initialize
+    from warpline.mcp.client import McpProcess, initialize
 
     command = mcp_config.registered_command(root)
     if command is None:
