@@ -18,6 +18,7 @@ from filigree_server import (
 )
 
 from tests.gitfixture import FixtureRepo
+from warpline import settings
 from warpline.federation.filigree import ENV_VAR
 from warpline.models import FiligreeAction, WorkLink
 from warpline.service import work
@@ -214,8 +215,8 @@ def test_an_unexpected_failure_is_unavailable_never_an_exception(
 
 def test_the_deadline_comes_from_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(work.DEADLINE_ENV, "1.5")
-    assert work.deadline_s() == 1.5
+    assert settings.filigree_deadline_s() == 1.5
     monkeypatch.setenv(work.DEADLINE_ENV, "soon")
-    assert work.deadline_s() == work.DEFAULT_DEADLINE_S
+    assert settings.filigree_deadline_s() == work.DEFAULT_DEADLINE_S
     monkeypatch.delenv(work.DEADLINE_ENV)
-    assert work.deadline_s() == work.DEFAULT_DEADLINE_S
+    assert settings.filigree_deadline_s() == work.DEFAULT_DEADLINE_S

@@ -7,11 +7,11 @@ Exit codes: 0 success, 1 bad input (the ``warpline.error.v1`` envelope is printe
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import traceback
 from collections.abc import Sequence
 
+from warpline import settings
 from warpline.cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, emit_json, emit_text
 from warpline.errors import InternalError, InvalidArgument, WarplineError
 
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("warpline: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        if os.environ.get("WARPLINE_DEBUG"):
+        if settings.debug():
             traceback.print_exc(file=sys.stderr)
         error = InternalError(f"Unexpected {type(exc).__name__}: {exc}. This is a warpline "
                               "defect; rerun with WARPLINE_DEBUG=1 for a traceback.")

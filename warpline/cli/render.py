@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
+
+from warpline import settings
 
 
 def terminal_width(is_tty: bool, default: int = 100) -> int:
@@ -15,7 +16,7 @@ def terminal_width(is_tty: bool, default: int = 100) -> int:
 
 
 def use_color(is_tty: bool) -> bool:
-    return is_tty and "NO_COLOR" not in os.environ
+    return is_tty and not settings.no_color()
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, width: int) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 from urllib.parse import quote
 
+from warpline import settings
 from warpline.federation._filigree_http import FetchFailure, RawLinks, ReasonCode, fetch_links
 
 __all__ = [
@@ -45,7 +46,7 @@ __all__ = [
 WorkState = Literal["present", "absent", "unavailable"]
 Priority = Literal["P0", "P1", "P2", "P3", "P4"]
 
-ENV_VAR: Final = "FILIGREE_API_URL"
+ENV_VAR: Final = settings.FILIGREE_API_URL.name
 # filigree 3.4's own default (filigree.dashboard.DEFAULT_PORT). The dashboard binds
 # 127.0.0.1 only, so naming it avoids a failed IPv6 attempt via "localhost".
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:8377"
@@ -118,8 +119,7 @@ def filigree_base_url(
     repo_root: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None
 ) -> str:
     """``$FILIGREE_API_URL``, else the port filigree published for this repo, else the default."""
-    env = os.environ if environ is None else environ
-    configured = env.get(ENV_VAR, "").strip()
+    configured = settings.filigree_api_url(environ)
     if configured:
         url = configured.rstrip("/")
         # Our paths already start with /api; accept a URL that names the API root.

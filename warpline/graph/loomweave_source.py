@@ -29,11 +29,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from warpline import settings
 from warpline.errors import PeerUnavailable
 from warpline.git.locators import dotted_module, file_locator, module_locator, normalize_path
 from warpline.graph.model import EdgeCapture, EdgeKind, GraphEdge, GraphEntity, GraphEntityKind
 
-COMMAND_ENV = "WARPLINE_LOOMWEAVE_COMMAND"
+COMMAND_ENV = settings.LOOMWEAVE_COMMAND.name
 INDEX_RELPATH = Path(".weft") / "loomweave" / "loomweave.db"
 _VERSION_TIMEOUT_SECONDS = 10
 _BATCH = 900  # stays under SQLite's historical 999 bound-parameter limit
@@ -81,7 +82,7 @@ def index_path(repo_root: str | os.PathLike[str]) -> Path:
 
 
 def _command(command: str | None) -> list[str]:
-    return shlex.split(command if command is not None else os.environ.get(COMMAND_ENV, "loomweave"))
+    return shlex.split(command if command is not None else settings.loomweave_command())
 
 
 def _executable(command: str | None) -> str | None:

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from warpline import settings
 from warpline._version import __version__
 from warpline.mcp.jsonrpc import (
     INVALID_PARAMS,
@@ -220,12 +221,11 @@ def protocol_stdout() -> Iterator[IO[bytes]]:
 
 
 def configure_logging() -> None:
-    level = os.environ.get("WARPLINE_LOG_LEVEL", "WARNING").upper()
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("warpline-mcp %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level if level in logging.getLevelNamesMapping() else "WARNING")
+    root.setLevel(settings.log_level())
     logging.captureWarnings(True)
 
 

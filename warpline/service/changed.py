@@ -7,6 +7,7 @@ from typing import Any
 
 import pygit2
 
+from warpline import settings
 from warpline.errors import InvalidRevRange
 from warpline.git.attribution import worktree_changes
 from warpline.git.repo import commits_in_range, head_commit, parse_rev_range, resolve_commit
@@ -18,7 +19,6 @@ from warpline.service.context import (
     behind_warning,
     catch_up,
     ingest_status,
-    interactive_budget_s,
     open_context,
 )
 from warpline.service.envelope import envelope
@@ -118,7 +118,7 @@ def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
     missing = [c for c in reversed(commits) if str(c.id) not in done]
     if not missing:
         return
-    report = ingestor.run(missing, budget_s=interactive_budget_s())
+    report = ingestor.run(missing, budget_s=settings.interactive_budget_s())
     if report.commits_behind:
         warnings.append(
             f"{report.commits_behind} commits of the range are not ingested yet: this answer "

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
 
+from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField
 from warpline.git.repo import head_commit, open_repo
 from warpline.store.db import Store
 from warpline.store.ingest import Ingestor, IngestReport
-
-
-def interactive_budget_s() -> float:
-    """How long a read tool may spend ingesting new commits before it answers with what
-    it has (and says how far behind it is). ``WARPLINE_INTERACTIVE_BUDGET_S`` overrides."""
-    raw = os.environ.get("WARPLINE_INTERACTIVE_BUDGET_S", "")
-    try:
-        return max(float(raw), 0.0) if raw else 3.0
-    except ValueError:
-        return 3.0
 
 
 @dataclass(slots=True)
@@ -71,7 +61,7 @@ def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
 def catch_up(ctx: RepoContext) -> IngestReport:
     """Ingest new commits reachable from HEAD, within the interactive budget."""
     return Ingestor(ctx.store, ctx.repo).catch_up(head_commit(ctx.repo),
-                                                  budget_s=interactive_budget_s())
+                                                  budget_s=settings.interactive_budget_s())
 
 
 def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Literal
 
 import pygit2
 
+from warpline import settings
 from warpline._version import __version__
 from warpline.errors import PeerUnavailable
 from warpline.graph.builtin_source import capture_builtin
@@ -31,8 +32,8 @@ from warpline.graph.loomweave_source import (
 )
 from warpline.graph.model import EdgeCapture
 
-SOURCES_ENV = "WARPLINE_EDGE_SOURCES"
-KNOWN_SOURCES = ("loomweave", "builtin")
+SOURCES_ENV = settings.EDGE_SOURCES.name
+KNOWN_SOURCES = settings.KNOWN_EDGE_SOURCES
 # Built-in extraction speed, measured by bench/bench_graph.py (2,040 generated modules,
 # 5.1 MB of Python in ~3.5 s on a loaded 2-core box); kept conservative.
 BUILTIN_BYTES_PER_SECOND = 1_000_000
@@ -44,13 +45,6 @@ SourceName = Literal["loomweave", "builtin", "none"]
 class SourcePlan:
     source: SourceName
     notes: tuple[str, ...] = ()
-
-
-def enabled_sources() -> tuple[str, ...]:
-    raw = os.environ.get(SOURCES_ENV)
-    if raw is None:
-        return KNOWN_SOURCES
-    return tuple(n for n in (s.strip() for s in raw.split(",")) if n in KNOWN_SOURCES)
 
 
 def builtin_version() -> str:
@@ -85,7 +79,7 @@ def index_mtime(root: Path) -> int:
 
 
 def plan(root: Path, commit_sha: str, head_sha: str | None) -> SourcePlan:
-    enabled = enabled_sources()
+    enabled = settings.edge_sources()
     notes: list[str] = []
     if "loomweave" in enabled and index_path(root).is_file():
         if not loomweave_available(root):
@@ -102,7 +96,7 @@ def plan(root: Path, commit_sha: str, head_sha: str | None) -> SourcePlan:
     if "builtin" in enabled:
         return SourcePlan("builtin", tuple(notes))
     notes.append("No enabled edge source can answer (WARPLINE_EDGE_SOURCES="
-                 f"{os.environ.get(SOURCES_ENV, '')!r}).")
+                 f"{settings.edge_sources_raw() or ''!r}).")
     return SourcePlan("none", tuple(notes))
 
 
@@ -115,7 +109,7 @@ def run(chosen: SourcePlan, root: Path, repo: pygit2.Repository,
             return capture_from_loomweave(root), notes
         except PeerUnavailable as exc:
             notes.append(f"loomweave could not be read ({exc.hint}).")
-            if "builtin" not in enabled_sources():
+            if "builtin" not in settings.edge_sources():
                 return None, notes
             notes.append("The built-in source answered instead.")
     if chosen.source == "none":

@@ -10,7 +10,6 @@ graph", never "nothing affected") with the command that fixes it.
 
 from __future__ import annotations
 
-import os
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any
 
 import networkx as nx
 
+from warpline import settings
 from warpline.git.repo import head_commit
 from warpline.graph.graph import Affected, downstream
 from warpline.service import edge_sources
@@ -25,17 +25,6 @@ from warpline.service.context import RepoContext
 from warpline.service.snapshot import snapshot_data
 from warpline.service.snapshot_choice import Choice, choose, staleness
 from warpline.service.snapshots_store import NewSnapshot, graph_for, write_snapshot
-
-AUTO_CAPTURE_ENV = "WARPLINE_AUTO_CAPTURE_BUDGET_S"
-DEFAULT_AUTO_CAPTURE_S = 5.0
-
-
-def auto_capture_budget_s() -> float:
-    raw = os.environ.get(AUTO_CAPTURE_ENV, "")
-    try:
-        return max(float(raw), 0.0) if raw else DEFAULT_AUTO_CAPTURE_S
-    except ValueError:
-        return DEFAULT_AUTO_CAPTURE_S
 
 
 @dataclass(slots=True)
@@ -115,7 +104,7 @@ def _stale_words(stale: dict[str, Any]) -> str:
 
 def _auto_capture(ctx: RepoContext, warnings: list[str]) -> tuple[Choice | None, bool]:
     """Capture at HEAD within the budget. Returns (choice, skipped: no source could)."""
-    budget = auto_capture_budget_s()
+    budget = settings.auto_capture_budget_s()
     head = head_commit(ctx.repo)
     if budget <= 0 or head is None:
         return None, False

@@ -20,11 +20,11 @@ filigree publishes in ``<repo>/.weft/filigree/ephemeral.port``, else filigree's 
 from __future__ import annotations
 
 import logging
-import os
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from warpline import settings
 from warpline.federation.filigree import (
     WorkItem,
     fetch_work,
@@ -36,8 +36,8 @@ from warpline.service.context import RepoContext
 
 log = logging.getLogger("warpline.work")
 
-DEADLINE_ENV: Final = "WARPLINE_FILIGREE_DEADLINE_S"
-DEFAULT_DEADLINE_S: Final = 3.0
+DEADLINE_ENV: Final = settings.FILIGREE_DEADLINE_S.name
+DEFAULT_DEADLINE_S: Final = settings.DEFAULT_FILIGREE_DEADLINE_S
 CONNECT_TIMEOUT_S: Final = 1.0
 READ_TIMEOUT_S: Final = 2.0
 # FiligreeAction's fields: the client's richer action dicts are narrowed to the contract.
@@ -51,14 +51,6 @@ class WorkEnrichment:
     priorities: list[str]  # per item: "P0".."P4" from the most urgent linked open issue
     filigree_actions: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-def deadline_s() -> float:
-    raw = os.environ.get(DEADLINE_ENV, "")
-    try:
-        return max(float(raw), 0.05) if raw else DEFAULT_DEADLINE_S
-    except ValueError:
-        return DEFAULT_DEADLINE_S
 
 
 def _nothing(count: int, state: str, warnings: list[str]) -> WorkEnrichment:
@@ -78,7 +70,7 @@ def enrich_work(ctx: RepoContext, seis: list[str | None]) -> WorkEnrichment:
     try:
         base_url = filigree_base_url(ctx.root)
         lookup = fetch_work(base_url, wanted, connect_timeout=CONNECT_TIMEOUT_S,
-                            read_timeout=READ_TIMEOUT_S, deadline_s=deadline_s())
+                            read_timeout=READ_TIMEOUT_S, deadline_s=settings.filigree_deadline_s())
     except Exception as exc:  # never raise: the local worklist must still be returned
         log.exception("filigree work lookup failed")
         return _nothing(len(seis), "unavailable", [

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
+from warpline import settings
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.store import pipeline
@@ -88,7 +89,7 @@ class Ingestor:
         report = IngestReport()
         deadline = None if budget_s is None else time.monotonic() + budget_s
         todo = list(commits)
-        workers = pipeline.worker_count()
+        workers = settings.ingest_workers()
         if budget_s is None and workers and len(todo) >= pipeline.MIN_COMMITS:
             return self._run_in_workers(todo, workers, report, progress, total)
         for index, commit in enumerate(todo):

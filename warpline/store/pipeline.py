@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
-import sys
 from collections.abc import Iterator, Sequence
 from queue import Empty
 from typing import Any
@@ -32,16 +30,6 @@ GC_THRESHOLD = (50_000, 20, 100)
 
 _repo: pygit2.Repository | None = None
 _cache: DefinitionCache | None = None
-
-
-def worker_count() -> int:
-    """Workers to use; 0 means compute in-process. ``WARPLINE_INGEST_WORKERS`` overrides."""
-    raw = os.environ.get("WARPLINE_INGEST_WORKERS", "")
-    if raw.isdigit():
-        return int(raw)
-    if not sys.platform.startswith("linux"):
-        return 0  # fork is the cheap start method; elsewhere stay in-process
-    return min(os.cpu_count() or 1, 4) if (os.cpu_count() or 1) > 1 else 0
 
 
 def _init(repo_path: str) -> None:

@@ -1,0 +1,135 @@
+"""Every environment variable warpline reads: named, typed, defaulted and documented once.
+
+Configuration comes from the environment, never from tool arguments. Each accessor reads
+``os.environ`` when called (a long-lived MCP server sees the environment it was started
+with; tests set variables per test). A value that does not parse falls back to the default:
+a typo in a shell profile must not break every call. README's configuration table is
+generated from ``SETTINGS`` (the meta-test holds it to this module).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    name: str
+    meaning: str
+    default: str  # as documented; "" for none
+
+
+LOOMWEAVE_COMMAND = Setting("WARPLINE_LOOMWEAVE_COMMAND", "the loomweave executable",
+                            "`loomweave`")
+EDGE_SOURCES = Setting("WARPLINE_EDGE_SOURCES", "edge sources allowed, in order",
+                       "`loomweave,builtin`")
+FILIGREE_API_URL = Setting("FILIGREE_API_URL", "filigree dashboard (else its published "
+                           "port, else `http://127.0.0.1:8377`)", "")
+INTERACTIVE_BUDGET_S = Setting("WARPLINE_INTERACTIVE_BUDGET_S", "how long a read tool may "
+                               "catch up before answering", "`3`")
+AUTO_CAPTURE_BUDGET_S = Setting("WARPLINE_AUTO_CAPTURE_BUDGET_S", "time for an automatic "
+                                "snapshot when none exists (0: off)", "`5`")
+FILIGREE_DEADLINE_S = Setting("WARPLINE_FILIGREE_DEADLINE_S", "one deadline for all "
+                              "filigree lookups of a call", "`3`")
+INGEST_WORKERS = Setting("WARPLINE_INGEST_WORKERS", "walker processes for long backfills "
+                         "(0: in-process)", "CPU count, ≤ 4")
+LOG_LEVEL = Setting("WARPLINE_LOG_LEVEL", "log level of `warpline-mcp` (its stderr)",
+                    "`WARNING`")
+DEBUG = Setting("WARPLINE_DEBUG", "set: the CLI prints a traceback with an internal error",
+                "unset")
+
+NO_COLOR = Setting("NO_COLOR", "set: CLI tables without colour (the no-color.org "
+                   "convention)", "unset")
+
+SETTINGS: tuple[Setting, ...] = (
+    LOOMWEAVE_COMMAND, EDGE_SOURCES, FILIGREE_API_URL, INTERACTIVE_BUDGET_S,
+    AUTO_CAPTURE_BUDGET_S, FILIGREE_DEADLINE_S, INGEST_WORKERS, LOG_LEVEL, DEBUG, NO_COLOR,
+)
+
+KNOWN_EDGE_SOURCES = ("loomweave", "builtin")
+DEFAULT_INTERACTIVE_BUDGET_S = 3.0
+DEFAULT_AUTO_CAPTURE_BUDGET_S = 5.0
+DEFAULT_FILIGREE_DEADLINE_S = 3.0
+MIN_FILIGREE_DEADLINE_S = 0.05
+
+
+def _raw(setting: Setting, env: Mapping[str, str] | None = None) -> str | None:
+    return (os.environ if env is None else env).get(setting.name)
+
+
+def _seconds(setting: Setting, default: float, floor: float) -> float:
+    raw = _raw(setting) or ""
+    try:
+        return max(float(raw), floor) if raw else default
+    except ValueError:
+        return default
+
+
+def loomweave_command() -> str:
+    return _raw(LOOMWEAVE_COMMAND) or "loomweave"
+
+
+def edge_sources_raw() -> str | None:
+    """The variable as set (``None``: unset), for messages that quote it."""
+    return _raw(EDGE_SOURCES)
+
+
+def edge_sources() -> tuple[str, ...]:
+    raw = edge_sources_raw()
+    if raw is None:
+        return KNOWN_EDGE_SOURCES
+    return tuple(n for n in (s.strip() for s in raw.split(",")) if n in KNOWN_EDGE_SOURCES)
+
+
+def filigree_api_url(env: Mapping[str, str] | None = None) -> str | None:
+    """The configured filigree URL (stripped), or ``None`` when unset or blank."""
+    return (_raw(FILIGREE_API_URL, env) or "").strip() or None
+
+
+def interactive_budget_s() -> float:
+    """How long a read tool may spend ingesting new commits before it answers with what
+    it has (and says how far behind it is)."""
+    return _seconds(INTERACTIVE_BUDGET_S, DEFAULT_INTERACTIVE_BUDGET_S, 0.0)
+
+
+def auto_capture_budget_s() -> float:
+    return _seconds(AUTO_CAPTURE_BUDGET_S, DEFAULT_AUTO_CAPTURE_BUDGET_S, 0.0)
+
+
+def filigree_deadline_s() -> float:
+    return _seconds(FILIGREE_DEADLINE_S, DEFAULT_FILIGREE_DEADLINE_S, MIN_FILIGREE_DEADLINE_S)
+
+
+def ingest_workers() -> int:
+    """Workers to use; 0 means compute in-process."""
+    raw = _raw(INGEST_WORKERS) or ""
+    if raw.isdigit():
+        return int(raw)
+    if not sys.platform.startswith("linux"):
+        return 0  # fork is the cheap start method; elsewhere stay in-process
+    cpus = os.cpu_count() or 1
+    return min(cpus, 4) if cpus > 1 else 0
+
+
+def log_level() -> str:
+    level = (_raw(LOG_LEVEL) or "WARNING").upper()
+    return level if level in logging.getLevelNamesMapping() else "WARNING"
+
+
+def debug() -> bool:
+    return bool(_raw(DEBUG))
+
+
+def no_color() -> bool:
+    return NO_COLOR.name in os.environ
+
+
+def markdown_table() -> str:
+    """README's configuration table."""
+    lines = ["| variable | meaning | default |", "| --- | --- | --- |"]
+    lines.extend(f"| `{s.name}` | {s.meaning} | {s.default} |" for s in SETTINGS)
+    return "\n".join(lines)
