@@ -9,6 +9,7 @@ from typing import Any
 from warpline.cli.render import table
 from warpline.cli.runner import ToolCommand, choices, listing, put
 from warpline.cli.views import register
+from warpline.limits import DEFAULT_DEPTH, DEPTH_RANGE
 from warpline.models.vocab import (
     CaptureMode,
     EdgeKind,
@@ -83,7 +84,8 @@ def _seed_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ref-kind", choices=choices(EntityRefKind), help="how to read every --ref")
     p.add_argument("--key-id", action="append", type=int, help="a changed entity's key id")
     p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
-    p.add_argument("--depth", type=int, help="dependency hops, 0-5 (default 2)")
+    p.add_argument("--depth", type=int,
+                   help=f"dependency hops, {DEPTH_RANGE} (default {DEFAULT_DEPTH})")
     p.add_argument("--entity-kind", action="append", choices=choices(EntityKind))
     p.add_argument("--path", action="append", help="list only entities under this path")
     p.add_argument("--edge-kind", action="append", choices=choices(EdgeKind),

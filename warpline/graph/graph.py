@@ -20,8 +20,8 @@ import networkx as nx
 
 from warpline.errors import InvalidDepth
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
+from warpline.limits import MAX_DEPTH
 
-MAX_DEPTH = 5
 # When one pair is linked both ways, the path names the call: it is the stronger claim.
 _KIND_ORDER = {"calls": 0, "references": 1}
 

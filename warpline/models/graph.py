@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from warpline.limits import MAX_DEPTH
 from warpline.models.common import Count, EntityOut, IngestStatus, Page, Timestamp, WireModel
 from warpline.models.envelope import EnvelopeBase
 from warpline.models.vocab import (
@@ -71,7 +72,7 @@ class AffectedItem(WireModel):
     """A dependent of a changed entity (caller / referrer, transitively)."""
 
     entity: EntityOut
-    depth: int = Field(ge=1, le=5)
+    depth: int = Field(ge=1, le=MAX_DEPTH)
     seed: str = Field(description="Locator of the changed entity this path starts at.")
     via_edges: list[ViaEdge] = Field(
         description="The path from the seed outward: the first edge points at the seed."

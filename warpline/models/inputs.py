@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from warpline.limits import DEFAULT_DEPTH, DEPTH_RANGE, MAX_DEPTH
 from warpline.models.common import EntityRefInput, NonEmptyStr
 from warpline.models.vocab import (
     CaptureMode,
@@ -43,7 +44,8 @@ Instant = Annotated[
 Cursor = Annotated[
     str | None, Field(description="next_cursor from the previous page; null for the first.")
 ]
-Depth = Annotated[int, Field(ge=0, le=5, description="Dependency hops to follow, 0-5.")]
+Depth = Annotated[int, Field(ge=0, le=MAX_DEPTH,
+                             description=f"Dependency hops to follow, {DEPTH_RANGE}.")]
 RevRange = Annotated[
     NonEmptyStr | None,
     Field(description="Git revision range, e.g. HEAD~3..HEAD; a single rev "
@@ -156,7 +158,7 @@ class ImpactRadiusInput(_ToolInput):
     changed_refs: SeedRefs = None
     changed_entity_key_ids: KeyIds = None
     include_worktree: IncludeWorktree = False
-    depth: Depth = 2
+    depth: Depth = DEFAULT_DEPTH
     filters: ImpactFilters | None = None
     sort_by: ImpactSortBy = "depth"
     sort_order: SortOrder = "asc"
@@ -176,7 +178,7 @@ class ReverifyWorklistInput(_ToolInput):
     changed_refs: SeedRefs = None
     changed_entity_key_ids: KeyIds = None
     include_worktree: IncludeWorktree = False
-    depth: Depth = 2
+    depth: Depth = DEFAULT_DEPTH
     filters: ReverifyFilters | None = None
     sort_by: ReverifySortBy = "depth"
     sort_order: SortOrder = "asc"

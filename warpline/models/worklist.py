@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from warpline.limits import MAX_DEPTH
 from warpline.models.common import Count, EntityOut, IngestStatus, Page, Timestamp, WireModel
 from warpline.models.envelope import EnvelopeBase
 from warpline.models.graph import Staleness, ViaEdge
@@ -84,7 +85,7 @@ class WorklistItem(WireModel):
         "without a work seam."
     )
     reason: Reason
-    depth: int = Field(ge=0, le=5, description="0 for changed entities.")
+    depth: int = Field(ge=0, le=MAX_DEPTH, description="0 for changed entities.")
     seed: str | None = Field(
         default=None, description="Locator of the changed entity, for downstream items."
     )

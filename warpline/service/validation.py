@@ -13,12 +13,13 @@ from pydantic import BaseModel
 
 from warpline.contracts_io import InputContract, InputProblem, parse_input
 from warpline.errors import ERROR_CLASSES, InvalidArgument, WarplineError
+from warpline.limits import DEFAULT_DEPTH, MAX_DEPTH
 
 _BY_CODE: dict[str, type[WarplineError]] = {cls.code: cls for cls in ERROR_CLASSES}
 
 _HINTS: dict[str, str] = {
     "repo": "Pass the path of a git repository with a work tree.",
-    "depth": "Pass an integer from 0 to 5 (default 2).",
+    "depth": f"Pass an integer from 0 to {MAX_DEPTH} (default {DEFAULT_DEPTH}).",
     "filters": "Use only the filter keys this tool's input schema lists.",
     "window": "Use `since`, `until` (ISO-8601 instants) and `rev_range`.",
     "sort_by": "Use one of the sort keys this tool's input schema lists.",

@@ -1,0 +1,7 @@
+"""Bounds written once: the dependency depth every graph tool accepts."""
+
+from __future__ import annotations
+
+MAX_DEPTH = 5  # dependency hops; the input contracts' maximum (v1: frozen)
+DEFAULT_DEPTH = 2
+DEPTH_RANGE = f"0-{MAX_DEPTH}"
