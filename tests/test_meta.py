@@ -17,7 +17,18 @@ import pytest
 from tests.test_parity import CASES
 from warpline.cli.commands import build_parser, tool_commands
 from warpline.contracts_io import load_contract
-from warpline.models.vocab import ToolName
+from warpline.models.vocab import (
+    CaptureMode,
+    ChangeKind,
+    EdgeKind,
+    EntityKind,
+    EntityRefKind,
+    GroupBy,
+    Reason,
+    SortOrder,
+    ToolName,
+    VerificationState,
+)
 from warpline.registry import TOOLS, ToolSpec, inventory_document
 from warpline.tooldocs import DOCS_PAGE, docs_page, markdown_table
 
@@ -96,3 +107,15 @@ def test_every_row_has_a_table_view(tool: ToolSpec[Any]) -> None:
     from warpline.cli.views import _VIEWS  # filled by the CLI modules build_parser imports
 
     assert tool.endorsed in _VIEWS
+
+
+@pytest.mark.parametrize(("command", "flag", "vocabulary"), [
+    ("changed", "--change-kind", ChangeKind), ("changed", "--entity-kind", EntityKind),
+    ("changed", "--sort-order", SortOrder), ("timeline", "--ref-kind", EntityRefKind),
+    ("blast-radius", "--edge-kind", EdgeKind), ("reverify", "--group-by", GroupBy),
+    ("reverify", "--verification-state", VerificationState), ("reverify", "--reason", Reason),
+    ("capture-snapshot", "--mode", CaptureMode),
+])
+def test_cli_choices_are_the_vocabulary(command: str, flag: str, vocabulary: Any) -> None:
+    action = next(a for a in SUBCOMMANDS[command]._actions if flag in a.option_strings)
+    assert tuple(action.choices or ()) == get_args(vocabulary)

@@ -39,14 +39,12 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 
 
 def _backfill(args: argparse.Namespace) -> int:
-    from warpline.git.repo import head_commit
-    from warpline.service.context import open_context
-    from warpline.store.ingest import Ingestor, stderr_progress
+    from warpline.service.context import catch_up, open_context
+    from warpline.store.ingest import stderr_progress
 
     started = time.perf_counter()
     with open_context(args.repo, Path.cwd()) as ctx:
-        report = Ingestor(ctx.store, ctx.repo).catch_up(
-            head_commit(ctx.repo), budget_s=None, progress=stderr_progress("backfill"))
+        report = catch_up(ctx, interactive=False, progress=stderr_progress("backfill"))
         return _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from warpline.errors import InvalidChangedRefs
 from warpline.graph.loomweave_source import resolve_locators
 from warpline.graph.model import EdgeCapture
-from warpline.service.resolve import Ref, entities_by_ids, parse_ref
+from warpline.service.resolve import Ref, entities_by_ids, parse_ref, qualname_locators
 from warpline.store.db import Store
 
 
@@ -58,7 +58,7 @@ def _named(capture: EdgeCapture, refs: list[Ref], store: Store | None,
         elif ref.kind == "path":
             hits = by_path.get(ref.value, [])
         elif ref.kind == "qualname":
-            hits = [f"python:{k}:{ref.value}" for k in ("function", "class", "module")]
+            hits = qualname_locators(ref.value)
         else:
             row = by_id.get(int(ref.value))
             hits = [row.locator] if row is not None else []

@@ -23,7 +23,7 @@ from warpline.service.context import (
 )
 from warpline.service.envelope import envelope
 from warpline.service.next_actions import follow_ups
-from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.paging import Pager
 from warpline.store.ingest import Ingestor
 
 TOOL = "warpline_change_list"
@@ -39,17 +39,15 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         range_text = range_info["rev_range"]
         where = eq.Where.from_filters(params.filters)
         sort_by, order = params.sort_by, params.sort_order
-        fingerprint = query_fingerprint(params.model_dump(mode="json"))
-        offset = decode_cursor(params.cursor, fingerprint)
+        pager = Pager.of(params)
         rows, total = eq.select_events(ctx.store.conn, shas, where, sort_by, order,
-                                       offset + params.limit + 1)
+                                       pager.end + 1)
         items = [eq.item_from_row(row) for row in rows]
         if params.include_worktree:
             items.extend(_worktree_items(ctx, where))
             items = eq.sort_items(items, sort_by, order)
             total += sum(1 for item in items if item["origin"] == "worktree")
-        page_items = items[offset : offset + params.limit]
-        has_more = offset + params.limit < total
+        page_items = pager.cut(items)
         refs, key_ids, truncated = eq.distinct_refs(ctx.store.conn, shas, where, items,
                                                     MAX_REFS)
         if truncated:
@@ -62,12 +60,7 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
             "range": range_info,
             "ingest": ingest_status(ctx, report),
             "total": total,
-            "page": {
-                "limit": params.limit,
-                "next_cursor": encode_cursor(offset + params.limit, fingerprint)
-                if has_more else None,
-                "has_more": has_more,
-            },
+            "page": pager.wire(total),
         }
         actions: dict[str, Any] = {}
         if params.include_next_actions:

@@ -19,7 +19,7 @@ from warpline.models import EntityChurnCountEnvelope
 from warpline.models.inputs import EntityChurnCountInput
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope, iso_z, parse_instant
-from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.paging import Pager
 from warpline.service.resolve import EntityRow, Ref, parse_ref, resolve
 from warpline.service.sei import backfill_seis
 
@@ -58,19 +58,15 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
             items.sort(key=lambda it: it["entity"]["sei"] or "", reverse=descending)
         else:
             items.sort(key=lambda it: it["churn_count"], reverse=descending)
-        fingerprint = query_fingerprint(params.model_dump(mode="json"))
-        offset = decode_cursor(params.cursor, fingerprint)
-        page = items[offset : offset + params.limit]
-        has_more = offset + params.limit < len(items)
+        pager = Pager.of(params)
+        page = pager.cut(items)
         data = {
             "items": page,
             "window": {"since": iso_z(since), "until": iso_z(until),
                        "rev_range": window.get("rev_range")},
             "ingest": ingest_status(ctx, report),
             "total": len(items),
-            "page": {"limit": params.limit, "has_more": has_more,
-                     "next_cursor": encode_cursor(offset + params.limit, fingerprint)
-                     if has_more else None},
+            "page": pager.wire(len(items)),
         }
         any_sei = any(it["entity"]["sei"] for it in page)
         return envelope(

@@ -11,7 +11,7 @@ from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField
 from warpline.git.repo import head_commit, open_repo
 from warpline.store.db import Store
-from warpline.store.ingest import Ingestor, IngestReport
+from warpline.store.ingest import Ingestor, IngestReport, Progress
 
 
 @dataclass(slots=True)
@@ -58,10 +58,14 @@ def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
     return RepoContext(root=root, repo=handle, store=Store.open(root))
 
 
-def catch_up(ctx: RepoContext) -> IngestReport:
-    """Ingest new commits reachable from HEAD, within the interactive budget."""
-    return Ingestor(ctx.store, ctx.repo).catch_up(head_commit(ctx.repo),
-                                                  budget_s=settings.interactive_budget_s())
+def catch_up(ctx: RepoContext, *, interactive: bool = True,
+             progress: Progress | None = None) -> IngestReport:
+    """The one catch-up to HEAD: ingest new commits reachable from it. A tool answering
+    now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` and says how far
+    behind it is; backfill and the hooks run to the end."""
+    budget = settings.interactive_budget_s() if interactive else None
+    return Ingestor(ctx.store, ctx.repo).catch_up(head_commit(ctx.repo), budget_s=budget,
+                                                  progress=progress)
 
 
 def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:

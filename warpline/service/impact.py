@@ -17,7 +17,7 @@ from warpline.service.context import ingest_status
 from warpline.service.envelope import envelope
 from warpline.service.graph_call import graph_call
 from warpline.service.graph_query import GraphView
-from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.paging import Pager
 from warpline.service.seeds import Seeds
 
 TOOL = "warpline_impact_radius_get"
@@ -33,10 +33,8 @@ def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]
         affected = [(loc, hit) for loc, hit in reached.items() if loc not in seed_set]
         affected = [(loc, hit) for loc, hit in affected if listed(view, loc, filters)]
         affected = sort_affected(view, affected, params.sort_by, params.sort_order)
-        fingerprint = query_fingerprint(params.model_dump(mode="json"))
-        offset = decode_cursor(params.cursor, fingerprint)
-        page = affected[offset : offset + params.limit]
-        has_more = offset + params.limit < len(affected)
+        pager = Pager.of(params)
+        page = pager.cut(affected)
         book = call.book()
         shown = seeds.items[:MAX_CHANGED_LISTED]
         book.prefetch([s.locator for s in shown] + [loc for loc, _ in page] +
@@ -54,9 +52,7 @@ def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]
                           "via_edges": book.path_out(hit.via_edges)} for loc, hit in page],
             "ingest": ingest_status(ctx, report),
             "total": len(affected),
-            "page": {"limit": params.limit, "has_more": has_more,
-                     "next_cursor": encode_cursor(offset + params.limit, fingerprint)
-                     if has_more else None},
+            "page": pager.wire(len(affected)),
         }
         return envelope(
             model=ImpactRadiusEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,

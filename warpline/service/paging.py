@@ -5,9 +5,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from warpline.errors import InvalidCursor
+
+T = TypeVar("T")
 
 
 def query_fingerprint(arguments: dict[str, Any]) -> str:
@@ -46,9 +49,41 @@ def decode_cursor(cursor: str | None, fingerprint: str) -> int:
     return offset
 
 
-def page_slice(items: list[Any], offset: int, limit: int,
-               fingerprint: str) -> tuple[list[Any], str | None, bool]:
-    """Cut one page; returns (page, next_cursor, has_more)."""
-    window = items[offset : offset + limit]
-    has_more = offset + limit < len(items)
-    return window, (encode_cursor(offset + limit, fingerprint) if has_more else None), has_more
+class PagedInput(Protocol):
+    """A tool input with ``limit`` and ``cursor`` (a pydantic input model)."""
+
+    @property
+    def limit(self) -> int: ...
+
+    @property
+    def cursor(self) -> str | None: ...
+
+    def model_dump(self, *, mode: str) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Pager:
+    """One page of a tool's result list: where it starts, and the wire ``page`` object."""
+
+    limit: int
+    offset: int
+    fingerprint: str
+
+    @classmethod
+    def of(cls, params: PagedInput) -> Pager:
+        """The page ``params`` asks for; ``InvalidCursor`` for a foreign or forged cursor."""
+        fingerprint = query_fingerprint(params.model_dump(mode="json"))
+        return cls(params.limit, decode_cursor(params.cursor, fingerprint), fingerprint)
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.limit
+
+    def cut(self, items: list[T]) -> list[T]:
+        return items[self.offset : self.end]
+
+    def wire(self, total: int) -> dict[str, Any]:
+        """``data.page``: ``{limit, has_more, next_cursor}`` for a list of ``total`` items."""
+        has_more = self.end < total
+        return {"limit": self.limit, "has_more": has_more,
+                "next_cursor": encode_cursor(self.end, self.fingerprint) if has_more else None}

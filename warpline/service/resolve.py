@@ -12,11 +12,12 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from warpline.errors import InvalidEntityRef, WarplineError
+from warpline.models.vocab import EntityRefKind
 
-REF_KINDS = ("auto", "locator", "sei", "path", "qualname", "warpline_entity_key_id")
+REF_KINDS: tuple[str, ...] = get_args(EntityRefKind)
 _LOCATOR = re.compile(r"^(core:file:|python:(module|class|function):)\S")
 _SEI_PREFIX = "loomweave:eid:"
 _CHUNK = 900
@@ -103,6 +104,15 @@ def classify(value: str) -> str:
     return "qualname"
 
 
+# A dotted qualname may name a function, a class or a module, most specific first.
+QUALNAME_KINDS = ("function", "class", "module")
+
+
+def qualname_locators(dotted: str) -> list[str]:
+    """The locators a dotted qualname may mean (the one expansion every lookup uses)."""
+    return [f"python:{kind}:{dotted}" for kind in QUALNAME_KINDS]
+
+
 def normalise_path(value: str) -> str:
     path = value.replace("\\", "/")
     while path.startswith("./"):
@@ -141,9 +151,7 @@ def resolve(conn: sqlite3.Connection, refs: Sequence[Ref]) -> list[list[EntityRo
 def _resolve_qualnames(conn: sqlite3.Connection, refs: Sequence[Ref], indexes: list[int],
                        results: list[list[EntityRow]]) -> None:
     for i in indexes:
-        dotted = refs[i].value
-        candidates = [f"python:function:{dotted}", f"python:class:{dotted}",
-                      f"python:module:{dotted}"]
+        candidates = qualname_locators(refs[i].value)
         rows = [_row(r) for r in conn.execute(
             f"SELECT {_COLUMNS} FROM entities WHERE locator IN (?, ?, ?) ORDER BY id",
             candidates)]

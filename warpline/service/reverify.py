@@ -29,7 +29,7 @@ from warpline.service.graph_call import graph_call
 from warpline.service.graph_entities import EntityBook
 from warpline.service.graph_query import GraphView
 from warpline.service.impact import follow_ups, listed, seed_warnings
-from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.paging import Pager
 from warpline.service.seeds import Seed
 
 TOOL = "warpline_reverify_worklist_get"
@@ -74,10 +74,8 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         if params.include_federation:
             work_state, filigree = _work(ctx, book, items, warnings)
         groups = _order(items, params.sort_by, params.sort_order, params.group_by)
-        fingerprint = query_fingerprint(params.model_dump(mode="json"))
-        offset = decode_cursor(params.cursor, fingerprint)
-        page = items[offset : offset + params.limit]
-        has_more = offset + params.limit < len(items)
+        pager = Pager.of(params)
+        page = pager.cut(items)
         targets = [i.locator for i in items[:MAX_SUGGEST_ITEMS]] + [i.locator for i in page]
         labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
         per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
@@ -93,9 +91,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             "verification_summary": freshness.summarise([i.verification for i in items]),
             "ingest": ingest_status(ctx, report),
             "total": len(items),
-            "page": {"limit": params.limit, "has_more": has_more,
-                     "next_cursor": encode_cursor(offset + params.limit, fingerprint)
-                     if has_more else None},
+            "page": pager.wire(len(items)),
         }
         actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
         command = suggest.union_command(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS])

@@ -28,7 +28,7 @@ from warpline.git.attribution import worktree_changes
 from warpline.git.locators import is_python_path
 from warpline.service.capture_scope import parse_changed_refs
 from warpline.service.context import RepoContext
-from warpline.service.resolve import EntityRow, Ref, entities_by_ids, resolve
+from warpline.service.resolve import EntityRow, Ref, entities_by_ids, qualname_locators, resolve
 from warpline.service.sei import backfill_seis
 
 _CHUNK = 900
@@ -149,7 +149,7 @@ class _GraphIndex:
         if ref.kind == "locator":
             names = [ref.value]
         elif ref.kind == "qualname":
-            names = [f"python:{k}:{ref.value}" for k in ("function", "class", "module")]
+            names = qualname_locators(ref.value)
         elif ref.kind == "path":
             names = sorted(by_path.get(ref.value, []))
         elif ref.kind == "sei":

@@ -13,7 +13,7 @@ from warpline.models import EntityTimelineEnvelope
 from warpline.models.inputs import EntityTimelineInput
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope, iso_z, parse_instant
-from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
+from warpline.service.paging import Pager
 from warpline.service.resolve import EntityRow, parse_ref, resolve
 from warpline.service.sei import backfill_seis
 
@@ -43,11 +43,9 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         entity = _choose(rows, ref.kind, ref.value)
         filters = params.filters.model_dump(mode="json", exclude_none=True) \
             if params.filters is not None else {}
-        fingerprint = query_fingerprint(params.model_dump(mode="json"))
-        offset = decode_cursor(params.cursor, fingerprint)
+        pager = Pager.of(params)
         items, total, locators = ([], 0, set()) if entity is None else _events(
-            ctx.store.conn, entity, filters, params.sort_order, offset, params.limit)
-        has_more = offset + params.limit < total
+            ctx.store.conn, entity, filters, params.sort_order, pager.offset, pager.limit)
         if entity is None:
             warnings.append(
                 f"warpline has recorded no change for {ref.kind} {ref.value!r} in this "
@@ -58,9 +56,7 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
             "items": items,
             "ingest": ingest_status(ctx, report),
             "total": total,
-            "page": {"limit": params.limit, "has_more": has_more,
-                     "next_cursor": encode_cursor(offset + params.limit, fingerprint)
-                     if has_more else None},
+            "page": pager.wire(total),
         }
         stitched = len(locators) > 1
         return envelope(

@@ -60,18 +60,16 @@ def hook_ingest(repo: str, hook: str) -> int:
 def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
     """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile."""
     from warpline.git.repo import head_commit
-    from warpline.service.context import open_context
-    from warpline.store.ingest import Ingestor
+    from warpline.service import context
 
     ingested = failed = 0
     first_error: str | None = None
     head_sha: str | None = None
-    with open_context(str(root)) as ctx:
-        ingestor = Ingestor(ctx.store, ctx.repo)
+    with context.open_context(str(root)) as ctx:
         for _ in range(_ROUNDS):
             head = head_commit(ctx.repo)
             head_sha = None if head is None else str(head.id)
-            report = ingestor.catch_up(head, progress=progress)
+            report = context.catch_up(ctx, interactive=False, progress=progress)
             ingested += report.commits_ingested
             failed += len(report.failures)
             if report.failures and first_error is None:
