@@ -25,11 +25,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import httpx
-from filigree_server import filigree_dashboard, free_loopback_port
 
+from tests.filigree_server import filigree_dashboard, free_loopback_port
 from warpline.federation.filigree import ENV_VAR
 from warpline.service.context import open_context
 from warpline.service.work import DEFAULT_DEADLINE_S, enrich_work

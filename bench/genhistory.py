@@ -57,7 +57,7 @@ def generate_with_stats(out_dir: str | Path, commits: int, seed: int = 0,
     head = history.lines.main.tip
     assert head is not None and not history.lines.branches
     repo.references.create("refs/heads/main", head, force=True)
-    repo.checkout_head(strategy=pygit2.enums.CheckoutStrategy.FORCE)
+    repo.checkout_head(strategy=pygit2.enums.CheckoutStrategy.FORCE)  # type: ignore[no-untyped-call]
     if pack:
         _pack(out)
     return str(head), history.stats

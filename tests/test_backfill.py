@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
 from warpline.registry import call_tool
-from warpline.store.db import Store
+from warpline.store.db import Store, store_path
 from warpline.store.ingest import Ingestor
 
 
@@ -79,20 +81,78 @@ def test_an_interrupted_backfill_resumes_without_duplicates(tmp_path: Path) -> N
     assert _state(repo.path) == _state(clean)
 
 
-def test_a_backfill_killed_mid_run_resumes_to_the_same_state(tmp_path: Path) -> None:
+# The child runs the real backfill; a SQLite trace callback on the store's connection
+# SIGKILLs the process inside the transaction of commit KILL_AT, after that commit's row
+# is written and while its change events are being inserted.
+KILL_AT = 40
+CHILD = r"""
+import os, signal, sys
+from warpline.store import db
+
+original = db.Store.open.__func__
+seen = {"commits": 0}
+
+def open_and_arm(cls, root):
+    store = original(cls, root)
+    def trace(statement):
+        text = statement.lstrip()
+        if text.startswith("INSERT OR IGNORE INTO commits"):
+            seen["commits"] += 1
+        elif text.startswith("INSERT OR IGNORE INTO change_events") \
+                and seen["commits"] == int(sys.argv[2]):
+            os.kill(os.getpid(), signal.SIGKILL)
+    store.conn.set_trace_callback(trace)
+    return store
+
+db.Store.open = classmethod(open_and_arm)
+from warpline.cli import main
+main(["backfill", "--repo", sys.argv[1]])
+print("backfill finished: the kill never happened")
+"""
+
+
+def _count(root: Path, sql: str) -> int:
+    conn = sqlite3.connect(store_path(root))
+    try:
+        return int(conn.execute(sql).fetchone()[0])
+    finally:
+        conn.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+@pytest.mark.parametrize("workers", ["0", "2"], ids=["in-process", "workers"])
+def test_a_backfill_killed_mid_transaction_resumes_to_a_clean_runs_state(
+        tmp_path: Path, workers: str) -> None:
     repo = _history(tmp_path, commits=120)
-    proc = subprocess.Popen([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
-                             str(repo.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGKILL)
-    proc.communicate()
-    resumed = _cli("backfill", "--repo", str(repo.path), "--json")
+    env = {**os.environ, "WARPLINE_INGEST_WORKERS": workers}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(repo.path), str(KILL_AT)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                             start_new_session=True)
+    try:
+        out, err = child.communicate(timeout=300)
+    finally:  # walker processes the killed writer leaves behind go with their group
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+    assert child.returncode == -signal.SIGKILL, (out + err).decode(errors="replace")
+
+    # The kill landed inside commit KILL_AT's transaction: it left no trace of that
+    # commit, and the KILL_AT - 1 commits before it are whole.
+    conn = sqlite3.connect(store_path(repo.path))
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert conn.execute("SELECT count(*) FROM commits").fetchone()[0] == KILL_AT - 1
+        assert conn.execute("SELECT count(*) FROM commits c WHERE NOT EXISTS (SELECT 1 FROM "
+                            "change_events ce WHERE ce.commit_id = c.id)").fetchone()[0] == 0
+    finally:
+        conn.close()
+
+    resumed = _cli("backfill", "--repo", str(repo.path), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["commits_ingested"] == 120 - (KILL_AT - 1)
     clean = _clean_copy(repo.path, tmp_path / "clean")
-    _cli("backfill", "--repo", str(clean))
+    assert _cli("backfill", "--repo", str(clean), env=env).returncode == 0
     assert _state(repo.path) == _state(clean)
-    with Store.open(repo.path) as store:
-        assert store.conn.execute("SELECT count(*) FROM commits").fetchone()[0] == 120
+    assert _count(repo.path, "SELECT count(*) FROM commits") == 120
 
 
 def test_ingest_commit_ingests_exactly_one_commit(tmp_path: Path) -> None:

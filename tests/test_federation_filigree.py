@@ -20,13 +20,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from filigree_server import (
+
+from tests.filigree_server import (
     FiligreeServer,
     filigree_dashboard,
     free_loopback_port,
     hanging_server,
 )
-
 from warpline.federation import _filigree_http
 from warpline.federation.filigree import (
     DEFAULT_BASE_URL,

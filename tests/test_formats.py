@@ -23,7 +23,13 @@ from tests.gitfixture import FixtureRepo
 from tests.hookrepo import cli
 from warpline.cli.formats import render_format, short_name, supported_formats
 from warpline.errors import InvalidArgument
-from warpline.models import ImpactRadiusEnvelope, Query, ReverifyWorklistEnvelope
+from warpline.models import (
+    ImpactRadiusData,
+    ImpactRadiusEnvelope,
+    Query,
+    ReverifyWorklistData,
+    ReverifyWorklistEnvelope,
+)
 from warpline.models.common import dump
 
 HEAD = "c0ffee" + "0" * 34
@@ -59,11 +65,12 @@ def impact_envelope(completeness: str = "FULL", **staleness: Any) -> dict[str, A
     ] if completeness != "NO_SNAPSHOT" else []
     model = ImpactRadiusEnvelope(
         query=Query(repo="/r", tool="warpline_impact_radius_get"),
-        data={"completeness": completeness, "staleness": _staleness(**staleness),
-              "changed": [{"entity": _entity(SEED, path="demo/auth.py"), "in_snapshot": True}],
-              "affected": affected,
-              "ingest": {"head_commit": HEAD, "commits_behind": 0, "complete": True},
-              "total": len(affected), "page": {"limit": 50, "has_more": False}})
+        data=ImpactRadiusData.model_validate({
+            "completeness": completeness, "staleness": _staleness(**staleness),
+            "changed": [{"entity": _entity(SEED, path="demo/auth.py"), "in_snapshot": True}],
+            "affected": affected,
+            "ingest": {"head_commit": HEAD, "commits_behind": 0, "complete": True},
+            "total": len(affected), "page": {"limit": 50, "has_more": False}}))
     envelope = dump(model)
     assert_valid_envelope(envelope)
     return envelope
@@ -91,12 +98,13 @@ def worklist_envelope(completeness: str = "FULL", *, has_more: bool = False,
     model = ReverifyWorklistEnvelope(
         query=Query(repo="/r", tool="warpline_reverify_worklist_get",
                     arguments={"repo": "/r", "rev_range": "HEAD~2..HEAD"}),
-        data={"completeness": completeness, "staleness": _staleness(**staleness),
-              "items": items, "verification_summary": {"fresh": 0, "stale": 1, "unverified": 1},
-              "ingest": {"head_commit": HEAD, "commits_behind": 3, "complete": False},
-              "total": 7 if has_more else 2,
-              "page": {"limit": 2, "has_more": has_more,
-                       "next_cursor": "abc" if has_more else None}},
+        data=ReverifyWorklistData.model_validate({
+            "completeness": completeness, "staleness": _staleness(**staleness),
+            "items": items, "verification_summary": {"fresh": 0, "stale": 1, "unverified": 1},
+            "ingest": {"head_commit": HEAD, "commits_behind": 3, "complete": False},
+            "total": 7 if has_more else 2,
+            "page": {"limit": 2, "has_more": has_more,
+                     "next_cursor": "abc" if has_more else None}}),
         warnings=["The store is 3 commits behind HEAD."])
     envelope = dump(model)
     assert_valid_envelope(envelope)

@@ -197,8 +197,9 @@ def test_a_thousand_items_against_fifty_records_match_a_linear_model(
             # Every (record, change) pair is answered from one walk, plus one for the lags.
             assert len(walks) == 2
             usable = [n for n in verified if allowed is None or kinds[n] in allowed]
-            for (item, seed), state in zip(queries, states, strict=True):
-                assert state == _linear_model(item, seed, usable, times, kinds, commits, index)
+            for (change, since), state in zip(queries, states, strict=True):
+                assert state == _linear_model(change, since, usable, times, kinds, commits,
+                                              index)
             assert sum(summarise(states).values()) == 1000
 
 

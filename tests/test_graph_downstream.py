@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warpline.errors import InvalidDepth
-from warpline.graph.graph import MAX_DEPTH, Affected, build_graph, downstream
+from warpline.graph.graph import Affected, build_graph, downstream
 from warpline.graph.model import EdgeKind, GraphEdge, GraphEntity
+from warpline.limits import MAX_DEPTH
 
 
 def _entity(name: str) -> GraphEntity:

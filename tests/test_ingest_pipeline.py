@@ -57,6 +57,7 @@ def test_a_killed_worker_reports_its_remaining_commits_as_failed_instead_of_hang
     victims = multiprocessing.active_children()
     assert victims
     for proc in victims:
+        assert proc.pid is not None
         os.kill(proc.pid, signal.SIGKILL)
     rest = list(stream)
     assert [sha for sha, _, _ in [first, *rest]] == shas

@@ -8,6 +8,7 @@ import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ def repo(tmp_path: Path) -> Iterator[GitRepo]:
     reap_hook_processes(tmp_path)
 
 
-def _install(repo: GitRepo, *args: str) -> dict[str, object]:
+def _install(repo: GitRepo, *args: str) -> dict[str, Any]:
     code, report = cli_json("install", "--repo", str(repo.path), *args, env=repo.env())
     assert code == 0, report
     assert isinstance(report, dict)
@@ -53,7 +54,7 @@ def _managed_files(repo: GitRepo) -> dict[str, bytes]:
 
 def test_commits_a_merge_and_a_rebase_are_ingested_without_any_command(repo: GitRepo) -> None:
     report = _install(repo)
-    assert {a["component"] for a in report["actions"]} == {  # type: ignore[index]
+    assert {a["component"] for a in report["actions"]} == {
         "ignore", "config", "mcp", "hooks", "backfill"}
     assert ingested(repo.path) == reachable(repo.path)  # the first backfill
 
@@ -89,7 +90,7 @@ def test_a_second_install_changes_nothing(repo: GitRepo) -> None:
     before = _managed_files(repo)
     again = _install(repo)
     assert again["changed"] is False
-    assert {a["result"] for a in again["actions"]} == {"unchanged"}  # type: ignore[index]
+    assert {a["result"] for a in again["actions"]} == {"unchanged"}
     assert _managed_files(repo) == before
 
 
@@ -103,7 +104,7 @@ def test_a_foreign_hook_is_chained_and_still_runs(repo: GitRepo) -> None:
     chained = hook.with_name("post-commit.warpline-chained")
     assert chained.read_text() == foreign and os.access(chained, os.X_OK)
     assert MARKER in hook.read_text()
-    assert any("runs first" in a["detail"] for a in report["actions"])  # type: ignore[index]
+    assert any("runs first" in a["detail"] for a in report["actions"])
 
     repo.commit({"app/core.py": SRC + "\n\ndef z():\n    pass\n"}, "two")
     assert marker.read_text() == "ran\n"
@@ -128,14 +129,14 @@ def test_hooks_in_a_linked_worktree_ingest_that_worktree(repo: GitRepo) -> None:
 
 
 def test_mcp_json_keeps_every_other_server(repo: GitRepo) -> None:
-    original = {"mcpServers": {"zeta": {"command": "zeta-mcp", "args": ["--x"]},
+    original: dict[str, Any] = {"mcpServers": {"zeta": {"command": "zeta-mcp", "args": ["--x"]},
                                "alpha": {"type": "stdio", "command": "/opt/alpha"}},
                 "someOtherKey": [1, 2]}
     (repo.path / ".mcp.json").write_text(json.dumps(original))
     _install(repo, "--mcp")
     config = json.loads((repo.path / ".mcp.json").read_text())
     assert list(config["mcpServers"]) == ["zeta", "alpha", "warpline"]
-    assert config["mcpServers"]["zeta"] == original["mcpServers"]["zeta"]  # type: ignore[index]
+    assert config["mcpServers"]["zeta"] == original["mcpServers"]["zeta"]
     assert config["someOtherKey"] == [1, 2]
     entry = config["mcpServers"]["warpline"]
     assert entry["type"] == "stdio" and os.path.isabs(entry["command"])
@@ -153,7 +154,7 @@ def test_an_unreadable_mcp_json_is_left_alone_and_reported(repo: GitRepo) -> Non
 
 def test_component_flags_select_a_subset(repo: GitRepo) -> None:
     report = _install(repo, "--ignore", "--no-backfill")
-    assert [a["component"] for a in report["actions"]] == ["ignore"]  # type: ignore[index]
+    assert [a["component"] for a in report["actions"]] == ["ignore"]
     assert not (repo.path / ".git" / "hooks" / "post-commit").exists()
     assert not store_path(repo.path).exists()
 
@@ -247,7 +248,7 @@ def test_the_setup_exports_are_pinned_and_load_lazily() -> None:
 def test_ignore_rules_already_in_place_are_not_added_twice(repo: GitRepo) -> None:
     repo.commit({".gitignore": ".weft/\n"}, "ignore weft")
     report = _install(repo, "--ignore", "--no-backfill")
-    assert report["actions"][0]["result"] == "unchanged"  # type: ignore[index]
+    assert report["actions"][0]["result"] == "unchanged"
     assert "/.weft/" not in (repo.path / ".git" / "info" / "exclude").read_text()
 
 
@@ -257,5 +258,5 @@ def test_a_team_rule_that_re_includes_weft_is_respected_and_install_stays_idempo
     _install(repo, "--ignore", "--no-backfill")
     exclude = (repo.path / ".git" / "info" / "exclude").read_text()
     again = _install(repo, "--ignore", "--no-backfill")
-    assert again["actions"][0]["result"] == "unchanged"  # type: ignore[index]
+    assert again["actions"][0]["result"] == "unchanged"
     assert (repo.path / ".git" / "info" / "exclude").read_text() == exclude

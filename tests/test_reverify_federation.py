@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from filigree_server import FiligreeServer, filigree_dashboard, free_loopback_port
 
 from tests.contract_check import assert_valid_envelope
+from tests.filigree_server import FiligreeServer, filigree_dashboard, free_loopback_port
 from tests.gitfixture import FixtureRepo
 from warpline.federation.filigree import ENV_VAR
 from warpline.registry import call_tool

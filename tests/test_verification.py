@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 
 from tests.contract_check import assert_valid_envelope
@@ -83,7 +84,8 @@ def test_a_tag_and_a_short_sha_resolve_to_the_commit(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     first = str(repo.repo.revparse_single("HEAD~1").id)
     repo.repo.create_tag("v1", repo.repo.revparse_single("HEAD~1").id,
-                         1, repo.repo.default_signature, "release")  # annotated tag object
+                         pygit2.enums.ObjectType.COMMIT, repo.repo.default_signature,
+                         "release")  # annotated tag object
     assert _record(repo, "v1", "gate_pass")["commit_sha"] == first
     assert _record(repo, first[:8], "gate_pass")["idempotency"] == "already_recorded"
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from filigree_server import (
+
+from tests.filigree_server import (
     FiligreeServer,
     filigree_dashboard,
     free_loopback_port,
     hanging_server,
 )
-
 from tests.gitfixture import FixtureRepo
 from warpline import settings
 from warpline.federation.filigree import ENV_VAR

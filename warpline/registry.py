@@ -276,7 +276,11 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
     if spec is None:
         raise InvalidArgument(f"Unknown tool {name!r}. `tools/list` names the tools this "
                               "build serves.", field="name", value=name)
+    return dispatch(spec, arguments, cwd)
 
+
+def dispatch(spec: ToolSpec[Any], arguments: dict[str, Any], cwd: Path | None) -> Envelope:
+    """The one place every tool call runs: input validation, then the handler."""
     from warpline.service.validation import validate_input
 
     return spec.handler(validate_input(spec, arguments), cwd)

@@ -1,0 +1,59 @@
+"""Run every benchmark once on a tiny input, so none can rot unnoticed (CI runs this).
+
+    python bench/smoke.py
+
+A smoke run checks that each script still runs to the end; it reads no figure. A script
+may exit 1 to report a missed ratio target (that is a measurement, not a crash), so the
+check is: exit status 0 or 1, no traceback, and some output.
+Every ``bench_*.py`` must have an entry here (the run fails otherwise).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+
+TINY: dict[str, list[str]] = {
+    "genhistory.py": ["{tmp}/history", "--commits", "30"],
+    "bench_backfill.py": ["--generate", "30", "--ingest-samples", "1", "--single-backfill"],
+    "bench_churn.py": ["--generate", "30", "--refs", "100", "--repeat", "1"],
+    "bench_freshness.py": ["--generate", "30", "--items", "20", "--records", "3",
+                           "--repeat", "1"],
+    "bench_graph.py": ["--modules", "20", "--synthetic-edges", "200", "--no-loomweave"],
+    "bench_hook.py": ["--commits", "2", "--files", "5"],
+    "bench_mcp_startup.py": ["-n", "1"],
+    "bench_work.py": ["--seis", "1,5", "--issues", "3", "--repeat", "1"],
+}
+
+
+def main() -> int:
+    scripts = sorted(p.name for p in BENCH.glob("bench_*.py"))
+    missing = [name for name in scripts if name not in TINY]
+    if missing:
+        print(f"bench smoke: no tiny input for {', '.join(missing)}", file=sys.stderr)
+        return 1
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="warpline-bench-smoke-") as tmp:
+        for name, args in TINY.items():
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, str(BENCH / name),
+                                   *(a.format(tmp=tmp) for a in args)],
+                                  capture_output=True, text=True, timeout=600)
+            crashed = done.returncode not in (0, 1) or "Traceback" in done.stderr \
+                or (not done.stdout.strip() and not done.stderr.strip())
+            verdict = "CRASH" if crashed else "ok"
+            print(f"  {verdict:5} {name:24} exit {done.returncode} "
+                  f"({time.perf_counter() - started:.0f} s)", flush=True)
+            if crashed:
+                failed.append(name)
+                print(done.stdout[-2000:] + done.stderr[-4000:], file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
