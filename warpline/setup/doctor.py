@@ -6,6 +6,11 @@ store is opened read-only and its schema compared with what this build serves. l
 filigree are optional peers: they are reported, never fail the verdict. ``--fix`` repairs
 what it can (hooks and the MCP entry through install, a corrupt store moved aside, a
 backfill) and checks again.
+
+Doctor runs only what warpline put there itself: the command recorded in its own
+``config.json`` (never a committed one, see ``warpline.store.guard``) or this
+installation's entry point. A ``.mcp.json`` or hook naming anything else is reported as
+foreign and never executed: a cloned repository's files are data, not commands.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pygit2
 
@@ -25,6 +30,7 @@ from warpline.setup import hooks, ingest_log, mcp_config, peers
 from warpline.setup._check import Check
 from warpline.setup._files import Action
 from warpline.setup._probe import probe as probe_store
+from warpline.setup.executables import command_for
 from warpline.setup.install import install, run_backfill
 from warpline.setup.local_state import read_config
 from warpline.store.db import store_path
@@ -64,14 +70,33 @@ def _checks(root: Path, handle: pygit2.Repository) -> list[Check]:
     installed = set(config.get("components", [])) if config else {"hooks", "mcp"}
     probe, _ = probe_store(root, handle)
     return [
-        _hooks(root) if "hooks" in installed else _not_installed("hooks", "--hooks"),
-        _mcp(root) if "mcp" in installed else _not_installed("mcp", "--mcp"),
+        _hooks(root, _trusted(config, "hooks", "warpline"))
+        if "hooks" in installed else _not_installed("hooks", "--hooks"),
+        _mcp(root, _trusted(config, "mcp", "warpline-mcp"))
+        if "mcp" in installed else _not_installed("mcp", "--mcp"),
         _store(root, probe),
         _behind(root, probe),
         _failures(root, probe),
         peers.loomweave_check(root),
         peers.filigree_check(root),
     ]
+
+
+def _trusted(config: dict[str, Any] | None, component: str, script: str) -> list[list[str]]:
+    """Commands doctor may execute for ``component``: this installation's own entry point
+    and the one warpline recorded in its own config when it installed the component."""
+    own = [command_for(script)]
+    section = config.get(component) if config else None
+    recorded = section.get("command") if isinstance(section, dict) else None
+    if isinstance(recorded, list) and recorded and all(isinstance(a, str) for a in recorded):
+        own.append(list(recorded))
+    return own
+
+
+def _foreign(name: Literal["hooks", "mcp"], command: list[str], where: str, root: Path) -> Check:
+    return Check(name, "fail", True, f"{where} names {shlex.join(command)}, which warpline "
+                 "did not install (not in its config, not this warpline's entry point); "
+                 "doctor never runs a foreign command", _install_fix(root), name)
 
 
 def _not_installed(name: str, flag: str) -> Check:
@@ -83,7 +108,7 @@ def _install_fix(root: Path) -> str:
     return f"warpline doctor --fix --repo {shlex.quote(str(root))}"
 
 
-def _hooks(root: Path) -> Check:
+def _hooks(root: Path, trusted: list[list[str]]) -> Check:
     paths = hooks.git_paths(root)
     states = [hooks.inspect_hook(paths.hooks_dir, name) for name in hooks.HOOK_NAMES]
     broken = [s for s in states if not s.healthy]
@@ -91,6 +116,9 @@ def _hooks(root: Path) -> Check:
         return Check("hooks", "fail", True, "; ".join(_hook_problem(s) for s in broken),
                      _install_fix(root), "hooks")
     commands = {tuple(s.command) for s in states}
+    foreign = [list(c) for c in commands if list(c) not in trusted]
+    if foreign:
+        return _foreign("hooks", foreign[0], f"the hooks in {paths.hooks_dir}", root)
     versions = [_version(list(c)) for c in commands]
     bad = [v for v in versions if not v.startswith("warpline")]
     if bad:
@@ -123,13 +151,16 @@ def _version(command: list[str]) -> str:
     return text if done.returncode == 0 else f"{command[0]} exited {done.returncode}: {text}"
 
 
-def _mcp(root: Path) -> Check:
+def _mcp(root: Path, trusted: list[list[str]]) -> Check:
     from warpline.cli.smoke import McpProcess, initialize
 
     command = mcp_config.registered_command(root)
     if command is None:
         return Check("mcp", "fail", True, f"no `{mcp_config.SERVER_NAME}` server in "
                      f"{root / mcp_config.MCP_FILE}", _install_fix(root), "mcp")
+    if command not in trusted:
+        return _foreign("mcp", command, f"{mcp_config.MCP_FILE}'s `{mcp_config.SERVER_NAME}` "
+                        "server", root)
     started = time.perf_counter()
     try:
         with McpProcess(command, cwd=root, timeout=_HANDSHAKE_TIMEOUT_S) as server:

@@ -92,9 +92,11 @@ def _exclusive(root: Path) -> Iterator[bool]:
     except ImportError:  # no flock (Windows): concurrent ingests converge anyway
         yield True
         return
-    path = ingest_log.log_path(root).with_name(LOCK_NAME)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    from warpline.store import guard
+
+    directory = guard.check_state(root, create=True)
+    assert directory is not None  # create=True makes it or raises store_unsafe
+    fd = guard.open_nofollow(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         deadline = time.monotonic() + _LOCK_WAIT_S
         while True:

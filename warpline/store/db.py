@@ -14,9 +14,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from warpline.errors import InternalError, StoreIncompatible
+from warpline.store import guard
 from warpline.store.migrations import MIGRATIONS, SCHEMA_VERSION
 
-STORE_DIR = Path(".weft") / "warpline"
+STORE_DIR = guard.STATE_RELPATH
 STORE_FILE = "warpline.db"
 BUSY_TIMEOUT_MS = 30_000
 # Ignore everything in the store directory, including this file, so a store never makes
@@ -25,7 +26,8 @@ _GITIGNORE = "# warpline runtime state: never committed\n*\n"
 
 
 def store_path(repo_root: Path) -> Path:
-    return repo_root / STORE_DIR / STORE_FILE
+    """``.weft/warpline/warpline.db`` (elsewhere when git tracks it: ``guard.state_dir``)."""
+    return guard.state_dir(repo_root) / STORE_FILE
 
 
 @contextmanager
@@ -50,12 +52,11 @@ class Store:
 
     @classmethod
     def open(cls, repo_root: Path) -> Store:
-        path = store_path(repo_root)
+        directory = guard.check_state(repo_root, create=True)
+        assert directory is not None  # create=True makes it or raises
+        path = directory / STORE_FILE
         with sqlite_errors("opening the store"):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            ignore = path.parent / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text(_GITIGNORE, encoding="utf-8")
+            guard.create_exclusive(directory / ".gitignore", _GITIGNORE.encode())
             # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE).
             conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
