@@ -10,12 +10,17 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
+import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.hookrepo import GitRepo, cli, cli_json
+from warpline.setup._files import write_atomic
+from warpline.store import guard
 from warpline.store.db import store_path
 
 SRC = "def alpha():\n    return 1\n"
@@ -169,3 +174,64 @@ def test_a_store_dir_that_is_a_regular_file_is_a_clear_error(tmp_path: Path) -> 
     clone = _clone(upstream, tmp_path / "clone")
     done = _changed(upstream, clone)
     assert done.returncode == 1 and _error_code(done) == "store_unsafe", done.stdout
+
+
+# -- S3: a store committed to git is not trusted ---------------------------------------------
+
+def _reverify_summary(repo: Path, env: dict[str, str]) -> tuple[dict[str, int], list[str]]:
+    done = cli("reverify", "HEAD~1..HEAD", "--repo", str(repo), "--json", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    payload = json.loads(done.stdout)
+    return payload["data"]["verification_summary"], payload["warnings"]
+
+
+def test_a_committed_store_never_vouches_for_a_clone(tmp_path: Path) -> None:
+    upstream = _upstream(tmp_path, {})
+    upstream.commit({"app/core.py": "def alpha():\n    return 2\n"}, "two")
+    env = upstream.env()
+    done = cli("verify-record", "--commit", "HEAD", "--kind", "test_pass", "--actor", "ci",
+               "--repo", str(upstream.path), "--json", env=env)
+    assert done.returncode == 0, done.stdout
+    assert _reverify_summary(upstream.path, env)[0]["fresh"] == 1  # true where it ran
+    db = store_path(upstream.path)
+    with sqlite3.connect(db) as conn:  # fold the WAL in, so the committed file holds it all
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    upstream.git("add", "-f", str(db))
+    upstream.git("commit", "-q", "-m", "commit the store")
+    clone = _clone(upstream, tmp_path / "clone")
+
+    env = upstream.env()
+    done = cli("reverify", "HEAD~2..HEAD~1", "--repo", str(clone), "--json", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["data"]["verification_summary"]["fresh"] == 0
+    assert any(".weft/warpline/warpline.db" in w for w in payload["warnings"])
+    committed = clone / ".weft" / "warpline" / "warpline.db"
+    assert store_path(clone) != committed and store_path(clone).is_file()
+    blob = subprocess.run(["git", "-C", str(clone), "status", "--porcelain"],
+                          capture_output=True, text=True, check=True, timeout=60).stdout
+    assert blob == ""  # the committed copy was neither read into nor written
+
+
+# -- S4: write_atomic honours the umask -------------------------------------------------------
+
+def test_write_atomic_honours_the_umask(tmp_path: Path) -> None:
+    previous = os.umask(0o077)
+    try:
+        write_atomic(tmp_path / "new.json", b"{}\n")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o600
+
+
+def test_install_under_umask_077_writes_nothing_group_or_world_readable(tmp_path: Path) -> None:
+    repo = _upstream(tmp_path, {})
+    code = ("import os, sys; os.umask(0o077); from warpline.cli import main; "
+            "sys.exit(main(['install', '--repo', sys.argv[1], '--json']))")
+    done = subprocess.run([sys.executable, "-c", code, str(repo.path)], capture_output=True,
+                          text=True, timeout=180, env=repo.env(), check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = [repo.path / ".mcp.json", guard.state_dir(repo.path) / "config.json",
+               store_path(repo.path)]
+    for path in written:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
