@@ -8,6 +8,7 @@ entry point both adapters use, so their envelopes are identical by construction.
 from __future__ import annotations
 
 import importlib
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -113,4 +114,9 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
 
     params = validate_input(spec.endorsed, arguments)
     handler: Handler = _load(_IMPLEMENTED[spec.endorsed])
-    return handler(params, cwd)
+    try:
+        return handler(params, cwd)
+    except sqlite3.Error as exc:  # a query below met a damaged store or a refusing disk
+        from warpline.store.db import translate
+
+        raise translate(exc, "answering the query") from exc

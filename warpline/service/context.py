@@ -48,7 +48,15 @@ def resolve_repo_path(repo: object, cwd: Path | None = None) -> Path:
         raise InvalidRepo("`repo` must be a path string.", field="repo", value=repo)
     path = Path(repo).expanduser()
     if not path.is_absolute():
-        path = (cwd or Path.cwd()) / path
+        if cwd is None:
+            try:
+                cwd = Path.cwd()
+            except OSError as exc:  # the process's working directory was deleted
+                raise InvalidRepo(
+                    f"`repo` {repo!r} is relative, and this process's working directory "
+                    "no longer exists. Pass an absolute path.", field="repo",
+                    value=repo) from exc
+        path = cwd / path
     return path
 
 

@@ -189,10 +189,25 @@ def _store(root: Path, probe: StoreProbe) -> Check:
     if probe.status != "ok":
         return Check("store", "fail", True, f"{probe.path} cannot be read ({probe.reason})",
                      _install_fix(root) + "  (moves it aside and rebuilds it from git)", "store")
+    damage = _quick_check(probe.path)
+    if damage is not None:
+        return Check("store", "fail", True, f"{probe.path} is damaged (SQLite quick_check: "
+                     f"{damage})", _install_fix(root) + "  (moves it aside and rebuilds it "
+                     "from git)", "store")
     version = probe.schema_version
     note = "" if version == SCHEMA_VERSION else f", migrates to {SCHEMA_VERSION} on next write"
     return Check("store", "ok", True, f"schema {version}{note}; {probe.change_event_count} "
                  "change events")
+
+
+def _quick_check(path: Path) -> str | None:
+    """SQLite's own page-level check, read-only; None when it finds nothing wrong."""
+    try:
+        with open_read_only(path) as conn:
+            rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.Error as exc:
+        return str(exc)
+    return None if rows == ["ok"] else "; ".join(rows)
 
 
 def _behind(root: Path, probe: StoreProbe) -> Check:

@@ -321,7 +321,10 @@ class Ingestor:
 
     def _push_tip(self, sha: str, *, conn: sqlite3.Connection | None = None,
                   replacing: str | None = None) -> None:
-        tips = [t for t in self._tips() if t not in (sha, replacing)]
+        current = self._tips()
+        if conn is None and replacing is None and current[:1] == [sha]:
+            return  # already the newest tip: a caught-up read takes no write lock
+        tips = [t for t in current if t not in (sha, replacing)]
         tips = [sha, *tips][:_MAX_TIPS]
         self._tip_cache = tips
         if conn is not None:
