@@ -62,26 +62,32 @@ def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
     from warpline.git.repo import head_commit
     from warpline.service.context import open_context
     from warpline.store.ingest import Ingestor
+    from warpline.store.stopping import stop_on_signals
 
     ingested = failed = 0
     first_error: str | None = None
     head_sha: str | None = None
-    with open_context(str(root)) as ctx:
+    with open_context(str(root)) as ctx, stop_on_signals() as stop:
         ingestor = Ingestor(ctx.store, ctx.repo)
         for _ in range(_ROUNDS):
             head = head_commit(ctx.repo)
             head_sha = None if head is None else str(head.id)
-            report = ingestor.catch_up(head, progress=progress)
+            report = ingestor.catch_up(head, progress=progress, stop=stop)
             ingested += report.commits_ingested
             failed += len(report.failures)
             if report.failures and first_error is None:
                 sha, error = report.failures[0]
                 first_error = f"commit {sha[:12]}: {error}"
+            if stop.requested:  # stopped between two commits: what was written stays
+                first_error = first_error or (f"stopped by {stop.name} with "
+                                              f"{report.commits_behind} commits left; the "
+                                              "next run resumes")
+                break
             moved = head_commit(ctx.repo)
             if moved is None or str(moved.id) == head_sha or report.failures:
                 break
-    return {"ok": failed == 0, "head": head_sha, "ingested": ingested, "failed": failed,
-            "error": first_error}
+    return {"ok": failed == 0 and not stop.requested, "head": head_sha, "ingested": ingested,
+            "failed": failed, "error": first_error}
 
 
 @contextlib.contextmanager
