@@ -23,7 +23,7 @@ from warpline.store.db import store_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from genhistory import generate_with_stats  # noqa: E402
+from genhistory import generate_with_stats
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 COMMITS = 900
