@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pygit2
-
 
 # Runs a module (or code) and, at exit, writes its own peak RSS (``VmHWM``: this process's
 # high-water mark; ``ru_maxrss`` would include the forking parent's) to the file argv[1].
