@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -249,3 +250,32 @@ def test_environment_refusals_are_retry_safe_and_damage_is_unreadable(tmp_path: 
     with pytest.raises(sqlite3.Error) as notadb:
         sqlite3.connect(junk).execute("SELECT * FROM sqlite_master").fetchall()
     assert translate(notadb.value, "reading").code == "store_unreadable"
+
+
+def test_two_racing_captures_of_one_commit_store_one_snapshot(tmp_path: Path) -> None:
+    """Two real ``capture-snapshot`` processes started together for the same commit."""
+    repo = FixtureRepo(tmp_path / "race")
+    files: dict[str, Any] = {
+        f"pkg/m{i}.py": "".join(f"def f{j}(x):\n    return g{j}(x) + {i}\n\n\n"
+                                f"def g{j}(x):\n    return x\n\n\n" for j in range(40))
+        for i in range(60)}
+    repo.commit(files, "many modules")
+    env = {**os.environ, "WARPLINE_EDGE_SOURCES": "builtin", "NO_COLOR": "1"}
+    first = subprocess.run([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
+                            str(repo.path)], env=env, capture_output=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    argv = [sys.executable, "-m", "warpline.cli", "capture-snapshot", "--repo",
+            str(repo.path), "--json"]
+    procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(2)]
+    answers = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        answers.append(json.loads(out)["data"])
+    with sqlite3.connect(f"file:{store_path(repo.path)}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT id FROM snapshots WHERE commit_sha = ?",
+                            (repo.head,)).fetchall()
+    assert len(rows) == 1
+    assert {a["snapshot_id"] for a in answers} == {rows[0][0]}
+    assert sorted(a["idempotency"] for a in answers) == ["already_current", "created"]
