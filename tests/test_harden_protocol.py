@@ -279,3 +279,34 @@ def test_two_racing_captures_of_one_commit_store_one_snapshot(tmp_path: Path) ->
     assert len(rows) == 1
     assert {a["snapshot_id"] for a in answers} == {rows[0][0]}
     assert sorted(a["idempotency"] for a in answers) == ["already_current", "created"]
+
+
+def test_corrupted_pages_turn_doctor_red_and_queries_store_unreadable(tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "corrupt")
+    for i in range(30):
+        repo.commit({f"pkg/m{i % 7}.py": "".join(f"def f{j}_{i}():\n    return {j}\n"
+                                                  for j in range(30))}, f"c{i}")
+    env = {**os.environ, "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
+                           str(repo.path)], env=env, capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    path = store_path(repo.path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+        pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+    assert pages > 8
+    with path.open("r+b") as handle:  # scribble over every page but the header page
+        for number in range(2, pages, 2):
+            handle.seek(number * page - page + 100)
+            handle.write(b"\xde\xad\xbe\xef" * 64)
+    doctor = subprocess.run([sys.executable, "-m", "warpline.cli", "doctor", "--repo",
+                             str(repo.path), "--json"], env=env, capture_output=True,
+                            text=True, timeout=300)
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert doctor.returncode == 1 and checks["store"]["status"] == "fail", checks["store"]
+    changed = subprocess.run([sys.executable, "-m", "warpline.cli", "changed", "HEAD~5..HEAD",
+                              "--repo", str(repo.path), "--json"], env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert json.loads(changed.stdout)["error_code"] == "store_unreadable"
