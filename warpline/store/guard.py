@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from functools import lru_cache
 from pathlib import Path
 
 import pygit2
@@ -45,13 +46,28 @@ def _git_dir(root: Path) -> Path | None:
 
 
 def tracked_state_files(root: Path) -> list[str]:
-    """Paths under ``.weft/warpline/`` that git tracks in ``root`` (normally none)."""
-    try:
-        index = pygit2.Repository(str(root)).index
-    except (pygit2.GitError, KeyError, ValueError, OSError):
+    """Paths under ``.weft/warpline/`` that git tracks in ``root`` (normally none).
+
+    Answered from the index, remembered while the index file is unchanged (a long-lived
+    server asks on every call; a large index costs milliseconds to load)."""
+    git_dir = _git_dir(root)
+    if git_dir is None:
         return []
+    try:
+        info = os.stat(git_dir / "index")
+    except OSError:
+        return []  # no index: nothing is tracked
+    return list(_tracked(str(root), info.st_mtime_ns, info.st_size, info.st_ino))
+
+
+@lru_cache(maxsize=64)
+def _tracked(root: str, mtime_ns: int, size: int, inode: int) -> tuple[str, ...]:
+    try:
+        index = pygit2.Repository(root).index
+    except (pygit2.GitError, KeyError, ValueError, OSError):
+        return ()
     prefix = STATE_RELPATH.as_posix()
-    return [f"{prefix}/{name}" for name in STATE_FILES if f"{prefix}/{name}" in index]
+    return tuple(f"{prefix}/{name}" for name in STATE_FILES if f"{prefix}/{name}" in index)
 
 
 def state_dir(root: Path) -> Path:
