@@ -235,3 +235,20 @@ def test_install_under_umask_077_writes_nothing_group_or_world_readable(tmp_path
                store_path(repo.path)]
     for path in written:
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+
+
+def test_a_portable_entry_naming_this_warpline_mcp_on_path_is_trusted(tmp_path: Path) -> None:
+    """``"command": "warpline-mcp"`` (no path) resolves, through PATH, to this installation's
+    entry point: doctor spawns it. Resolving executes nothing."""
+    from warpline.setup.executables import command_for
+
+    own = command_for("warpline-mcp")
+    if len(own) != 1:
+        pytest.skip("no warpline-mcp console script beside this interpreter")
+    portable = {"mcpServers": {"warpline": {"type": "stdio", "command": "warpline-mcp",
+                                            "args": []}}}
+    repo = _upstream(tmp_path, {".mcp.json": json.dumps(portable)})
+    env = repo.env(PATH=f"{Path(own[0]).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    code, report = cli_json("doctor", "--repo", str(repo.path), env=env)
+    mcp = {c["name"]: c for c in report["checks"]}["mcp"]
+    assert mcp["status"] == "ok" and "tool names" in mcp["detail"], mcp

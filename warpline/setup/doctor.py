@@ -15,7 +15,9 @@ foreign and never executed: a cloned repository's files are data, not commands.
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import sqlite3
 import subprocess
 import time
@@ -93,6 +95,19 @@ def _trusted(config: dict[str, Any] | None, component: str, script: str) -> list
     return own
 
 
+def _resolved(command: list[str]) -> tuple[str, ...]:
+    """A command with its executable resolved as the OS would find it (``PATH``, links):
+    a portable ``.mcp.json`` naming ``warpline-mcp`` is the same server as its absolute
+    path. Resolving runs nothing."""
+    found = shutil.which(command[0]) if command else None
+    head = os.path.realpath(found) if found else command[0] if command else ""
+    return (head, *command[1:])
+
+
+def _is_trusted(command: list[str], trusted: list[list[str]]) -> bool:
+    return command in trusted or _resolved(command) in {_resolved(t) for t in trusted}
+
+
 def _foreign(name: Literal["hooks", "mcp"], command: list[str], where: str, root: Path) -> Check:
     return Check(name, "fail", True, f"{where} names {shlex.join(command)}, which warpline "
                  "did not install (not in its config, not this warpline's entry point); "
@@ -116,7 +131,7 @@ def _hooks(root: Path, trusted: list[list[str]]) -> Check:
         return Check("hooks", "fail", True, "; ".join(_hook_problem(s) for s in broken),
                      _install_fix(root), "hooks")
     commands = {tuple(s.command) for s in states}
-    foreign = [list(c) for c in commands if list(c) not in trusted]
+    foreign = [list(c) for c in commands if not _is_trusted(list(c), trusted)]
     if foreign:
         return _foreign("hooks", foreign[0], f"the hooks in {paths.hooks_dir}", root)
     versions = [_version(list(c)) for c in commands]
@@ -158,7 +173,7 @@ def _mcp(root: Path, trusted: list[list[str]]) -> Check:
     if command is None:
         return Check("mcp", "fail", True, f"no `{mcp_config.SERVER_NAME}` server in "
                      f"{root / mcp_config.MCP_FILE}", _install_fix(root), "mcp")
-    if command not in trusted:
+    if not _is_trusted(command, trusted):
         return _foreign("mcp", command, f"{mcp_config.MCP_FILE}'s `{mcp_config.SERVER_NAME}` "
                         "server", root)
     started = time.perf_counter()
