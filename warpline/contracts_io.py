@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -154,16 +155,56 @@ def parse_input(spec: InputContract, arguments: Any
     from jsonschema.exceptions import best_match
     from pydantic import ValidationError as PydanticValidationError
 
+    # A list past its maxItems is rejected before anything walks it: a million bad items
+    # would otherwise be a million collected errors (seconds and gigabytes).
+    oversized = oversized_list(_parsed(spec.input_schema_file), arguments)
+    if oversized is not None:
+        return None, [oversized]
     try:
         return spec.input_model.model_validate(arguments), []
     except PydanticValidationError as exc:
         rejected = exc
-    errors = list(_validator(spec.input_schema_file).iter_errors(arguments))
+    errors = list(islice(_validator(spec.input_schema_file).iter_errors(arguments),
+                         _MAX_SCHEMA_ERRORS))
     if not errors:  # stricter than the schema (e.g. 2.0 for an integer): report the model's
         return None, [_model_problem(error) for error in rejected.errors()]
     first = best_match(errors)
     ordered = [first, *(e for e in errors if e is not first)]
     return None, [_problem(error) for error in ordered]
+
+
+_MAX_SCHEMA_ERRORS = 20
+
+
+def oversized_list(schema: dict[str, Any], value: Any) -> InputProblem | None:
+    """The first list in ``value`` longer than the ``maxItems`` its schema gives it
+    (objects followed through ``properties``, ``$ref`` and ``anyOf``, a few levels deep)."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any, item: Any, path: list[str], depth: int) -> InputProblem | None:
+        if depth > 10 or not isinstance(node, dict):
+            return None
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return walk(defs.get(ref.removeprefix("#/$defs/")), item, path, depth + 1)
+        for alternative in node.get("anyOf", []):
+            found = walk(alternative, item, path, depth + 1)
+            if found is not None:
+                return found
+        limit = node.get("maxItems")
+        if isinstance(item, list) and isinstance(limit, int) and len(item) > limit:
+            code = _FIELD_CODES.get(path[0], "invalid_argument") if path else "invalid_argument"
+            return InputProblem(".".join(path) or None, code,
+                                f"{len(item)} items; at most {limit} are accepted")
+        if isinstance(item, dict):
+            for key, sub in node.get("properties", {}).items():
+                if key in item:
+                    found = walk(sub, item[key], [*path, key], depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    return walk(schema, value, [], 0)
 
 
 def validate_input(spec: InputContract, arguments: Any) -> list[InputProblem]:

@@ -15,6 +15,9 @@
     ├── StoreIncompatible              store_incompatible       fatal
     ├── PeerUnavailable                peer_unavailable         retry_safe
     ├── SnapshotUnavailable            snapshot_unavailable     retry_with_changes
+    ├── StoreUnsafe                    store_unsafe             fatal
+    ├── StoreUnwritable                store_unwritable         retry_safe
+    ├── StoreUnreadable                store_unreadable         fatal
     └── InternalError                  internal_error           fatal
 
 Every error names the rejected field (when there is one), the value, and the fix in
@@ -124,6 +127,29 @@ class SnapshotUnavailable(_WithChanges):
     code = "snapshot_unavailable"
 
 
+class StoreUnsafe(WarplineError):
+    """The state directory (or a file in it) is a symbolic link or not what it should be:
+    refused before anything is read or written through it."""
+
+    code = "store_unsafe"
+    retryability: ClassVar[Retryability] = "fatal"
+
+
+class StoreUnwritable(WarplineError):
+    """The environment refuses a write (disk full, read-only filesystem, permissions):
+    nothing was lost, the same call succeeds once the environment allows it."""
+
+    code = "store_unwritable"
+    retryability: ClassVar[Retryability] = "retry_safe"
+
+
+class StoreUnreadable(WarplineError):
+    """The store file is not a warpline store (corrupt pages, a foreign or empty file)."""
+
+    code = "store_unreadable"
+    retryability: ClassVar[Retryability] = "fatal"
+
+
 class InternalError(WarplineError):
     code = "internal_error"
     retryability: ClassVar[Retryability] = "fatal"
@@ -144,6 +170,9 @@ ERROR_CLASSES: tuple[type[WarplineError], ...] = (
     StoreIncompatible,
     PeerUnavailable,
     SnapshotUnavailable,
+    StoreUnsafe,
+    StoreUnwritable,
+    StoreUnreadable,
     InternalError,
 )
 

@@ -13,6 +13,7 @@ which ``tools/list`` and ``initialize`` must not pay.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -283,4 +284,10 @@ def dispatch(spec: ToolSpec[Any], arguments: dict[str, Any], cwd: Path | None) -
     """The one place every tool call runs: input validation, then the handler."""
     from warpline.service.validation import validate_input
 
-    return spec.handler(validate_input(spec, arguments), cwd)
+    params = validate_input(spec, arguments)
+    try:
+        return spec.handler(params, cwd)
+    except sqlite3.Error as exc:  # a query below met a damaged store or a refusing disk
+        from warpline.store.db import translate
+
+        raise translate(exc, "answering the query") from exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ def _report_dict(report: Any, seconds: float, root: Path) -> dict[str, Any]:
         "failures": [{"commit": sha, "error": err} for sha, err in report.failures],
         "commits_behind": report.commits_behind,
         "complete": report.complete,
+        "stopped_by": report.stopped_by,
         "seconds": round(seconds, 3),
     }
 
@@ -41,11 +43,18 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 def _backfill(args: argparse.Namespace) -> int:
     from warpline.service.context import catch_up, open_context
     from warpline.store.ingest import stderr_progress
+    from warpline.store.stopping import stop_on_signals
 
     started = time.perf_counter()
-    with open_context(args.repo, Path.cwd()) as ctx:
-        report = catch_up(ctx, interactive=False, progress=stderr_progress("backfill"))
-        return _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)
+    with open_context(args.repo, Path.cwd()) as ctx, stop_on_signals() as stop:
+        report = catch_up(ctx, interactive=False, progress=stderr_progress("backfill"),
+                          stop=stop)
+        code = _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)
+    if stop.signum is not None:  # stopped between two commits; the next run resumes
+        print(f"warpline: stopped by {stop.name}; {report.commits_behind} commits left for "
+              "the next `warpline backfill`", file=sys.stderr)
+        return 128 + stop.signum
+    return code
 
 
 def _ingest_commit(args: argparse.Namespace) -> int:

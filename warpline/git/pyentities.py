@@ -33,6 +33,7 @@ from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.locators import PythonKind
 from warpline.git.pyscan import MODULE_KEY, EntityKey, Node, scan_body
 
@@ -164,7 +165,10 @@ class FileEntities:
 
 
 def parse_entities(source: bytes) -> FileEntities | None:
-    """Parse ``source``; None when it is not valid Python (never raises)."""
+    """Parse ``source``; None when it is not valid Python or past the per-file caps
+    (``warpline.git.filecaps``): never raises."""
+    if too_large(source):
+        return None
     lines = split_lines(source)
     with no_gc():
         body = parse_body(source)
@@ -174,6 +178,8 @@ def parse_entities(source: bytes) -> FileEntities | None:
             firsts, lasts, children, counts = scan_body(body, 1, 0, "", lines)
         except RecursionError:
             return None
+    if len(counts) > MAX_ENTITIES:
+        return None
     return FileEntities(module_root(firsts, lasts, children, line_count(lines)), counts,
                         line_count(lines))  # fmt: skip
 

@@ -29,6 +29,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.hunks import Hunk
 from warpline.git.pyentities import (
     EntityKey,
@@ -79,7 +80,7 @@ def reparse(
 ) -> tuple[FileEntities | None, list[Window] | None]:
     """(new entities or None when the new source does not parse, attribution windows or
     None meaning "compare whole files")."""
-    if _needs_whole_parse(new_source, new_lines):
+    if too_large(new_source) or _needs_whole_parse(new_source, new_lines):
         return parse_entities(new_source), None
     regions = _regions(old, hunks)
     delta_before = 0
@@ -93,6 +94,8 @@ def reparse(
             if spliced is None:
                 return parse_entities(new_source), None
             root = spliced
+    if len(counts) > MAX_ENTITIES:
+        return None, None
     count = line_count(new_lines)
     root = module_root(root.firsts, root.lasts, root.children, count)
     windows = [

@@ -16,6 +16,7 @@ import pygit2
 
 from warpline.git.diffmap import PySide, all_changes, edited_changes, file_event
 from warpline.git.events import ChangeKind, EntityChange
+from warpline.git.filecaps import too_large
 from warpline.git.hunks import hunks_between
 from warpline.git.parsecache import (
     TreeState,
@@ -41,38 +42,64 @@ def worktree_events(repo: pygit2.Repository) -> list[EntityChange]:
         if path.endswith("/") or path == ".weft" or path.startswith(".weft/"):
             continue
         old = tree_state(tree, path) if tree is not None else None
-        new = _disk_state(os.path.join(workdir, path))
+        new = _disk_state(os.path.join(workdir, path), path)
         _path_events(repo, path, old, new, out)
     return out
 
 
-def _disk_state(full: str) -> tuple[int, bytes] | None:
-    """(git file mode, content) of a work-tree path; None when it is absent."""
+# (git file mode, content or None when it is not read, blob id when it was hashed)
+DiskState = tuple[int, bytes | None, pygit2.Oid | None]
+
+
+def _disk_state(full: str, path: str) -> DiskState | None:
+    """A work-tree path as git would see it; None when it is absent.
+
+    ``lstat`` only, never following a link. Content is read only for a regular Python file
+    within the parse cap (``warpline.git.filecaps``); any other regular file is hashed
+    (streamed by libgit2) so an unchanged one is still recognised; a FIFO, socket or
+    device is never opened (opening a FIFO would block the whole server)."""
     try:
         st = os.lstat(full)
     except OSError:
         return None
     if stat.S_ISLNK(st.st_mode):
-        return (_LINK, os.fsencode(os.readlink(full)))
+        return (_LINK, os.fsencode(os.readlink(full)), None)
     if stat.S_ISDIR(st.st_mode):
-        return (_GITLINK, b"")  # a submodule's checkout
+        return (_GITLINK, b"", None)  # a submodule's checkout
+    mode = 0o100755 if st.st_mode & 0o111 else 0o100644
+    if not stat.S_ISREG(st.st_mode):
+        return (mode, None, None)  # not a file git could store: a file event, unread
+    if python_dotted(path, mode) and not too_large(st.st_size):
+        try:
+            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(st.st_size + 1)
+        except OSError:
+            return None
+        if not too_large(data):
+            return (mode, data, None)
     try:
-        with open(full, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return None
-    return (0o100755 if st.st_mode & 0o111 else 0o100644, data)
+        return (mode, None, pygit2.hashfile(full))
+    except (OSError, pygit2.GitError, ValueError):
+        return (mode, None, None)
 
 
 def _path_events(
     repo: pygit2.Repository,
     path: str,
     old: TreeState,
-    new: tuple[int, bytes] | None,
+    disk: DiskState | None,
     out: list[EntityChange],
 ) -> None:
-    if old is None and new is None:
+    if old is None and disk is None:
         return
+    if disk is not None and disk[1] is None:  # not read: compare ids, or a file event
+        if old is not None and disk[2] is not None and (old[0], old[1]) == (disk[2], disk[0]):
+            return
+        out.append(file_event("added" if old is None else "modified", path, None))
+        return
+    new = None if disk is None else (disk[0], disk[1] or b"")
     old_data = b""
     if old is not None and old[1] != _GITLINK:
         old_data = blob_data(repo, old[0])

@@ -16,6 +16,7 @@ import warnings
 
 import pygit2
 
+from warpline.git.filecaps import too_large
 from warpline.git.locators import dotted_module, file_locator, module_locator
 from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
 from warpline.graph._builtin_scan import ModuleScan, scan_module
@@ -84,7 +85,7 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
             continue
         claimed.add(dotted)
         lines = _line_count(content)
-        tree, problem = _parse(content)
+        tree, problem = (None, "too_large") if too_large(content) else _parse(content)
         module_id = module_locator(dotted)
         scan = None
         if tree is not None:

@@ -25,7 +25,6 @@ Nothing here imports pygit2/pydantic/networkx/jsonschema: those load on the firs
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -35,6 +34,8 @@ from typing import IO, Any
 
 from warpline import settings
 from warpline._version import __version__
+from warpline.errors import InvalidArgument
+from warpline.mcp import limits
 from warpline.mcp.jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -138,7 +139,9 @@ def _dispatch(method: str, params: object) -> dict[str, Any]:
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise RpcError(INVALID_PARAMS, "invalid params: params must be an object")
+        raise RpcError(INVALID_PARAMS, "invalid params: params must be an object",
+                       InvalidArgument("`params` must be a JSON object (or left out).",
+                                       field="params", value=type(params).__name__).to_payload())
     try:
         return handler(params)
     except RpcError:
@@ -152,32 +155,36 @@ def _error(request_id: object, exc: RpcError) -> Message:
     return {"jsonrpc": "2.0", "id": request_id, "error": exc.to_error()}
 
 
-def handle_line(line: bytes) -> Message | list[Message] | None:
-    """Answer one raw line from stdin."""
+def handle_line(line: bytes | limits.Oversized) -> Message | list[Message] | None:
+    """Answer one raw line from stdin (bounded: ``warpline.mcp.limits``)."""
+    if isinstance(line, limits.Oversized):
+        return _error(None, RpcError(INVALID_REQUEST, "invalid request: message too large",
+                                     limits.too_large_payload("message", line.size,
+                                                              limits.MAX_LINE_BYTES)))
     try:
-        message = json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+        message = limits.loads(line)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return _error(None, RpcError(PARSE_ERROR, "parse error"))
     if isinstance(message, list):
         if not message:
             return _error(None, RpcError(INVALID_REQUEST, "invalid request: empty batch"))
+        if len(message) > limits.MAX_BATCH:
+            return _error(None, RpcError(INVALID_REQUEST, "invalid request: batch too long",
+                                         limits.too_large_payload("batch", len(message),
+                                                                  limits.MAX_BATCH)))
         replies = [reply for item in message if (reply := handle(item)) is not None]
         return replies or None
     return handle(message)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def encode(reply: Message | list[Message]) -> bytes:
-    return json.dumps(reply, separators=(",", ":"), ensure_ascii=True).encode("ascii") + b"\n"
+    return limits.dumps(reply)
 
 
 def serve(stdin: IO[bytes], stdout: IO[bytes]) -> int:
     """Run the loop until EOF on ``stdin``; returns the exit status (always 0)."""
-    for line in stdin:
-        if not line.strip():
+    for line in limits.lines(stdin):
+        if isinstance(line, bytes) and not line.strip():
             continue
         try:
             reply = handle_line(line)

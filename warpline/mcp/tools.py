@@ -125,7 +125,7 @@ def call(params: dict[str, Any]) -> dict[str, Any]:
             raise RpcError(METHOD_NOT_FOUND, f"unknown tool: {name}", InvalidArgument(
                 f"Unknown tool {name!r}. `tools/list` names the tools this build serves.",
                 field="name", value=name).to_payload())
-        envelope = registry.call_tool(name, arguments, cwd=Path.cwd())
+        envelope = registry.call_tool(name, arguments, cwd=_cwd())
         text = json.dumps(envelope, ensure_ascii=False, allow_nan=False)
     except RpcError:
         raise
@@ -142,6 +142,14 @@ def call(params: dict[str, Any]) -> dict[str, Any]:
         "structuredContent": envelope,
         "isError": False,
     }
+
+
+def _cwd() -> Path | None:
+    """The server's working directory; None once it was deleted (absolute paths still work)."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return None
 
 
 def _invalid(error: WarplineError) -> RpcError:

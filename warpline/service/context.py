@@ -12,6 +12,7 @@ from warpline.errors import InvalidRepo, MissingRequiredField
 from warpline.git.repo import head_commit, open_repo
 from warpline.store.db import Store
 from warpline.store.ingest import Ingestor, IngestReport, Progress
+from warpline.store.stopping import StopRequest
 
 
 @dataclass(slots=True)
@@ -38,7 +39,15 @@ def resolve_repo_path(repo: object, cwd: Path | None = None) -> Path:
         raise InvalidRepo("`repo` must be a path string.", field="repo", value=repo)
     path = Path(repo).expanduser()
     if not path.is_absolute():
-        path = (cwd or Path.cwd()) / path
+        if cwd is None:
+            try:
+                cwd = Path.cwd()
+            except OSError as exc:  # the process's working directory was deleted
+                raise InvalidRepo(
+                    f"`repo` {repo!r} is relative, and this process's working directory "
+                    "no longer exists. Pass an absolute path.", field="repo",
+                    value=repo) from exc
+        path = cwd / path
     return path
 
 
@@ -59,13 +68,14 @@ def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
 
 
 def catch_up(ctx: RepoContext, *, interactive: bool = True,
-             progress: Progress | None = None) -> IngestReport:
+             progress: Progress | None = None,
+             stop: StopRequest | None = None) -> IngestReport:
     """The one catch-up to HEAD: ingest new commits reachable from it. A tool answering
     now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` and says how far
     behind it is; backfill and the hooks run to the end."""
     budget = settings.interactive_budget_s() if interactive else None
     return Ingestor(ctx.store, ctx.repo).catch_up(head_commit(ctx.repo), budget_s=budget,
-                                                  progress=progress)
+                                                  progress=progress, stop=stop)
 
 
 def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:

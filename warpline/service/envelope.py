@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from warpline.models.common import dump
 from warpline.models.common import iso_z as _iso_z
 from warpline.models.envelope import EnvelopeBase
+from warpline.store import guard
 
 _SAMPLE = 200
 
@@ -98,7 +99,8 @@ def envelope(
             "page": page or {"limit": None, "cursor": None},
         },
         "data": checked,
-        "warnings": list(warnings or []),
+        # A store git tracks is ignored (``store.guard``): every answer says so.
+        "warnings": [*guard.trust_warnings(Path(repo)), *(warnings or [])],
         "next_actions": next_actions or {},
         "enrichment": enrichment or {},
     }

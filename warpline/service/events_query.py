@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -62,11 +63,11 @@ class Where:
                 clauses.append(f"{column} IN ({','.join('?' * len(values))})")
                 args.extend(values)
         if self.paths:
-            ors = []
-            for prefix in self.paths:
-                ors.append("(ce.path = ? OR substr(ce.path, 1, ?) = ?)")
-                args.extend([prefix, len(prefix) + 1, prefix + "/"])
-            clauses.append("(" + " OR ".join(ors) + ")")
+            # One JSON array parameter, not one OR per prefix: 1,000 prefixes (the schema's
+            # maximum) would pass SQLite's expression depth limit.
+            clauses.append("EXISTS (SELECT 1 FROM json_each(?) p WHERE ce.path = p.value "
+                           "OR substr(ce.path, 1, length(p.value) + 1) = p.value || '/')")
+            args.append(json.dumps(self.paths))
         if self.actors:
             ors = []
             for actor in self.actors:

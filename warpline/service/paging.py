@@ -11,6 +11,7 @@ from typing import Any, Protocol, TypeVar
 from warpline.errors import InvalidCursor
 
 T = TypeVar("T")
+_MAX_OFFSET = 2**62  # far past any list; and within SQLite's integers
 
 
 def query_fingerprint(arguments: dict[str, Any]) -> str:
@@ -34,13 +35,13 @@ def decode_cursor(cursor: str | None, fingerprint: str) -> int:
         data = json.loads(base64.urlsafe_b64decode(padded.encode()))
         offset = data["o"]
         stamp = data["q"]
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise InvalidCursor(
             "The cursor is not one warpline issued. Pass the `next_cursor` of the previous "
             "page unchanged, or omit `cursor` to start from the first page.",
             field="cursor", value=cursor,
         ) from exc
-    if not isinstance(offset, int) or offset < 0 or stamp != fingerprint:
+    if not isinstance(offset, int) or not 0 <= offset <= _MAX_OFFSET or stamp != fingerprint:
         raise InvalidCursor(
             "The cursor belongs to a different query. Repeat the same arguments as the call "
             "that returned it, or omit `cursor` to start over.",

@@ -134,7 +134,8 @@ def resolve(conn: sqlite3.Connection, refs: Sequence[Ref]) -> list[list[EntityRo
                   "warpline_entity_key_id": "id"}[kind]
         for start in range(0, len(indexes), _CHUNK):
             chunk = indexes[start : start + _CHUNK]
-            keys = [int(refs[i].value) if column == "id" else refs[i].value for i in chunk]
+            keys = [sql_id(int(refs[i].value)) if column == "id" else refs[i].value
+                    for i in chunk]
             marks = ",".join("?" * len(keys))
             hits: dict[object, list[EntityRow]] = {}
             for raw in conn.execute(
@@ -158,9 +159,18 @@ def _resolve_qualnames(conn: sqlite3.Connection, refs: Sequence[Ref], indexes: l
         results[i] = rows
 
 
+_SQL_INT_MAX = 2**63 - 1
+
+
+def sql_id(value: int) -> int:
+    """A key id as an SQLite integer: one past SQLite's range (no row has it) becomes -1,
+    which matches nothing, instead of an ``OverflowError`` in the driver."""
+    return value if -_SQL_INT_MAX <= value <= _SQL_INT_MAX else -1
+
+
 def entities_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
     out: dict[int, EntityRow] = {}
-    unique = list(dict.fromkeys(ids))
+    unique = list(dict.fromkeys(sql_id(i) for i in ids))
     for start in range(0, len(unique), _CHUNK):
         chunk = unique[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))

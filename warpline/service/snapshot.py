@@ -85,13 +85,17 @@ def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict
                 if params.idempotency_key is not None:
                     data = remember(store, params.idempotency_key, fingerprint, data).data
                 return _envelope(root, params, data, warnings)
+        # A twin: the same capture stored by a racing call from now on (and no older than
+        # the caller's if_stale_after).
+        checked_at = max(int(time.time()), stale_after or 0)
         with gc_paused():
             capture, notes = edge_sources.run(chosen, root, repo, commit)
             warnings.extend(notes)
             best = choose(store.conn, repo) if store is not None else None
             return _capture(root, repo_store=store, params=params, sha=sha, capture=capture,
                             fingerprint=fingerprint, warnings=warnings,
-                            protect=() if best is None else (best.snapshot.id,))
+                            protect=() if best is None else (best.snapshot.id,),
+                            twin_since=checked_at)
     finally:
         if store is not None:
             store.close()
@@ -99,7 +103,7 @@ def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict
 
 def _capture(root: Path, *, repo_store: Store | None, params: Any, sha: str,
              capture: EdgeCapture | None, fingerprint: str, warnings: list[str],
-             protect: tuple[int, ...]) -> dict[str, Any]:
+             protect: tuple[int, ...], twin_since: int | None = None) -> dict[str, Any]:
     failed: tuple[tuple[str, str], ...] = ()
     if capture is not None:
         if params.mode == "changed_only":
@@ -123,7 +127,8 @@ def _capture(root: Path, *, repo_store: Store | None, params: Any, sha: str,
     if params.dry_run or repo_store is None:
         return _envelope(root, params, snapshot_data(new, None, "dry_run"), warnings)
     _, data, raced = write_snapshot(repo_store, new, lambda sid: snapshot_data(new, sid, "created"),
-                                    protect=protect)
+                                    protect=protect, twin_since=twin_since,
+                                    twin_result=lambda row: _data(row, "already_current"))
     if raced is not None and raced.fingerprint != fingerprint:
         raise IdempotencyConflict(
             f"idempotency_key {params.idempotency_key!r} was used meanwhile with different "

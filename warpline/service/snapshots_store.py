@@ -126,12 +126,16 @@ class NewSnapshot:
 
 def write_snapshot(
     store: Store, new: NewSnapshot, result_for: Callable[[int], dict[str, Any]],
-    protect: Iterable[int] = (),
+    protect: Iterable[int] = (), *, twin_since: int | None = None,
+    twin_result: Callable[[SnapshotRow], dict[str, Any]] | None = None,
 ) -> tuple[int, dict[str, Any], Replay | None]:
     """Write one snapshot in one transaction; returns (id, wire data, None).
 
     When ``new.idempotency_key`` was recorded meanwhile (another process, same key),
-    nothing is written and the stored record is returned as the third element.
+    nothing is written and the stored record is returned as the third element. When a
+    concurrent call stored the same capture (same commit, source, version, mode and
+    counts) at or after ``twin_since``, nothing is written either: its row is answered
+    through ``twin_result`` (two racing captures leave one snapshot, not two).
     """
     entities = new.capture.entities if new.capture is not None else ()
     edges = new.capture.edges if new.capture is not None else ()
@@ -140,6 +144,12 @@ def write_snapshot(
             raced = replay(conn, new.idempotency_key)
             if raced is not None:
                 return -1, raced.data, raced
+        twin = _twin(conn, new, twin_since) if twin_result is not None else None
+        if twin is not None and twin_result is not None:
+            data = twin_result(twin)
+            if new.idempotency_key is not None and new.fingerprint is not None:
+                _put_record(store, conn, new.idempotency_key, new.fingerprint, data)
+            return twin.id, data, None
         cur = conn.execute(
             "INSERT INTO snapshots (commit_sha, source, source_version, mode, completeness,"
             " entity_count, edge_count, failed_entities, captured_at, idempotency_key,"
@@ -166,6 +176,19 @@ def write_snapshot(
             _put_record(store, conn, new.idempotency_key, new.fingerprint, data)
         _prune(conn, {snapshot_id, *protect})
     return snapshot_id, data, None
+
+
+def _twin(conn: sqlite3.Connection, new: NewSnapshot, since: int | None) -> SnapshotRow | None:
+    if since is None or new.capture is None or new.completeness == "SKIPPED":
+        return None
+    raw = conn.execute(
+        f"SELECT {_COLUMNS} FROM snapshots WHERE commit_sha = ? AND source = ? AND "
+        "source_version = ? AND mode = ? AND completeness = ? AND entity_count = ? AND "
+        "edge_count = ? AND failed_entities = ? AND captured_at >= ? ORDER BY id DESC LIMIT 1",
+        (new.commit_sha, new.source, new.source_version, new.mode, new.completeness,
+         len(new.capture.entities), len(new.capture.edges),
+         json.dumps([list(f) for f in new.failed_entities]), since)).fetchone()
+    return None if raw is None else _row(raw)
 
 
 def _write_seis(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str | None]]) -> None:

@@ -30,10 +30,11 @@ class Action:
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` in one rename: readers see the old or the new file.
 
-    ``mode`` defaults to the existing file's mode, else 0o644."""
+    ``mode`` defaults to the existing file's mode, else 0o666 less the process umask (what
+    ``open`` would create)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -45,6 +46,13 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process umask (read by setting it and putting it back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def ensure_file(path: Path, data: bytes, *, mode: int | None = None) -> Result:

@@ -6,17 +6,24 @@ store is opened read-only and its schema compared with what this build serves. l
 filigree are optional peers: they are reported, never fail the verdict. ``--fix`` repairs
 what it can (hooks and the MCP entry through install, a corrupt store moved aside, a
 backfill) and checks again.
+
+Doctor runs only what warpline put there itself: the command recorded in its own
+``config.json`` (never a committed one, see ``warpline.store.guard``) or this
+installation's entry point. A ``.mcp.json`` or hook naming anything else is reported as
+foreign and never executed: a cloned repository's files are data, not commands.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import sqlite3
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pygit2
 
@@ -25,6 +32,7 @@ from warpline.setup import hooks, ingest_log, mcp_config, peers
 from warpline.setup._check import Check
 from warpline.setup._files import Action
 from warpline.setup._probe import probe as probe_store
+from warpline.setup.executables import command_for
 from warpline.setup.install import install, run_backfill
 from warpline.setup.local_state import read_config
 from warpline.store.db import store_path
@@ -64,14 +72,46 @@ def _checks(root: Path, handle: pygit2.Repository) -> list[Check]:
     installed = set(config.get("components", [])) if config else {"hooks", "mcp"}
     probe, _ = probe_store(root, handle)
     return [
-        _hooks(root) if "hooks" in installed else _not_installed("hooks", "--hooks"),
-        _mcp(root) if "mcp" in installed else _not_installed("mcp", "--mcp"),
+        _hooks(root, _trusted(config, "hooks", "warpline"))
+        if "hooks" in installed else _not_installed("hooks", "--hooks"),
+        _mcp(root, _trusted(config, "mcp", "warpline-mcp"))
+        if "mcp" in installed else _not_installed("mcp", "--mcp"),
         _store(root, probe),
         _behind(root, probe),
         _failures(root, probe),
         peers.loomweave_check(root),
         peers.filigree_check(root),
     ]
+
+
+def _trusted(config: dict[str, Any] | None, component: str, script: str) -> list[list[str]]:
+    """Commands doctor may execute for ``component``: this installation's own entry point
+    and the one warpline recorded in its own config when it installed the component."""
+    own = [command_for(script)]
+    section = config.get(component) if config else None
+    recorded = section.get("command") if isinstance(section, dict) else None
+    if isinstance(recorded, list) and recorded and all(isinstance(a, str) for a in recorded):
+        own.append(list(recorded))
+    return own
+
+
+def _resolved(command: list[str]) -> tuple[str, ...]:
+    """A command with its executable resolved as the OS would find it (``PATH``, links):
+    a portable ``.mcp.json`` naming ``warpline-mcp`` is the same server as its absolute
+    path. Resolving runs nothing."""
+    found = shutil.which(command[0]) if command else None
+    head = os.path.realpath(found) if found else command[0] if command else ""
+    return (head, *command[1:])
+
+
+def _is_trusted(command: list[str], trusted: list[list[str]]) -> bool:
+    return command in trusted or _resolved(command) in {_resolved(t) for t in trusted}
+
+
+def _foreign(name: Literal["hooks", "mcp"], command: list[str], where: str, root: Path) -> Check:
+    return Check(name, "fail", True, f"{where} names {shlex.join(command)}, which warpline "
+                 "did not install (not in its config, not this warpline's entry point); "
+                 "doctor never runs a foreign command", _install_fix(root), name)
 
 
 def _not_installed(name: str, flag: str) -> Check:
@@ -83,7 +123,7 @@ def _install_fix(root: Path) -> str:
     return f"warpline doctor --fix --repo {shlex.quote(str(root))}"
 
 
-def _hooks(root: Path) -> Check:
+def _hooks(root: Path, trusted: list[list[str]]) -> Check:
     paths = hooks.git_paths(root)
     states = [hooks.inspect_hook(paths.hooks_dir, name) for name in hooks.HOOK_NAMES]
     broken = [s for s in states if not s.healthy]
@@ -91,6 +131,9 @@ def _hooks(root: Path) -> Check:
         return Check("hooks", "fail", True, "; ".join(_hook_problem(s) for s in broken),
                      _install_fix(root), "hooks")
     commands = {tuple(s.command) for s in states}
+    foreign = [list(c) for c in commands if not _is_trusted(list(c), trusted)]
+    if foreign:
+        return _foreign("hooks", foreign[0], f"the hooks in {paths.hooks_dir}", root)
     versions = [_version(list(c)) for c in commands]
     bad = [v for v in versions if not v.startswith("warpline")]
     if bad:
@@ -123,13 +166,16 @@ def _version(command: list[str]) -> str:
     return text if done.returncode == 0 else f"{command[0]} exited {done.returncode}: {text}"
 
 
-def _mcp(root: Path) -> Check:
+def _mcp(root: Path, trusted: list[list[str]]) -> Check:
     from warpline.mcp.client import McpProcess, initialize
 
     command = mcp_config.registered_command(root)
     if command is None:
         return Check("mcp", "fail", True, f"no `{mcp_config.SERVER_NAME}` server in "
                      f"{root / mcp_config.MCP_FILE}", _install_fix(root), "mcp")
+    if not _is_trusted(command, trusted):
+        return _foreign("mcp", command, f"{mcp_config.MCP_FILE}'s `{mcp_config.SERVER_NAME}` "
+                        "server", root)
     started = time.perf_counter()
     try:
         with McpProcess(command, cwd=root, timeout=_HANDSHAKE_TIMEOUT_S) as server:
@@ -158,10 +204,25 @@ def _store(root: Path, probe: StoreProbe) -> Check:
     if probe.status != "ok":
         return Check("store", "fail", True, f"{probe.path} cannot be read ({probe.reason})",
                      _install_fix(root) + "  (moves it aside and rebuilds it from git)", "store")
+    damage = _quick_check(probe.path)
+    if damage is not None:
+        return Check("store", "fail", True, f"{probe.path} is damaged (SQLite quick_check: "
+                     f"{damage})", _install_fix(root) + "  (moves it aside and rebuilds it "
+                     "from git)", "store")
     version = probe.schema_version
     note = "" if version == SCHEMA_VERSION else f", migrates to {SCHEMA_VERSION} on next write"
     return Check("store", "ok", True, f"schema {version}{note}; {probe.change_event_count} "
                  "change events")
+
+
+def _quick_check(path: Path) -> str | None:
+    """SQLite's own page-level check, read-only; None when it finds nothing wrong."""
+    try:
+        with open_read_only(path) as conn:
+            rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.Error as exc:
+        return str(exc)
+    return None if rows == ["ok"] else "; ".join(rows)
 
 
 def _behind(root: Path, probe: StoreProbe) -> Check:

@@ -61,25 +61,31 @@ def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
     """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile."""
     from warpline.git.repo import head_commit
     from warpline.service import context
+    from warpline.store.stopping import stop_on_signals
 
     ingested = failed = 0
     first_error: str | None = None
     head_sha: str | None = None
-    with context.open_context(str(root)) as ctx:
+    with context.open_context(str(root)) as ctx, stop_on_signals() as stop:
         for _ in range(_ROUNDS):
             head = head_commit(ctx.repo)
             head_sha = None if head is None else str(head.id)
-            report = context.catch_up(ctx, interactive=False, progress=progress)
+            report = context.catch_up(ctx, interactive=False, progress=progress, stop=stop)
             ingested += report.commits_ingested
             failed += len(report.failures)
             if report.failures and first_error is None:
                 sha, error = report.failures[0]
                 first_error = f"commit {sha[:12]}: {error}"
+            if stop.requested:  # stopped between two commits: what was written stays
+                first_error = first_error or (f"stopped by {stop.name} with "
+                                              f"{report.commits_behind} commits left; the "
+                                              "next run resumes")
+                break
             moved = head_commit(ctx.repo)
             if moved is None or str(moved.id) == head_sha or report.failures:
                 break
-    return {"ok": failed == 0, "head": head_sha, "ingested": ingested, "failed": failed,
-            "error": first_error}
+    return {"ok": failed == 0 and not stop.requested, "head": head_sha, "ingested": ingested,
+            "failed": failed, "error": first_error}
 
 
 @contextlib.contextmanager
@@ -90,9 +96,11 @@ def _exclusive(root: Path) -> Iterator[bool]:
     except ImportError:  # no flock (Windows): concurrent ingests converge anyway
         yield True
         return
-    path = ingest_log.log_path(root).with_name(LOCK_NAME)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    from warpline.store import guard
+
+    directory = guard.check_state(root, create=True)
+    assert directory is not None  # create=True makes it or raises store_unsafe
+    fd = guard.open_nofollow(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         deadline = time.monotonic() + _LOCK_WAIT_S
         while True:

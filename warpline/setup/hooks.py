@@ -55,7 +55,7 @@ fi
 exe={exe}
 if [ -x "$exe" ]; then
     nohup "$exe"{args} hook-ingest --hook {hook} --repo "$PWD" </dev/null >/dev/null 2>&1 &
-elif [ -d .weft/warpline ]; then
+elif [ -d .weft/warpline ] && [ ! -L .weft ] && [ ! -L .weft/warpline ] && [ ! -L {log} ]; then
     printf '{{"at": "%s", "hook": "{hook}", "ok": false, "error": %s}}\\n' \\
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" {missing} >>{log} 2>/dev/null
 fi

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from warpline.setup.hooks import LOG_RELPATH
+from warpline.errors import WarplineError
+from warpline.store import guard
 
 _MAX_BYTES = 256 * 1024
 _KEEP_LINES = 500
@@ -26,23 +27,25 @@ def _now() -> str:
 
 
 def log_path(root: Path) -> Path:
-    return root / LOG_RELPATH
+    return guard.state_dir(root) / "ingest.log"
 
 
 def append(root: Path, record: dict[str, Any]) -> None:
     """Add one record (``at`` is filled in); never raises: logging must not fail an ingest."""
     try:
-        path = log_path(root)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        directory = guard.check_state(root, create=True)
+        if directory is None:
+            return
+        path = directory / "ingest.log"
         line = json.dumps({"at": _now(), **record}, sort_keys=True) + "\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = guard.open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:
             os.write(fd, line.encode())
         finally:
             os.close(fd)
         if path.stat().st_size > _MAX_BYTES:
             _trim(path)
-    except OSError:
+    except (OSError, WarplineError):  # a link where the log should be: not written
         pass
 
 
@@ -57,15 +60,20 @@ def append_if_news(root: Path, record: dict[str, Any]) -> None:
 def _trim(path: Path) -> None:
     lines = path.read_bytes().splitlines(keepends=True)[-_KEEP_LINES:]
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(b"".join(lines))
-    os.replace(tmp, path)
+    tmp.unlink(missing_ok=True)
+    if guard.create_exclusive(tmp, b"".join(lines)):
+        os.replace(tmp, path)
 
 
 def recent(root: Path, limit: int = 50) -> list[dict[str, Any]]:
     """The last ``limit`` records, oldest first; unreadable lines are skipped."""
     path = log_path(root)
     try:
-        with path.open("rb") as handle:
+        fd = guard.open_nofollow(path, os.O_RDONLY)
+    except (OSError, WarplineError):
+        return []
+    try:
+        with os.fdopen(fd, "rb") as handle:
             size = handle.seek(0, os.SEEK_END)
             handle.seek(max(size - _TAIL_BYTES, 0))
             tail = handle.read()

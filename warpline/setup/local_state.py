@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from warpline._version import __version__
+from warpline.errors import StoreUnsafe
 from warpline.setup._files import Action, ensure_file, write_atomic
+from warpline.store import guard
 
-CONFIG_RELPATH = Path(".weft") / "warpline" / "config.json"
+CONFIG_RELPATH = guard.STATE_RELPATH / "config.json"
 CONFIG_SCHEMA = "warpline.config.v1"
 IGNORE_PATTERN = "/.weft/"
 _IGNORE_BLOCK = f"# weft tools' runtime state (added by `warpline install`)\n{IGNORE_PATTERN}\n"
@@ -29,7 +31,9 @@ _STORE_GITIGNORE = "# warpline runtime state: never committed\n*\n"
 
 
 def config_path(root: Path) -> Path:
-    return root / CONFIG_RELPATH
+    """``.weft/warpline/config.json``, or the git directory's copy when git tracks the
+    state directory (a committed config is not this clone's: ``guard.state_dir``)."""
+    return guard.state_dir(root) / "config.json"
 
 
 def ensure_ignored(root: Path, common: Path) -> Action:
@@ -65,9 +69,13 @@ def _ignored_by(root: Path) -> str | None:
 
 
 def read_config(root: Path) -> dict[str, Any] | None:
+    """warpline's own record of what it installed here; None when absent, unreadable,
+    or reached through a symbolic link."""
     try:
+        if guard.check_state(root, create=False) is None:
+            return None
         data = json.loads(config_path(root).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, StoreUnsafe):
         return None
     return data if isinstance(data, dict) else None
 
@@ -75,6 +83,7 @@ def read_config(root: Path) -> dict[str, Any] | None:
 def write_config(root: Path, components: list[str], settings: dict[str, Any]) -> list[Action]:
     """Record what install set up; keys a person added survive. No timestamps: a second
     install must leave the bytes as they are."""
+    guard.check_state(root, create=True)
     path = config_path(root)
     current = read_config(root) or {}
     previous = current.get("components")
@@ -84,9 +93,8 @@ def write_config(root: Path, components: list[str], settings: dict[str, Any]) ->
     result = ensure_file(path, (json.dumps(config, indent=2, sort_keys=True) + "\n").encode())
     actions = [Action("config", str(path), result)]
     ignore = path.parent / ".gitignore"
-    if not ignore.exists():
-        actions.append(Action("config", str(ignore), ensure_file(ignore,
-                                                                 _STORE_GITIGNORE.encode())))
+    if guard.create_exclusive(ignore, _STORE_GITIGNORE.encode()):
+        actions.append(Action("config", str(ignore), "created"))
     return actions
 
 

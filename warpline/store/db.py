@@ -13,32 +13,71 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from warpline.errors import InternalError, StoreIncompatible
+from warpline.errors import (
+    InternalError,
+    StoreIncompatible,
+    StoreUnreadable,
+    StoreUnwritable,
+    WarplineError,
+)
+from warpline.store import guard
 from warpline.store.migrations import MIGRATIONS, SCHEMA_VERSION
 
-STORE_DIR = Path(".weft") / "warpline"
+STORE_DIR = guard.STATE_RELPATH
 STORE_FILE = "warpline.db"
 BUSY_TIMEOUT_MS = 30_000
+_FRESH_S = 10.0  # an empty store file younger than this may be a concurrent opener's
 # Ignore everything in the store directory, including this file, so a store never makes
 # the user's working tree look dirty.
 _GITIGNORE = "# warpline runtime state: never committed\n*\n"
 
 
 def store_path(repo_root: Path) -> Path:
-    return repo_root / STORE_DIR / STORE_FILE
+    """``.weft/warpline/warpline.db`` (elsewhere when git tracks it: ``guard.state_dir``)."""
+    return guard.state_dir(repo_root) / STORE_FILE
+
+
+# SQLite primary result codes (the low byte of an extended code).
+_ENVIRONMENT = {3: "SQLITE_PERM", 5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 8: "SQLITE_READONLY",
+                10: "SQLITE_IOERR", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN"}
+_DAMAGE = {11: "SQLITE_CORRUPT", 26: "SQLITE_NOTADB"}
+_DAMAGE_WORDS = ("no such table", "no such column", "malformed")
+
+
+def translate(exc: sqlite3.Error, action: str) -> WarplineError:
+    """``sqlite3.Error`` in the closed vocabulary, by SQLite's result code, not its text:
+
+    * the environment refused (disk full, read-only filesystem, permissions, a held lock,
+      I/O errors, a vanished file) -> ``store_unwritable``, retry-safe: nothing was lost and
+      the store must NOT be moved aside (it holds verification records git cannot rebuild);
+    * the file is damaged or not a warpline store -> ``store_unreadable`` with the repair;
+    * anything else is ours -> ``internal_error``."""
+    raw = getattr(exc, "sqlite_errorcode", None)
+    primary = raw & 0xFF if isinstance(raw, int) else None
+    details = {"sqlite_error": getattr(exc, "sqlite_errorname", None) or type(exc).__name__}
+    if primary in _ENVIRONMENT:
+        return StoreUnwritable(
+            f"The environment refused the warpline store while {action} ({exc}). Nothing "
+            "was lost. Free disk space or make .weft/warpline/ writable, then retry; do not "
+            "delete the store (its verification records cannot be rebuilt from git).",
+            field="repo", details=details)
+    if primary in _DAMAGE or (primary == 1 and any(w in str(exc) for w in _DAMAGE_WORDS)):
+        return StoreUnreadable(
+            f"The warpline store cannot be read while {action} ({exc}): it is damaged or "
+            "not a warpline store. `warpline doctor --fix` moves it aside (kept for a "
+            "post-mortem) and rebuilds the history from git.", field="repo", details=details)
+    return InternalError(
+        f"The warpline store failed while {action}: {exc}. This is a warpline defect.",
+        details=details)
 
 
 @contextmanager
 def sqlite_errors(action: str) -> Iterator[None]:
-    """Translate ``sqlite3.Error`` into the closed vocabulary."""
+    """Translate ``sqlite3.Error`` into the closed vocabulary (``translate``)."""
     try:
         yield
     except sqlite3.Error as exc:
-        raise InternalError(
-            f"The warpline store failed while {action}: {exc}. If the file is corrupt, "
-            "move .weft/warpline/warpline.db aside and run `warpline backfill`.",
-            details={"sqlite_error": type(exc).__name__},
-        ) from exc
+        raise translate(exc, action) from exc
 
 
 class Store:
@@ -50,21 +89,41 @@ class Store:
 
     @classmethod
     def open(cls, repo_root: Path) -> Store:
-        path = store_path(repo_root)
+        directory = guard.check_state(repo_root, create=True)
+        assert directory is not None  # create=True makes it or raises
+        path = directory / STORE_FILE
+        if _stale_empty(path):
+            raise _not_a_store(path, set())
         with sqlite_errors("opening the store"):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            ignore = path.parent / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text(_GITIGNORE, encoding="utf-8")
+            guard.create_exclusive(directory / ".gitignore", _GITIGNORE.encode())
             # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE).
             conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
             store = cls(conn, path)
-            store._migrate()
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                if store.schema_version() == 0:
+                    store._refuse_foreign()  # before WAL mode rewrites the header
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute("PRAGMA foreign_keys = ON")
+                store._migrate()
+            except BaseException:
+                conn.close()
+                raise
         return store
+
+    def _refuse_foreign(self) -> None:
+        """A file that holds no warpline schema (a foreign database; an empty file that is
+        not a concurrent opener's brand-new one) is refused like a damaged store, never
+        migrated in place. Runs inside the migration's write lock."""
+        tables = {str(r[0]) for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return
+        raise _not_a_store(self.path, tables)
+
+
+
 
     def close(self) -> None:
         self.conn.close()
@@ -101,6 +160,8 @@ class Store:
             current = self.schema_version()
             if current > SCHEMA_VERSION:
                 raise _schema_ahead(current)
+            if current == 0:
+                self._refuse_foreign()
             for migration in MIGRATIONS:
                 if migration.version <= current:
                     continue
@@ -123,6 +184,26 @@ class Store:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+
+def _not_a_store(path: Path, tables: set[str]) -> StoreUnreadable:
+    return StoreUnreadable(
+        f"{path} is not a warpline store (no warpline schema; tables: "
+        f"{', '.join(sorted(tables)) or 'none'}). warpline does not write into a file it "
+        "did not create: move it away, or run `warpline doctor --fix` (moves it aside "
+        "and rebuilds the history from git).", field="repo",
+        details={"path": str(path), "tables": sorted(tables)[:20]})
+
+
+def _stale_empty(path: Path) -> bool:
+    """An empty file that has sat at the store path for a while: not a store of ours (SQLite
+    writes page one as soon as we open; a concurrent opener's new file is empty only for a
+    moment)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return info.st_size == 0 and time.time() - info.st_mtime >= _FRESH_S
 
 
 def _schema_ahead(found: int) -> StoreIncompatible:

@@ -22,6 +22,7 @@ from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.store import pipeline
 from warpline.store.db import Store
+from warpline.store.stopping import StopRequest
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
 # for pending work may hide them. Kept short; stale entries only cost walk time.
@@ -45,6 +46,7 @@ class IngestReport:
     unparsed_files: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
     commits_behind: int = 0
+    stopped_by: str | None = None  # the signal that stopped the run between two commits
 
     @property
     def complete(self) -> bool:
@@ -85,14 +87,18 @@ class Ingestor:
         budget_s: float | None = None,
         progress: Progress | None = None,
         total: int = 0,
+        stop: StopRequest | None = None,
     ) -> IngestReport:
         report = IngestReport()
         deadline = None if budget_s is None else time.monotonic() + budget_s
         todo = list(commits)
         workers = settings.ingest_workers()
         if budget_s is None and workers and len(todo) >= pipeline.MIN_COMMITS:
-            return self._run_in_workers(todo, workers, report, progress, total)
+            return self._run_in_workers(todo, workers, report, progress, total, stop)
         for index, commit in enumerate(todo):
+            if stop is not None and stop.requested:
+                report.commits_behind, report.stopped_by = len(todo) - index, stop.name
+                break
             if deadline is not None and time.monotonic() > deadline:
                 report.commits_behind = len(todo) - index
                 break
@@ -102,7 +108,8 @@ class Ingestor:
         return report
 
     def _run_in_workers(self, todo: list[pygit2.Commit], workers: int, report: IngestReport,
-                        progress: Progress | None, total: int) -> IngestReport:
+                        progress: Progress | None, total: int,
+                        stop: StopRequest | None = None) -> IngestReport:
         """A long backfill: workers diff and parse, this process writes, in order.
 
         Commits are written WRITE_BATCH at a time in one transaction (1: one transaction
@@ -112,18 +119,26 @@ class Ingestor:
         stream = pipeline.changes_in_workers(self.repo.path, shas, workers)
         done = 0
         batch: list[pipeline.Outcome] = []
-        for index, outcome in enumerate(stream):
-            batch.append(outcome)
-            if len(batch) < WRITE_BATCH and index + 1 < len(shas):
-                continue
-            self._write_batch(batch, report)
-            batch = []
-            if progress is not None:
-                for count in range(done + 1, index + 2):
-                    progress(count, total or len(todo))
-            done = index + 1
-        if batch:  # the stream ended early (it does not, but never drop outcomes)
-            self._write_batch(batch, report)
+        try:
+            for index, outcome in enumerate(stream):
+                if stop is not None and stop.requested:
+                    # Checked before writing: a worker the same signal killed reports
+                    # failures that are not the commits' fault; they are not recorded.
+                    report.commits_behind, report.stopped_by = len(shas) - done, stop.name
+                    return report
+                batch.append(outcome)
+                if len(batch) < WRITE_BATCH and index + 1 < len(shas):
+                    continue
+                self._write_batch(batch, report)
+                batch = []
+                if progress is not None:
+                    for count in range(done + 1, index + 2):
+                        progress(count, total or len(todo))
+                done = index + 1
+            if batch:  # the stream ended early (it does not, but never drop outcomes)
+                self._write_batch(batch, report)
+        finally:
+            stream.close()  # terminates and joins the workers now, not at collection
         return report
 
     def _write_batch(self, batch: list[pipeline.Outcome], report: IngestReport) -> None:
@@ -176,9 +191,10 @@ class Ingestor:
         *,
         budget_s: float | None = None,
         progress: Progress | None = None,
+        stop: StopRequest | None = None,
     ) -> IngestReport:
         todo = self.pending(head)
-        report = self.run(todo, budget_s=budget_s, progress=progress)
+        report = self.run(todo, budget_s=budget_s, progress=progress, stop=stop)
         if head is not None and report.complete:
             self._push_tip(str(head.id))
         return report
@@ -322,7 +338,10 @@ class Ingestor:
 
     def _push_tip(self, sha: str, *, conn: sqlite3.Connection | None = None,
                   replacing: str | None = None) -> None:
-        tips = [t for t in self._tips() if t not in (sha, replacing)]
+        current = self._tips()
+        if conn is None and replacing is None and current[:1] == [sha]:
+            return  # already the newest tip: a caught-up read takes no write lock
+        tips = [t for t in current if t not in (sha, replacing)]
         tips = [sha, *tips][:_MAX_TIPS]
         self._tip_cache = tips
         if conn is not None:

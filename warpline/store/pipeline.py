@@ -11,9 +11,13 @@ touches the store.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
-from collections.abc import Iterator, Sequence
+import os
+import signal
+import sys
+from collections.abc import Generator, Iterator, Sequence
 from queue import Empty
 from typing import Any
 
@@ -21,6 +25,7 @@ import pygit2
 
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
+from warpline.store.stopping import reset_in_child
 
 # Below this many commits, starting workers costs more than it saves.
 MIN_COMMITS = 300
@@ -59,12 +64,35 @@ def _work(shas: Sequence[str]) -> list[Outcome]:
     return out
 
 
-def _slice_worker(repo_path: str, parts: Sequence[Sequence[str]], out: Any) -> None:
+def _slice_worker(repo_path: str, parts: Sequence[Sequence[str]], out: Any,
+                  parent: int) -> None:
+    die_with_parent(parent)
     _init(repo_path)
     for part in parts:
         for start in range(0, len(part), BATCH):
+            if os.getppid() != parent:  # orphaned (no PDEATHSIG here): nobody will read
+                os._exit(1)
             out.put(_work(part[start : start + BATCH]))
         out.put(None)  # end of this slice
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this worker exit when the process that started it dies, however it dies
+    (SIGKILL included): Linux's parent-death signal, checked once against the race with
+    a parent that died before it was set. Ctrl-C is the parent's to handle: a terminal's
+    SIGINT reaches the whole process group, and the parent stops the workers itself."""
+    reset_in_child()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the getppid checks between batches remain
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _slices(shas: Sequence[str], workers: int) -> list[list[str]]:
@@ -75,7 +103,8 @@ def _slices(shas: Sequence[str], workers: int) -> list[list[str]]:
     return [list(shas[i : i + size]) for i in range(0, len(shas), size)]
 
 
-def changes_in_workers(repo_path: str, shas: Sequence[str], workers: int) -> Iterator[Outcome]:
+def changes_in_workers(repo_path: str, shas: Sequence[str],
+                       workers: int) -> Generator[Outcome, None, None]:
     """``(sha, changes, error)`` for each sha, in the given order.
 
     Slice ``i`` goes to worker ``i % workers``; each worker computes its slices in order
@@ -86,7 +115,7 @@ def changes_in_workers(repo_path: str, shas: Sequence[str], workers: int) -> Ite
     workers = min(workers, len(slices))
     queues = [context.Queue() for _ in range(workers)]
     procs = [context.Process(target=_slice_worker, daemon=True,
-                             args=(repo_path, slices[k::workers], queues[k]))
+                             args=(repo_path, slices[k::workers], queues[k], os.getpid()))
              for k in range(workers)]
     for proc in procs:
         proc.start()

@@ -22,7 +22,8 @@ from urllib.parse import quote
 
 import pygit2
 
-from warpline.errors import InternalError
+from warpline.errors import InternalError, StoreUnsafe
+from warpline.store import guard
 from warpline.store.db import store_path
 from warpline.store.migrations import SCHEMA_VERSION
 
@@ -66,6 +67,11 @@ def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChoos
     read-only connection (the service layer owns that choice).
     """
     path = store_path(root)
+    try:
+        guard.check_state(root, create=False)
+    except StoreUnsafe as exc:
+        return StoreProbe("store_unreadable", path, present=True, readable=False,
+                          reason=exc.hint)
     if not path.exists():
         return StoreProbe("store_absent", path, present=False, readable=False)
     try:

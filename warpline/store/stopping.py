@@ -1,0 +1,62 @@
+"""Stopping a long ingest cleanly on SIGTERM / SIGINT, with the progress kept.
+
+A CI runner's timeout sends SIGTERM; a person presses Ctrl-C. Either way the backfill
+should stop between two commits: every commit already written is its own committed
+transaction, the one in flight is rolled back, the workers are terminated (and would die
+with the parent anyway, ``pipeline.die_with_parent``), and the next run resumes where this
+one stopped. ``stop_on_signals`` turns the first signal into a request the ingest loop
+checks between commits; a second one interrupts at once (``KeyboardInterrupt``).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@dataclass(slots=True)
+class StopRequest:
+    signum: int | None = None
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def name(self) -> str | None:
+        return None if self.signum is None else signal.Signals(self.signum).name
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[StopRequest]:
+    """A ``StopRequest`` set by the first SIGTERM/SIGINT while the block runs (main thread
+    only: elsewhere the request simply never comes)."""
+    request = StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield request
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if request.requested:
+            raise KeyboardInterrupt  # asked twice: stop now
+        request.signum = signum
+
+    previous = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
+    try:
+        yield request
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def reset_in_child() -> None:
+    """Default signal dispositions in a forked worker (it inherits the parent's handler,
+    which would turn the parent's own ``terminate()`` into a no-op flag)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
