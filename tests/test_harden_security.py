@@ -249,6 +249,6 @@ def test_a_portable_entry_naming_this_warpline_mcp_on_path_is_trusted(tmp_path: 
                                             "args": []}}}
     repo = _upstream(tmp_path, {".mcp.json": json.dumps(portable)})
     env = repo.env(PATH=f"{Path(own[0]).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    _code, report = cli_json("doctor", "--repo", str(repo.path), env=env)
+    _, report = cli_json("doctor", "--repo", str(repo.path), env=env)
     mcp = {c["name"]: c for c in report["checks"]}["mcp"]
     assert mcp["status"] == "ok" and "tool names" in mcp["detail"], mcp
