@@ -135,3 +135,15 @@ def test_a_command_line_error_without_json_prints_no_envelope(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "invalid_argument" in captured.err
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["backfill", "--repo", "."], ["doctor"],
+                                  ["hook-ingest", "post-commit"]])
+def test_commands_that_are_not_tools_never_load_the_tool_table(argv: list[str]) -> None:
+    code = ("import sys; from warpline.cli.commands import build_parser; "
+            f"build_parser({argv!r}); "
+            "print(sorted(m for m in ('pydantic', 'warpline.registry') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

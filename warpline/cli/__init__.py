@@ -22,7 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from warpline.cli.commands import UsageError, build_parser
 
     words = list(argv) if argv is not None else sys.argv[1:]
-    parser = build_parser()
+    parser = build_parser(words)
     try:
         args = parser.parse_args(words)
     except (argparse.ArgumentError, UsageError) as exc:

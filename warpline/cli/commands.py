@@ -11,16 +11,13 @@ from __future__ import annotations
 import argparse
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warpline._version import __version__
 from warpline.cli.runner import ToolCommand, choices, listing, put, ref, tool_runner
-from warpline.models.vocab import (
-    ChangeKind,
-    EntityKind,
-    EntityRefKind,
-    SortOrder,
-)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def _changed(args: argparse.Namespace) -> dict[str, Any]:
@@ -74,6 +71,8 @@ def _churn(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _changed_flags(p: argparse.ArgumentParser) -> None:
+    from warpline.models.vocab import ChangeKind, EntityKind
+
     p.add_argument("rev_range", nargs="?", help="A..B, or one rev for that one commit")
     p.add_argument("--base", help="base ref (with --head; instead of REV_RANGE)")
     p.add_argument("--head", help="head ref (default HEAD when --base is given)")
@@ -87,6 +86,8 @@ def _changed_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _timeline_flags(p: argparse.ArgumentParser) -> None:
+    from warpline.models.vocab import ChangeKind, EntityRefKind
+
     p.add_argument("entity", help="locator, SEI, path, dotted qualname or key id")
     p.add_argument("--ref-kind", choices=choices(EntityRefKind))
     p.add_argument("--change-kind", action="append", choices=choices(ChangeKind))
@@ -95,6 +96,8 @@ def _timeline_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _churn_flags(p: argparse.ArgumentParser) -> None:
+    from warpline.models.vocab import EntityRefKind
+
     p.add_argument("refs", nargs="*", help="entity refs")
     p.add_argument("--refs-file", help="a file with one ref per line")
     p.add_argument("--ref-kind", choices=choices(EntityRefKind))
@@ -117,6 +120,8 @@ def common(p: argparse.ArgumentParser, listing: bool = True) -> None:
     p.add_argument("--repo", default=".", help="path of the git repository (default: .)")
     p.add_argument("--json", action="store_true", help="print the JSON envelope")
     if listing:
+        from warpline.models.vocab import SortOrder
+
         p.add_argument("--sort-by", dest="sort_by")
         p.add_argument("--sort-order", dest="sort_order", choices=choices(SortOrder))
         p.add_argument("--limit", type=int)
@@ -145,14 +150,30 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from warpline.registry import TOOLS
-
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given ``argv`` naming a command that is not a tool (``backfill``,
+    ``doctor``, ...) or only ``--version``, the tool subcommands are left out: building
+    them imports the tool table and its models, which those commands never need."""
     parser = Parser(
         prog="warpline",
         description="Which code entities changed, what depends on them, what to re-verify.")
     parser.add_argument("--version", action="version", version=f"warpline {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    plain = argparse.ArgumentParser(add_help=False).add_subparsers()
+    for name in _EXTENSIONS:
+        importlib.import_module(name).add_parsers(plain, common)
+    words = list(argv) if argv is not None else []
+    first = next((w for w in words if not w.startswith("-")), None)
+    version_only = first is None and "--version" in words and not {"-h", "--help"} & set(words)
+    if argv is None or not (first in plain.choices or version_only):
+        _add_tool_commands(sub)
+    for name in _EXTENSIONS:
+        importlib.import_module(name).add_parsers(sub, common)
+    return parser
+
+
+def _add_tool_commands(sub: Any) -> None:
+    from warpline.registry import TOOLS
 
     commands = tool_commands()
     for spec in TOOLS:
@@ -163,11 +184,6 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--format", choices=("table", "json", *command.formats))
         common(p, listing=command.listing)
         p.set_defaults(run=tool_runner(spec.endorsed, command.build), tool=spec.endorsed)
-
-    for name in _EXTENSIONS:
-        module = importlib.import_module(name)
-        module.add_parsers(sub, common)
-    return parser
 
 
 # Subcommand groups that are not tools; each module offers
