@@ -19,6 +19,11 @@ class VerificationRecordData(WireModel):
     actor: str | None = None
     source: Literal["warpline"] = "warpline"
     idempotency: VerificationIdempotency
+    notes_ref: str | None = Field(
+        default=None,
+        description="The git notes ref holding this record (refs/notes/warpline), or null "
+        "when it is only in the local store.",
+    )
 
 
 class VerificationRecordEnvelope(EnvelopeBase):
