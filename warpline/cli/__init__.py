@@ -27,6 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(argv) if argv is not None else None)
     as_json = bool(getattr(args, "json", False))
     try:
+        _discover_repo(args)
         code: int = args.run(args)
         return code
     except WarplineError as exc:
@@ -41,6 +42,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         error = InternalError(f"Unexpected {type(exc).__name__}: {exc}. This is a warpline "
                               "defect; rerun with WARPLINE_DEBUG=1 for a traceback.")
         return _fail(error, as_json, EXIT_INTERNAL)
+
+
+def _discover_repo(args: object) -> None:
+    """``--repo .`` (the default) from a subdirectory means the enclosing work tree, as in
+    git; the rest of warpline opens exactly the path it is given."""
+    if getattr(args, "repo", None) != ".":
+        return
+    from warpline.git.repo import discover_top
+
+    top = discover_top(os.getcwd())
+    if top is not None and os.path.realpath(top) != os.path.realpath(os.getcwd()):
+        args.repo = top  # type: ignore[attr-defined]
 
 
 def _fail(exc: WarplineError, as_json: bool, code: int) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 
 from warpline._version import __version__
 from warpline.cli import EXIT_OK, emit_json, emit_text
+from warpline.cli.mywork import default_to_my_work
 
 Build = Callable[[argparse.Namespace], dict[str, Any]]
 
@@ -46,6 +47,7 @@ def _changed(args: argparse.Namespace) -> dict[str, Any]:
     _put(filters, "until", args.until)
     _put(out, "filters", filters or None)
     _listing(args, out)
+    default_to_my_work(args, out)
     return out
 
 

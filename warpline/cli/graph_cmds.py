@@ -10,6 +10,7 @@ from typing import Any
 
 from warpline.cli import EXIT_OK, emit_json, emit_text
 from warpline.cli.commands import tool_runner
+from warpline.cli.mywork import default_to_my_work
 from warpline.cli.render import table
 from warpline.cli.views import register
 
@@ -48,6 +49,7 @@ def _seeded(args: argparse.Namespace) -> dict[str, Any]:
     _put(out, "changed_entity_key_ids", args.key_id)
     _put(out, "include_worktree", args.worktree)
     _put(out, "depth", args.depth)
+    default_to_my_work(args, out, "changed_refs", "changed_entity_key_ids")
     return out
 
 

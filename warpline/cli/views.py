@@ -39,6 +39,10 @@ def _changed(env: Env, width: int) -> list[str]:
 
 def _timeline(env: Env, width: int) -> list[str]:
     entity = env["data"]["entity"]
+    if entity.get("warpline_entity_key_id") is None:  # unknown: the warning says more
+        asked = env["query"]["arguments"].get("entity") or env["query"]["arguments"].get(
+            "entity_ref", {}).get("value")
+        return [f"no entity named {asked!r}"]
     head = f"{entity.get('locator') or entity.get('sei')}  (sei: {entity.get('sei') or '-'})"
     items = env["data"]["items"]
     rows = [(i["changed_at"], i["change_kind"], _short(i["commit"]), i["actor"], i["path"])

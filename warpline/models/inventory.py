@@ -104,7 +104,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "warpline_change_list", "changed", "change_list",
         (ChangeListInput, ChangeListEnvelope),
         "Changed entities for a repo and rev range, with ready-to-call next actions; call "
-        "this first.",
+        "this first. For \"my work\" (uncommitted changes plus commits not yet on the "
+        "upstream) pass rev_range \"@{upstream}..HEAD\" and include_worktree true (no "
+        "upstream: BASE..HEAD, e.g. origin/main..HEAD). Without rev_range it lists all "
+        "recorded history, newest first.",
     ),
     _reader(
         "warpline_entity_timeline_get", "timeline", "entity_timeline",
