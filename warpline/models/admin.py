@@ -60,6 +60,10 @@ class ProjectStatusData(WireModel):
     served_schema_version: int = Field(
         description="The highest store schema version this build serves."
     )
+    shallow: bool = Field(
+        default=False,
+        description="The repository is a shallow clone: the store's history is partial.",
+    )
 
 
 class ProjectStatusEnvelope(EnvelopeBase):

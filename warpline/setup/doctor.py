@@ -68,10 +68,22 @@ def _checks(root: Path, handle: pygit2.Repository) -> list[Check]:
         _mcp(root) if "mcp" in installed else _not_installed("mcp", "--mcp"),
         _store(root, probe),
         _behind(root, probe),
+        _shallow(handle),
         _failures(root, probe),
         peers.loomweave_check(root),
         peers.filigree_check(root),
     ]
+
+
+def _shallow(handle: pygit2.Repository) -> Check:
+    from warpline.git.shallow import SHALLOW_FIX, boundary
+
+    edge = boundary(handle)
+    if not edge:
+        return Check("history", "ok", False, "complete clone (not shallow)")
+    return Check("history", "warn", False,
+                 f"shallow clone with {len(edge)} boundary commit(s): answers are partial",
+                 SHALLOW_FIX)
 
 
 def _not_installed(name: str, flag: str) -> Check:

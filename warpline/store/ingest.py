@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 import pygit2
 
+from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
-from warpline.store import pipeline
+from warpline.store import pipeline, shallow_ingest
 from warpline.store.db import Store
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
@@ -44,6 +45,8 @@ class IngestReport:
     unparsed_files: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
     commits_behind: int = 0
+    placeholders: int = 0  # shallow boundary commits recorded without events
+    reopened: int = 0  # placeholders replaced after the clone was deepened
 
     @property
     def complete(self) -> bool:
@@ -87,7 +90,7 @@ class Ingestor:
     ) -> IngestReport:
         report = IngestReport()
         deadline = None if budget_s is None else time.monotonic() + budget_s
-        todo = list(commits)
+        todo = self._without_boundary(list(commits), report)
         workers = pipeline.worker_count()
         if budget_s is None and workers and len(todo) >= pipeline.MIN_COMMITS:
             return self._run_in_workers(todo, workers, report, progress, total)
@@ -99,6 +102,20 @@ class Ingestor:
             if progress is not None:
                 progress(index + 1, total or len(todo))
         return report
+
+    def _without_boundary(self, todo: list[pygit2.Commit],
+                          report: IngestReport) -> list[pygit2.Commit]:
+        """Record a shallow clone's boundary commits as placeholders (no events)."""
+        edge = shallow.boundary(self.repo)
+        if not edge:
+            return todo
+        rest: list[pygit2.Commit] = []
+        for commit in todo:
+            if str(commit.id) not in edge:
+                rest.append(commit)
+            elif shallow_ingest.write_placeholder(self.store, commit):
+                report.placeholders += 1
+        return rest
 
     def _run_in_workers(self, todo: list[pygit2.Commit], workers: int, report: IngestReport,
                         progress: Progress | None, total: int) -> IngestReport:
@@ -176,8 +193,12 @@ class Ingestor:
         budget_s: float | None = None,
         progress: Progress | None = None,
     ) -> IngestReport:
+        reopened = shallow_ingest.reopen_deepened(self.store, shallow.boundary(self.repo))
+        if reopened:
+            self._tip_cache = None  # the deepened history is walked from HEAD again
         todo = self.pending(head)
         report = self.run(todo, budget_s=budget_s, progress=progress)
+        report.reopened = reopened
         if head is not None and report.complete:
             self._push_tip(str(head.id))
         return report
