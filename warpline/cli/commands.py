@@ -169,4 +169,5 @@ _EXTENSIONS: tuple[str, ...] = (
     "warpline.cli.graph_cmds",
     "warpline.cli.setup_cmds",
     "warpline.cli.sync_cmds",
+    "warpline.cli.ci_cmds",
 )
