@@ -152,6 +152,9 @@ def test_base_flag_works_anywhere_and_no_base_names_the_field(forge: dict[str, A
     assert local.returncode == 0, local.stderr
     assert local.stdout.startswith("local: origin/main..HEAD")
     assert "tests to run:" in local.stdout
+    selection = (forge["tmp"] / "sel.txt").read_text().splitlines()
+    assert selection and all(line in local.stdout for line in selection)
+    assert any("tests/test_core.py" in line for line in selection), local.stdout
     missing = _ci(forge["ci"], _clean_env(), "--json")
     assert missing.returncode == 1
     error = json.loads(missing.stdout)

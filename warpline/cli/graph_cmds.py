@@ -211,11 +211,16 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
     summary = d["verification_summary"]
     lines = [_graph_line(d), f"verification: {summary['fresh']} fresh, {summary['stale']} "
                              f"stale, {summary['unverified']} unverified"]
+    from warpline.cli.formats import work_links
+
+    linked = any(work_links(i) for i in d["items"])
     rows = [(i["reason"], i["depth"], i["entity"]["locator"], i["verification"]["state"],
-             i["priority"], _first_suggestion(i)) for i in d["items"]]
+             i["priority"], *((work_links(i) or "-",) if linked else ()),
+             _first_suggestion(i)) for i in d["items"]]
     if rows:
-        lines.append(table(("REASON", "DEPTH", "ENTITY", "VERIFIED", "PRIORITY", "CHECK"),
-                           rows, width=width))
+        head = ("REASON", "DEPTH", "ENTITY", "VERIFIED", "PRIORITY",
+                *(("WORK",) if linked else ()), "CHECK")
+        lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")
     return lines
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from warpline.cli.next_cmd import shell_command
 from warpline.cli.render import table, terminal_width
 
 Env = dict[str, Any]
@@ -22,7 +23,8 @@ def _footer(env: Env) -> list[str]:
     for action in env.get("next_actions", {}).get("commands", []):
         lines.append(f"next: {action['command']}  ({action['why']})")
     for action in env.get("next_actions", {}).get("tools", []):
-        lines.append(f"next: {action['tool']}  ({action['why']})")
+        command = shell_command(action["tool"], action.get("arguments") or {})
+        lines.append(f"next: {command}  ({action['why']})")
     return lines
 
 

@@ -34,6 +34,8 @@ _SHA_CHUNK = 500
 # 3-10% faster on a 5,000-commit history and is kept available for experiments only.
 WRITE_BATCH = 1
 
+MAX_UNPARSED = 100
+
 Progress = Callable[[int, int], None]
 
 
@@ -46,7 +48,15 @@ class IngestReport:
     failures: list[tuple[str, str]] = field(default_factory=list)
     commits_behind: int = 0
     placeholders: int = 0  # shallow boundary commits recorded without events
+    # Distinct paths of Python file versions that did not parse cleanly (first ones).
+    unparsed_paths: list[str] = field(default_factory=list)
     reopened: int = 0  # placeholders replaced after the clone was deepened
+
+    def note_unparsed(self, files: Iterable[str]) -> None:
+        for path in files:
+            self.unparsed_files += 1
+            if path not in self.unparsed_paths and len(self.unparsed_paths) < MAX_UNPARSED:
+                self.unparsed_paths.append(path)
 
     @property
     def complete(self) -> bool:
@@ -184,7 +194,7 @@ class Ingestor:
                 assert changes is not None
                 report.commits_ingested += 1
                 report.events_written += written
-                report.unparsed_files += len(changes.unparsed_files)
+                report.note_unparsed(changes.unparsed_files)
 
     def catch_up(
         self,
@@ -231,7 +241,7 @@ class Ingestor:
             return
         report.commits_ingested += 1
         report.events_written += written
-        report.unparsed_files += len(changes.unparsed_files)
+        report.note_unparsed(changes.unparsed_files)
 
     def _write(self, changes: CommitChanges) -> int | None:
         fresh: dict[str, tuple[int, str]] = {}
@@ -268,16 +278,21 @@ class Ingestor:
                                    change.previous_path or change.path, fresh, learned)
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at))
-        conn.executemany(
+        inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
             " previous_locator, previous_path, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             rows,
-        )
+        ).rowcount
+        if inserted != len(rows):
+            # Two changes with one (commit, entity, kind) are one stored event: count what is
+            # stored, so the report and the commit row agree with the store.
+            conn.execute("UPDATE commits SET event_count = ? WHERE id = ?",
+                         (inserted, commit_id))
         for parent in info.parents:
             if parent in tips:
                 self._push_tip(info.sha, conn=conn, replacing=parent)
                 break
-        return len(rows)
+        return inserted
 
     def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
                    fresh: dict[str, tuple[int, str]],
