@@ -15,6 +15,7 @@ from pathlib import Path
 from tests.gitfixture import FixtureRepo
 from warpline.store.db import store_path
 
+
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "warpline.cli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=180,
