@@ -171,3 +171,25 @@ def test_a_shallow_pull_request_checkout_says_fetch_depth(forge: dict[str, Any])
     assert (error["error_code"], error["rejected_field"]) == ("invalid_rev_range", "base")
     assert error["details"]["shallow"] is True
     assert "fetch-depth: 0" in error["hint"]
+
+
+def test_a_github_pull_request_records_its_head_not_the_merge_commit(
+        forge: dict[str, Any]) -> None:
+    dev, ci = forge["dev"], forge["ci"]
+    _git(dev, "checkout", "-q", "main")
+    (dev / "README").write_text("main moved on\n")
+    _git(dev, "add", "README")
+    _git(dev, "commit", "-qm", "main: readme")
+    _git(dev, "push", "-q", "origin", "main")
+    _git(ci, "fetch", "-q", "origin")
+    _git(ci, "config", "user.name", "runner")
+    _git(ci, "config", "user.email", "runner@example.com")
+    _git(ci, "checkout", "-q", "--detach")
+    _git(ci, "merge", "-q", "--no-ff", "--no-edit", "origin/main")  # the runner's merge ref
+    merge = _git(ci, "rev-parse", "HEAD")
+    event = forge["tmp"] / "pr.json"
+    event.write_text(json.dumps({"pull_request": {"head": {"sha": forge["head"]}}}))
+    env = _github_env(forge, GITHUB_SHA=merge, GITHUB_EVENT_PATH=str(event))
+    done = _ci(ci, env, "--record", "test_pass", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["record"]["data"]["commit_sha"] == forge["head"] != merge

@@ -6,6 +6,8 @@ Detection (``--base`` always wins):
   target branch name); the head is ``GITHUB_SHA`` (for a pull request, the merge commit
   ``actions/checkout`` checks out). A push has no base ref; its event payload
   (``GITHUB_EVENT_PATH``) names the commit before the push (``before``).
+  ``--record`` records a pull request's own head (``pull_request.head.sha`` in the event
+  payload), not the runner's merge commit.
 * GitLab CI (``GITLAB_CI=true``): a merge-request pipeline has
   ``CI_MERGE_REQUEST_DIFF_BASE_SHA`` (else ``CI_MERGE_REQUEST_TARGET_BRANCH_NAME``); the head
   is ``CI_COMMIT_SHA``; a push pipeline has ``CI_COMMIT_BEFORE_SHA``.
@@ -59,14 +61,29 @@ def _github(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None,
     return base, head, event, actor
 
 
-def _event_before(path: Path) -> str | None:
+def _event(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
             payload = json.loads(handle.read(_MAX_EVENT_BYTES))
     except (OSError, ValueError):
-        return None
-    before = payload.get("before") if isinstance(payload, dict) else None
+        return {}
+    return payload if isinstance(payload, dict) else {}
+
+
+def _event_before(path: Path) -> str | None:
+    before = _event(path).get("before")
     return before if isinstance(before, str) and before.strip("0") else None
+
+
+def _pull_request_head(env: Mapping[str, str]) -> str | None:
+    """A pull request's own head commit: ``GITHUB_SHA`` is a merge commit that exists only
+    on the runner, so a record there would never reach a developer's clone."""
+    if not env.get("GITHUB_EVENT_PATH"):
+        return None
+    pull = _event(Path(env["GITHUB_EVENT_PATH"])).get("pull_request")
+    head = pull.get("head") if isinstance(pull, dict) else None
+    sha = head.get("sha") if isinstance(head, dict) else None
+    return sha if isinstance(sha, str) and sha else None
 
 
 def _gitlab(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None, str | None]:
@@ -137,6 +154,7 @@ def record_target(repo: pygit2.Repository, env: Mapping[str, str] | None = None,
     found_head, actor = None, None
     if kind == "github":
         _, found_head, _, actor = _github(env)
+        found_head = _pull_request_head(env) or found_head
     elif kind == "gitlab":
         _, found_head, _, actor = _gitlab(env)
     commit = resolve_commit(repo, head or found_head or "HEAD", field="head")
