@@ -180,3 +180,10 @@ def test_mcp_error_text_carries_code_field_and_fix_and_data_is_unchanged(
     assert_valid_envelope(data)
     assert (data["error_code"], data["rejected_field"]) == ("invalid_rev_range", "rev_range")
     assert data["hint"] in exc.error.message
+
+
+def test_churn_of_an_unknown_name_warns_with_the_closest_names(work: Path) -> None:
+    env = call_tool("churn", {"repo": str(work), "entity_refs": ["auth.sesion.logout"]})
+    assert_valid_envelope(env)
+    assert env["data"]["items"][0]["churn_count"] == 0
+    assert any("auth.session.logout" in w for w in env["warnings"])

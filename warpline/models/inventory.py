@@ -148,7 +148,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         mutates_paths=(STORE_PATH,), idempotent=True,
         federation_dependencies=(),
         description="Records a verification pass (e.g. test_pass) for a commit, once per "
-        "(commit, kind). Writes only under .weft/warpline/; advisory, never gates.",
+        "(commit, kind). Writes under .weft/warpline/ and, unless git_note is false, the "
+        "commit's note under refs/notes/warpline (for `warpline sync`); advisory, never gates.",
     ),
     ToolSpec(
         "warpline_project_status_get", "project_status", "warpline.project_status.v1",
