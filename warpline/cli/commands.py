@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base", help="base ref (with --head; instead of REV_RANGE)")
     p.add_argument("--head", help="head ref (default HEAD when --base is given)")
     p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
+    p.add_argument("--all", action="store_true",
+                   help="all recorded history (default without a range: my work, i.e. "
+                        "uncommitted changes + commits not on the upstream)")
     p.add_argument("--change-kind", action="append", choices=("added", "modified", "removed",
                                                              "moved"))
     p.add_argument("--entity-kind", action="append",

@@ -12,7 +12,8 @@ from typing import Any
 def default_to_my_work(args: argparse.Namespace, out: dict[str, Any],
                        *seed_keys: str) -> None:
     """Fill ``rev_range``/``include_worktree`` in ``out`` unless the user named a scope."""
-    if any(key in out for key in ("rev_range", "base_ref", "head_ref", *seed_keys)):
+    if getattr(args, "all", False) or any(
+            key in out for key in ("rev_range", "base_ref", "head_ref", *seed_keys)):
         return
     from warpline.service.mywork import my_work
 
