@@ -150,3 +150,27 @@ def test_sync_without_any_notes_anywhere_is_a_quiet_no_op(
     report = json.loads(done.stdout)
     assert (report["fetched"], report["pushed"]) == (False, False)
     assert not _git(remote, "for-each-ref", "refs/notes/").strip()
+
+
+_RECORDER = """
+import sys, time
+from warpline.registry import call_tool
+repo, start, kind = sys.argv[1:]
+while time.time() < float(start):
+    time.sleep(0.001)
+call_tool("verify_record", {"repo": repo, "commit": "HEAD", "kind": kind})
+"""
+
+
+def test_concurrent_recorders_on_one_machine_lose_no_note_line(
+        clones: tuple[Path, Path, Path]) -> None:
+    import time
+
+    _, ci, _ = clones
+    start = str(time.time() + 1.5)
+    kinds = [f"job_{n}" for n in range(6)]
+    procs = [subprocess.Popen([sys.executable, "-c", _RECORDER, str(ci), start, kind])
+             for kind in kinds]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    read = notes.read_all(pygit2.Repository(str(ci)))
+    assert sorted(r.kind for r in read.records) == kinds

@@ -18,6 +18,9 @@ this commit is skipped (and counted), and each note and the whole ref are read w
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,15 +159,37 @@ def _signature(repo: pygit2.Repository) -> pygit2.Signature:
         return pygit2.Signature("warpline", "warpline@localhost")
 
 
+LOCK_NAME = "warpline-notes.lock"
+
+
+@contextmanager
+def _locked(repo: pygit2.Repository) -> Iterator[None]:
+    """One note writer at a time on this machine (several CI jobs may record at once):
+    read-add-write of a note is otherwise a lost update. POSIX advisory lock in the git
+    directory; where ``fcntl`` is missing, no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(os.path.join(repo.path, LOCK_NAME), "a", encoding="utf-8") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def append(repo: pygit2.Repository, record: NoteRecord) -> bool:
     """Add the record's line to its commit's note; False when that identity is there."""
-    text = _note_text(repo, record.commit) or ""
-    existing = _records_in(text, record.commit, NotesRead([]))
-    if any(r.kind == record.kind for r in existing):
-        return False
-    lines = {line.strip() for line in text.splitlines() if line.strip()}
-    lines.add(record_line(record))
-    body = "\n".join(sorted(lines)) + "\n"
-    sig = _signature(repo)
-    repo.create_note(body, sig, sig, record.commit, NOTES_REF, True)
+    with _locked(repo):
+        text = _note_text(repo, record.commit) or ""
+        existing = _records_in(text, record.commit, NotesRead([]))
+        if any(r.kind == record.kind for r in existing):
+            return False
+        lines = {line.strip() for line in text.splitlines() if line.strip()}
+        lines.add(record_line(record))
+        body = "\n".join(sorted(lines)) + "\n"
+        sig = _signature(repo)
+        repo.create_note(body, sig, sig, record.commit, NOTES_REF, True)
     return True
