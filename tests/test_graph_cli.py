@@ -119,9 +119,11 @@ def test_bad_input_exits_1_with_the_error_envelope(repo: FixtureRepo) -> None:
     error = json.loads(done.stdout)
     assert (error["error_code"], error["rejected_field"]) == ("invalid_depth", "depth")
     assert_valid_envelope(error)
-    missing = _cli("blast-radius", "--repo", str(repo.path))
-    assert missing.returncode == 1
-    assert "missing_required_field" in missing.stderr
+    # No range and no refs is not an error on the CLI: it means "my work" (see
+    # tests/test_agent_defaults.py); the MCP contract still requires a scope.
+    mine = _cli("blast-radius", "--repo", str(repo.path), "--json")
+    assert mine.returncode == 0, mine.stderr
+    assert json.loads(mine.stdout)["query"]["arguments"]["include_worktree"] is True
 
 
 def test_without_a_snapshot_the_table_says_no_graph(tmp_path: Path) -> None:

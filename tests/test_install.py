@@ -139,8 +139,20 @@ def test_mcp_json_keeps_every_other_server(repo: GitRepo) -> None:
     assert config["mcpServers"]["zeta"] == original["mcpServers"]["zeta"]
     assert config["someOtherKey"] == [1, 2]
     entry = config["mcpServers"]["warpline"]
-    assert entry["type"] == "stdio" and os.path.isabs(entry["command"])
-    assert os.access(entry["command"], os.X_OK)
+    assert entry["type"] == "stdio"
+    # Portable: a command found on PATH, no machine path a teammate would not have.
+    assert (entry["command"], entry["args"]) == ("warpline-mcp", [])
+    assert shutil.which(entry["command"], path=repo.env()["PATH"])
+
+
+def test_mcp_json_without_the_script_on_path_uses_python_dash_m(repo: GitRepo) -> None:
+    env = repo.env(PATH=os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                                        if not shutil.which("warpline-mcp", path=p)))
+    code, _ = cli_json("install", "--repo", str(repo.path), "--mcp", "--no-backfill", env=env)
+    assert code == 0
+    entry = json.loads((repo.path / ".mcp.json").read_text())["mcpServers"]["warpline"]
+    assert (entry["command"], entry["args"]) == ("python", ["-m", "warpline.mcp"])
+    assert str(repo.path) not in (repo.path / ".mcp.json").read_text()
 
 
 def test_an_unreadable_mcp_json_is_left_alone_and_reported(repo: GitRepo) -> None:

@@ -20,13 +20,15 @@ SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
 
 # (CLI argv after `warpline`, MCP tool name, MCP arguments) -- the same question both ways.
 CASES: list[tuple[list[str], str, dict[str, Any]]] = [
-    (["changed"], "changed", {}),
+    (["changed", "--all"], "changed", {}),
+    # No range on the CLI means "my work"; this fixture has no upstream: the work tree.
+    (["changed"], "changed", {"rev_range": "HEAD..HEAD", "include_worktree": True}),
     (["changed", "HEAD~1..HEAD"], "changed", {"rev_range": "HEAD~1..HEAD"}),
     (["changed", "--base", "HEAD~2", "--head", "HEAD"], "warpline_change_list",
      {"base_ref": "HEAD~2", "head_ref": "HEAD"}),
-    (["changed", "--change-kind", "modified", "--limit", "1"], "changed",
+    (["changed", "--all", "--change-kind", "modified", "--limit", "1"], "changed",
      {"filters": {"change_kinds": ["modified"]}, "limit": 1}),
-    (["changed", "--path", "app/", "--sort-order", "asc"], "changed",
+    (["changed", "--all", "--path", "app/", "--sort-order", "asc"], "changed",
      {"filters": {"paths": ["app/"]}, "sort_order": "asc"}),
     (["timeline", "app.core.beta"], "timeline", {"entity": "app.core.beta"}),
     (["timeline", "python:function:app.core.beta", "--ref-kind", "locator"],

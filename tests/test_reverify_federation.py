@@ -279,3 +279,15 @@ def test_without_include_federation_filigree_is_not_consulted(
     assert envelope["enrichment"]["work"] == "unavailable"
     assert {i["priority"] for i in envelope["data"]["items"]} == {"unknown"}
     assert all(i["enrichment"]["work"] == [] for i in envelope["data"]["items"])
+
+
+@pytest.mark.filigree
+def test_linked_issue_ids_and_titles_show_in_the_table_and_the_markdown(
+        tracker: Tracker, linked_repo: FixtureRepo) -> None:
+    env = {ENV_VAR: tracker.server.base_url, work.DEADLINE_ENV: "2.0"}
+    for fmt in ("table", "markdown"):
+        done = _cli("reverify", "HEAD~1..HEAD", "--federation", "--format", fmt,
+                    "--repo", str(linked_repo.path), env=env)
+        assert done.returncode == 0, done.stderr
+        assert f"{tracker.urgent} helper returns the wrong total" in done.stdout, fmt
+        assert f"{tracker.docs} document caller" in done.stdout, fmt

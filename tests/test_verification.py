@@ -138,11 +138,11 @@ def _tree_listing(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if ".git" not in p.parts}
 
 
-def test_recording_writes_only_under_weft_warpline(tmp_path: Path) -> None:
+def test_recording_without_a_note_writes_only_under_weft_warpline(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     before = _tree_listing(repo.path)
     git_before = {p: p.stat().st_mtime_ns for p in (repo.path / ".git").rglob("*")}
-    _record(repo, "HEAD", "test_pass")
+    assert _record(repo, "HEAD", "test_pass", git_note=False)["notes_ref"] is None
     added = _tree_listing(repo.path) - before
     assert added and all(path.startswith(".weft/warpline") or path == ".weft"
                          for path in added), added

@@ -52,6 +52,12 @@ class WarplineError(Exception):
         if value is not None:
             self.details.setdefault("value", value)
 
+    def summary(self) -> str:
+        """The error in words for a reader that sees only a message line (an MCP client's
+        exception text): code, field and the fix. Programs switch on ``code``, not this."""
+        field = f" (field `{self.field}`)" if self.field else ""
+        return f"{self.code}{field}: {self.hint}"
+
     def to_payload(self) -> dict[str, Any]:
         """The ``warpline.error.v1`` object for this error."""
         return {

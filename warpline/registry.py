@@ -184,7 +184,10 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "warpline_change_list", "changed", "changed", "change_list",
         (ChangeListInput, ChangeListEnvelope), _change_list,
         "Changed entities for a repo and rev range, with ready-to-call next actions; call "
-        "this first.",
+        "this first. For \"my work\" (uncommitted changes plus commits not yet on the "
+        "upstream) pass rev_range \"@{upstream}..HEAD\" and include_worktree true (no "
+        "upstream: BASE..HEAD, e.g. origin/main..HEAD). Without rev_range it lists all "
+        "recorded history, newest first.",
     ),
     _reader(
         "warpline_entity_timeline_get", "timeline", "timeline", "entity_timeline",
@@ -227,7 +230,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         mutates_paths=(STORE_PATH,), idempotent=True,
         federation_dependencies=(),
         description="Records a verification pass (e.g. test_pass) for a commit, once per "
-        "(commit, kind). Writes only under .weft/warpline/; advisory, never gates.",
+        "(commit, kind). Writes under .weft/warpline/ and, unless git_note is false, the "
+        "commit's note under refs/notes/warpline (for `warpline sync`); advisory, never gates.",
     ),
     ToolSpec(
         "warpline_project_status_get", "project_status", "status",

@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 bad input (the ``warpline.error.v1`` envelope is printe
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(usage_error(exc, words), "--json" in words, EXIT_BAD_INPUT)
     as_json = bool(getattr(args, "json", False))
     try:
+        _discover_repo(args)
         code: int = args.run(args)
         return code
     except WarplineError as exc:
@@ -62,6 +64,16 @@ def usage_error(exc: Exception, words: Sequence[str]) -> WarplineError:
 
 
 _REQUIRED = "the following arguments are required: "
+def _discover_repo(args: object) -> None:
+    """``--repo .`` (the default) from a subdirectory means the enclosing work tree, as in
+    git; the rest of warpline opens exactly the path it is given."""
+    if getattr(args, "repo", None) != ".":
+        return
+    from warpline.git.repo import discover_top
+
+    top = discover_top(os.getcwd())
+    if top is not None and os.path.realpath(top) != os.path.realpath(os.getcwd()):
+        args.repo = top  # type: ignore[attr-defined]
 
 
 def _fail(exc: WarplineError, as_json: bool, code: int) -> int:

@@ -47,6 +47,7 @@ def _status_view(env: dict[str, Any], width: int) -> list[str]:
         ("change events", store["change_event_count"]),
         ("commits behind HEAD", store["commits_behind_head"]),
         ("snapshot commit", store["snapshot_rev"]),
+        ("history", "shallow (partial)" if data.get("shallow") else "complete"),
     ]
     label = max(len(name) for name, _ in rows)
     return [f"{name:<{label}}  {_text(value)}" for name, value in rows]

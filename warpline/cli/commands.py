@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from warpline._version import __version__
+from warpline.cli.mywork import default_to_my_work
 from warpline.cli.runner import ToolCommand, choices, listing, put, ref, tool_runner
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def _changed(args: argparse.Namespace) -> dict[str, Any]:
     put(filters, "until", args.until)
     put(out, "filters", filters or None)
     listing(args, out)
+    default_to_my_work(args, out)
     return out
 
 
@@ -77,6 +79,9 @@ def _changed_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", help="base ref (with --head; instead of REV_RANGE)")
     p.add_argument("--head", help="head ref (default HEAD when --base is given)")
     p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
+    p.add_argument("--all", action="store_true",
+                   help="all recorded history (default without a range: my work, i.e. "
+                        "uncommitted changes + commits not on the upstream)")
     p.add_argument("--change-kind", action="append", choices=choices(ChangeKind))
     p.add_argument("--entity-kind", action="append", choices=choices(EntityKind))
     p.add_argument("--path", action="append", help="path prefix (repeatable)")
@@ -192,4 +197,6 @@ _EXTENSIONS: tuple[str, ...] = (
     "warpline.cli.ingest",
     "warpline.cli.smoke",
     "warpline.cli.setup_cmds",
+    "warpline.cli.sync_cmds",
+    "warpline.cli.ci_cmds",
 )

@@ -63,8 +63,11 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
-def caveats(data: Env) -> list[str]:
-    """Completeness, staleness, ingest and paging, in words a reviewer can act on."""
+def caveats(data: Env, *, with_ingest: bool = True) -> list[str]:
+    """Completeness, staleness, ingest and paging, in words a reviewer can act on.
+
+    ``with_ingest=False`` leaves out the ingest caveat, for a rendering that also prints
+    the envelope's warnings (which state it already: each fact once)."""
     out: list[str] = []
     completeness = data.get("completeness")
     if completeness == "DELTA":
@@ -93,7 +96,10 @@ def caveats(data: Env) -> list[str]:
         shown = ", ".join(f"`{p}`" for p in dirty[:5]) + (" …" if len(dirty) > 5 else "")
         out.append(f"Uncommitted changes touch files in the graph ({shown}).")
     ingest = data.get("ingest") or {}
-    if ingest.get("complete") is False:
+    if with_ingest and ingest.get("shallow"):
+        out.append("This is a shallow clone: history before its boundary is missing, so "
+                   "the answer is partial (`git fetch --unshallow`, or `fetch-depth: 0`).")
+    elif with_ingest and ingest.get("complete") is False:
         out.append(f"The change history is {_plural(ingest.get('commits_behind', 0), 'commit')}"
                    " behind HEAD: run `warpline backfill` for the complete picture.")
     page = data.get("page") or {}
@@ -162,24 +168,30 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
             f"{_plural(len(downstream), 'dependent')}** · verification: "
             f"{summary.get('fresh', 0)} fresh, {summary.get('stale', 0)} stale, "
             f"{summary.get('unverified', 0)} unverified · graph: {data.get('completeness')}")
-    notes = caveats(data)
+    notes = caveats(data, with_ingest=False)
     notes.extend(w for w in envelope.get("warnings", []) if w not in notes)
     if notes:
         lines += ["", "> [!WARNING]", *(f"> - {n}" for n in notes)]
+    linked = any(work_links(i) for i in items)
+    work_head = ("Work",) if linked else ()
     if changed:
-        lines += ["", "### Changed", "", _row(("Entity", "Kind", "Path", "Priority",
-                                               "Verification")), "|---|---|---|---|---|"]
-        lines += [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
-                        i["entity"].get("kind") or "-", _code(i["entity"].get("path") or "-"),
-                        i.get("priority", "unknown"), _verification(i["verification"])))
-                  for i in changed]
+        header = ("Entity", "Kind", "Path", "Priority", *work_head, "Verification")
+        rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
+                      i["entity"].get("kind") or "-", _code(i["entity"].get("path") or "-"),
+                      i.get("priority", "unknown"), *((work_links(i) or "-",) if linked else ()),
+                      _verification(i["verification"])))
+                for i in changed]
+        lines += _section("Changed", [_row(header), "|---" * len(header) + "|", *rows],
+                          len(rows))
     if downstream:
-        lines += ["", "### Dependents", "", _row(("Entity", "Depth", "Why", "Priority",
-                                                  "Verification")), "|---|---|---|---|---|"]
-        lines += [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
-                        str(i.get("depth")), _why(i), i.get("priority", "unknown"),
-                        _verification(i["verification"])))
-                  for i in downstream]
+        header = ("Entity", "Depth", "Why", "Priority", *work_head, "Verification")
+        rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
+                      str(i.get("depth")), _why(i), i.get("priority", "unknown"),
+                      *((work_links(i) or "-",) if linked else ()),
+                      _verification(i["verification"])))
+                for i in downstream]
+        lines += _section("Dependents", [_row(header), "|---" * len(header) + "|", *rows],
+                          len(rows))
     lines += _suggestions(items)
     lines += ["", f"<sub>warpline {envelope.get('meta', {}).get('producer', {}).get('version', '')}"
                   f" · {envelope.get('schema', '')}</sub>"]
@@ -201,10 +213,32 @@ def _suggestions(items: list[Env]) -> list[str]:
                                + (f"; read its callers {callers}" if callers else ""))
     out: list[str] = []
     if commands:
-        out += ["", "### Suggested test commands", "", "```sh", *commands, "```"]
+        out += _section("Suggested test commands", ["```sh", *commands, "```"],
+                        len(commands))
     if inspect:
-        out += ["", "### To inspect by hand", "", *inspect]
+        out += _section("To inspect by hand", inspect, len(inspect))
     return out
+
+
+# Sections longer than this are folded (``<details>``), so a comment stays readable.
+FOLD_ROWS = 10
+
+
+def _section(title: str, body: list[str], rows: int) -> list[str]:
+    """A titled section of ``rows`` entries; folded when there are more than FOLD_ROWS."""
+    if rows <= FOLD_ROWS:
+        return ["", f"### {title}", "", *body]
+    return ["", "<details>", f"<summary><b>{title}</b> ({rows})</summary>", "", *body, "",
+            "</details>"]
+
+
+def work_links(item: Env) -> str:
+    """Linked issues as ``id title`` (first three, then a count)."""
+    links = (item.get("enrichment") or {}).get("work") or []
+    words = [f"{w.get('issue_id')} {w.get('title') or ''}".strip() for w in links[:3]]
+    if len(links) > 3:
+        words.append(f"+{len(links) - 3} more")
+    return "; ".join(words)
 
 
 # -- mermaid / dot: the blast radius as a graph ---------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from warpline.cli.mywork import default_to_my_work
 from warpline.cli.render import table
 from warpline.cli.runner import ToolCommand, choices, listing, put
 from warpline.cli.views import register
@@ -46,6 +47,7 @@ def _seeded(args: argparse.Namespace) -> dict[str, Any]:
     put(out, "changed_entity_key_ids", args.key_id)
     put(out, "include_worktree", args.worktree)
     put(out, "depth", args.depth)
+    default_to_my_work(args, out, "changed_refs", "changed_entity_key_ids")
     return out
 
 
@@ -178,11 +180,16 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
     summary = d["verification_summary"]
     lines = [_graph_line(d), f"verification: {summary['fresh']} fresh, {summary['stale']} "
                              f"stale, {summary['unverified']} unverified"]
+    from warpline.cli.formats import work_links
+
+    linked = any(work_links(i) for i in d["items"])
     rows = [(i["reason"], i["depth"], i["entity"]["locator"], i["verification"]["state"],
-             i["priority"], _first_suggestion(i)) for i in d["items"]]
+             i["priority"], *((work_links(i) or "-",) if linked else ()),
+             _first_suggestion(i)) for i in d["items"]]
     if rows:
-        lines.append(table(("REASON", "DEPTH", "ENTITY", "VERIFIED", "PRIORITY", "CHECK"),
-                           rows, width=width))
+        head = ("REASON", "DEPTH", "ENTITY", "VERIFIED", "PRIORITY",
+                *(("WORK",) if linked else ()), "CHECK")
+        lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")
     return lines
 

@@ -19,6 +19,7 @@ def _report_dict(report: Any, seconds: float, root: Path) -> dict[str, Any]:
         "commits_skipped": report.commits_skipped,
         "events_written": report.events_written,
         "unparsed_files": report.unparsed_files,
+        "unparsed_paths": list(report.unparsed_paths),
         "failures": [{"commit": sha, "error": err} for sha, err in report.failures],
         "commits_behind": report.commits_behind,
         "complete": report.complete,
@@ -31,12 +32,19 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
     if as_json:
         emit_json(summary)
     else:
-        emit_text(
+        lines = [
             f"ingested {summary['commits_ingested']} commits "
             f"({summary['events_written']} change events, {summary['unparsed_files']} "
-            f"unparsable Python files) in {summary['seconds']:.1f}s"
+            f"unparsable Python file versions) in {summary['seconds']:.1f}s"
             + (f"; {len(summary['failures'])} commits failed (see `warpline doctor`)"
-               if summary["failures"] else ""))
+               if summary["failures"] else "")]
+        paths = summary["unparsed_paths"]
+        if paths:
+            shown = ", ".join(paths[:10])
+            more = (f" and {len(paths) - 10} more (`--json` lists up to 100)"
+                    if len(paths) > 10 else "")
+            lines.append(f"unparsable (their definitions may be incomplete): {shown}{more}")
+        emit_text("\n".join(lines))
     return EXIT_OK if not summary["failures"] else EXIT_BAD_INPUT
 
 

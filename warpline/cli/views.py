@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from warpline.cli.next_cmd import shell_command
 from warpline.cli.render import table, terminal_width
 
 Env = dict[str, Any]
@@ -22,7 +23,8 @@ def _footer(env: Env) -> list[str]:
     for action in env.get("next_actions", {}).get("commands", []):
         lines.append(f"next: {action['command']}  ({action['why']})")
     for action in env.get("next_actions", {}).get("tools", []):
-        lines.append(f"next: {action['tool']}  ({action['why']})")
+        command = shell_command(action["tool"], action.get("arguments") or {})
+        lines.append(f"next: {command}  ({action['why']})")
     return lines
 
 
@@ -39,6 +41,10 @@ def _changed(env: Env, width: int) -> list[str]:
 
 def _timeline(env: Env, width: int) -> list[str]:
     entity = env["data"]["entity"]
+    if entity.get("warpline_entity_key_id") is None:  # unknown: the warning says more
+        asked = env["query"]["arguments"].get("entity") or env["query"]["arguments"].get(
+            "entity_ref", {}).get("value")
+        return [f"no entity named {asked!r}"]
     head = f"{entity.get('locator') or entity.get('sei')}  (sei: {entity.get('sei') or '-'})"
     items = env["data"]["items"]
     rows = [(i["changed_at"], i["change_kind"], _short(i["commit"]), i["actor"], i["path"])

@@ -18,6 +18,7 @@ from warpline.errors import InvalidRepo, InvalidRevRange
 
 __all__ = [
     "commits_in_range",
+    "discover_top",
     "head_commit",
     "open_repo",
     "parse_rev_range",
@@ -69,6 +70,20 @@ def _not_a_repo_hint(text: str) -> str:
     return f"{text!r} is not a git repository; pass the top directory of a git work tree."
 
 
+def discover_top(start: str | os.PathLike[str]) -> str | None:
+    """The work-tree top of the repository containing ``start`` (as git finds it from a
+    subdirectory), or None when there is none or it is bare. Only for the CLI's default
+    ``--repo .``: an explicit path is still opened exactly."""
+    try:
+        found = pygit2.discover_repository(os.fspath(start))
+        if not found:
+            return None
+        workdir = pygit2.Repository(found).workdir
+    except _GIT_ERRORS:
+        return None
+    return os.path.normpath(workdir) if workdir else None
+
+
 def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
     """The commit HEAD points at, or None in a repository without commits."""
     if repo.head_is_unborn:
@@ -77,17 +92,32 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
         return repo.head.peel(pygit2.Commit)
 
 
+SHALLOW_FIX = ("fetch the rest of the history (`git fetch --unshallow`, or `git fetch "
+               "--deepen=N`; in GitHub Actions `actions/checkout` with `fetch-depth: 0`)")
+
+
+def _cause(repo: pygit2.Repository | None, rev: str) -> str:
+    """Why ``rev`` names no commit, in words, when the repository can tell."""
+    if repo is not None and "@{u" in rev:
+        return (f"{rev!r}: the current branch has no upstream; set one (`git branch "
+                "--set-upstream-to=origin/main`) or pass BASE..HEAD (e.g. origin/main..HEAD).")
+    if repo is not None and repo.is_shallow:
+        return (f"{rev!r} does not name a commit in this shallow clone: its history stops at "
+                "the shallow boundary, and the commit may lie beyond it; "
+                f"{SHALLOW_FIX}, or pass a range inside the fetched history.")
+    return (f"{rev!r} does not name a commit in this repository; pass a branch, tag, "
+            "sha or HEAD~N.")
+
+
 @contextmanager
-def _translated(rev: str, field: str) -> Iterator[None]:
+def _translated(rev: str, field: str,
+                repo: pygit2.Repository | None = None) -> Iterator[None]:
     try:
         yield
     except _GIT_ERRORS:
-        raise InvalidRevRange(
-            f"{rev!r} does not name a commit in this repository; pass a branch, tag, "
-            "sha or HEAD~N.",
-            field=field,
-            value=rev,
-        ) from None
+        details = {"shallow": True} if repo is not None and repo.is_shallow else None
+        raise InvalidRevRange(_cause(repo, rev), field=field, value=rev,
+                              details=details) from None
 
 
 def resolve_commit(repo: pygit2.Repository, rev: str, field: str = "rev_range") -> pygit2.Commit:
@@ -102,7 +132,7 @@ def resolve_commit(repo: pygit2.Repository, rev: str, field: str = "rev_range") 
             field=field,
             value=rev,
         )
-    with _translated(rev, field):
+    with _translated(rev, field, repo):
         return repo.revparse_single(rev.strip()).peel(pygit2.Commit)
 
 

@@ -54,7 +54,11 @@ INSTRUCTIONS = (
     "warpline answers questions about entity-level change history of a git repository. "
     "Every tool takes `repo` (a path; relative paths resolve against the server's working "
     "directory). Call `changed` (warpline_change_list) first, then follow the ready-to-call "
-    "`next_actions` in each answer. Switch on `error.data.error_code`, never on message text."
+    "`next_actions` in each answer. Switch on `error.data.error_code`, never on message text. "
+    "To ask what *I* changed (my work: uncommitted changes plus commits not yet on the "
+    "upstream), call `changed` with `rev_range: \"@{upstream}..HEAD\"` and "
+    "`include_worktree: true`; without an upstream pass `BASE..HEAD` (e.g. "
+    "`origin/main..HEAD`). Omitting `rev_range` lists all recorded history, newest first."
 )
 
 Message = dict[str, Any]

@@ -132,8 +132,8 @@ def call(params: dict[str, Any]) -> dict[str, Any]:
     except WarplineError as exc:
         if exc.code == "internal_error":
             log.error("tool %s failed: %s", name, exc.hint)
-            raise RpcError(INTERNAL_ERROR, "internal error", exc.to_payload()) from None
-        raise RpcError(INVALID_PARAMS, "invalid params", exc.to_payload()) from None
+            raise RpcError(INTERNAL_ERROR, exc.summary(), exc.to_payload()) from None
+        raise _invalid(exc) from None
     except (Exception, SystemExit) as exc:
         log.exception("tool %s raised unexpectedly", name)
         raise internal_error(exc) from None
@@ -153,4 +153,6 @@ def _cwd() -> Path | None:
 
 
 def _invalid(error: WarplineError) -> RpcError:
-    return RpcError(INVALID_PARAMS, "invalid params", error.to_payload())
+    """``-32602``: the message says what to fix in words (a client may show only that);
+    ``data`` is the ``warpline.error.v1`` object, unchanged."""
+    return RpcError(INVALID_PARAMS, f"invalid params: {error.summary()}", error.to_payload())

@@ -19,6 +19,11 @@ class VerificationRecordData(WireModel):
     actor: str | None = None
     source: Literal["warpline"] = "warpline"
     idempotency: VerificationIdempotency
+    notes_ref: str | None = Field(
+        default=None,
+        description="The git notes ref holding this record (refs/notes/warpline), or null "
+        "when it is only in the local store.",
+    )
 
 
 class VerificationRecordEnvelope(EnvelopeBase):
@@ -54,6 +59,10 @@ class ProjectStatusData(WireModel):
     )
     served_schema_version: int = Field(
         description="The highest store schema version this build serves."
+    )
+    shallow: bool = Field(
+        default=False,
+        description="The repository is a shallow clone: the store's history is partial.",
     )
 
 

@@ -119,3 +119,14 @@ class IngestStatus(WireModel):
     commits_behind: Count = 0
     complete: bool = True
     ingested_now: Count = Field(default=0, description="Commits ingested during this call.")
+    shallow: bool = Field(
+        default=False,
+        description="The repository is a shallow clone: history before its boundary is "
+        "missing, so the answer is partial (complete: false) and a warning says how to fetch "
+        "the rest.",
+    )
+    shallow_boundary: list[str] = Field(
+        default_factory=list,
+        description="The shallow boundary commits (their parents were not fetched); empty "
+        "for a complete clone.",
+    )

@@ -212,6 +212,11 @@ class VerificationRecordInput(_ToolInput):
         description="Provenance label, e.g. test_pass, ci_pass, gate_pass."
     )
     actor: NonEmptyStr | None = None
+    git_note: bool = Field(
+        default=True,
+        description="Also write the record as a git note under refs/notes/warpline, so "
+        "`warpline sync` can carry it to other clones.",
+    )
 
 
 class ProjectStatusInput(_ToolInput):

@@ -17,6 +17,7 @@ from warpline.errors import InvalidEntityRef
 from warpline.git.repo import commits_in_range, parse_rev_range
 from warpline.models import EntityChurnCountEnvelope
 from warpline.models.inputs import EntityChurnCountInput
+from warpline.service.closest import NameIndex, unknown_entity_warning
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope, iso_z, parse_instant
 from warpline.service.paging import Pager
@@ -24,6 +25,7 @@ from warpline.service.resolve import EntityRow, Ref, parse_ref, resolve
 from warpline.service.sei import backfill_seis
 
 TOOL = "warpline_entity_churn_count_get"
+MAX_UNKNOWN_WARNINGS = 5  # closest-name hints for the first unknown refs only
 
 
 def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, Any]:
@@ -45,9 +47,15 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
         lineages = {row.lineage for rows in resolved for row in rows}
         counts = _stats(conn, lineages, since, until, shas)
         items = []
+        names: NameIndex | None = None
+        hinted = 0
         for ref, rows in zip(refs, resolved, strict=True):
             if not rows:
                 items.append(_unknown(ref, sei_locators.get(ref.value)))
+                if ref.kind != "sei" and hinted < MAX_UNKNOWN_WARNINGS:
+                    names = names or NameIndex(conn)
+                    warnings.append(unknown_entity_warning(names, ref.kind, str(ref.value))[0])
+                    hinted += 1
                 continue
             for row in rows:
                 items.append(_item(ref, row, counts.for_entity(row)))

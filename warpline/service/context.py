@@ -9,6 +9,7 @@ import pygit2
 
 from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField
+from warpline.git import shallow
 from warpline.git.repo import head_commit, open_repo
 from warpline.store.db import Store
 from warpline.store.ingest import Ingestor, IngestReport, Progress
@@ -87,6 +88,14 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
             f"only the history ingested so far. Run `warpline backfill --repo {ctx.root}` "
             "to finish."
         )
+    edge = shallow.boundary(ctx.repo)
+    if edge:
+        warnings.append(shallow.partial_history_warning(len(edge)))
+    if report.reopened:
+        warnings.append(
+            f"The clone was deepened: {report.reopened} former shallow boundary commit(s) "
+            f"were re-ingested with their history ({report.commits_ingested} commits "
+            "ingested now).")
     if report.failures:
         warnings.append(
             f"{len(report.failures)} commits could not be ingested (first: "
@@ -99,9 +108,12 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
 def ingest_status(ctx: RepoContext, report: IngestReport) -> dict[str, object]:
     """``data.ingest``: how far behind HEAD the answer's history is."""
     head = head_commit(ctx.repo)
+    edge = shallow.boundary(ctx.repo)
     return {
         "head_commit": None if head is None else str(head.id),
         "commits_behind": report.commits_behind,
-        "complete": report.complete,
+        "complete": report.complete and not edge,
         "ingested_now": report.commits_ingested,
+        "shallow": bool(edge),
+        "shallow_boundary": sorted(edge)[:50],
     }

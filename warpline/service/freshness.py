@@ -45,6 +45,7 @@ from typing import Any
 import pygit2
 from pygit2.enums import SortMode
 
+from warpline.git import notes
 from warpline.service.context import RepoContext
 from warpline.service.envelope import iso_z
 
@@ -72,7 +73,7 @@ def _commit(repo: pygit2.Repository, sha: str) -> pygit2.Commit | None:
 
 
 def load_verified(ctx: RepoContext, kinds: Sequence[str] | None) -> list[_Verified]:
-    """Records of allowed kinds grouped per commit, newest first."""
+    """Records of allowed kinds (store rows and git notes) grouped per commit, newest first."""
     sql = ("SELECT commit_sha, kind, verified_at, id FROM verifications "
            "WHERE source = 'warpline'")
     args: list[Any] = []
@@ -81,7 +82,13 @@ def load_verified(ctx: RepoContext, kinds: Sequence[str] | None) -> list[_Verifi
         sql += f" AND kind IN ({', '.join('?' * len(allowed))})"
         args.extend(allowed)
     grouped: dict[str, tuple[set[str], int, int]] = {}
-    for sha, kind, verified_at, row_id in ctx.store.conn.execute(sql, args):
+    rows: list[tuple[Any, ...]] = list(ctx.store.conn.execute(sql, args))
+    # Records other machines pushed travel as git notes; they count like local rows
+    # (row id 0: a local row of the same time is "newer").
+    wanted = None if kinds is None else set(kinds)
+    rows.extend((r.commit, r.kind, r.verified_at, 0) for r in notes.read_all(ctx.repo).records
+                if wanted is None or r.kind in wanted)
+    for sha, kind, verified_at, row_id in rows:
         seen_kinds, at, last = grouped.get(str(sha), (set(), 0, 0))
         seen_kinds.add(str(kind))
         grouped[str(sha)] = (seen_kinds, max(at, int(verified_at)), max(last, int(row_id)))

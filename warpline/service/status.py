@@ -16,6 +16,7 @@ from typing import Any
 
 import pygit2
 
+from warpline.git.shallow import boundary, partial_history_warning
 from warpline.models import ProjectStatusEnvelope
 from warpline.models.inputs import ProjectStatusInput
 from warpline.service.context import open_repo_only
@@ -44,8 +45,11 @@ def project_status(params: ProjectStatusInput, cwd: Path | None) -> dict[str, An
         "store_status": probe.status,
         "binding_ok": served,
         "served_schema_version": SCHEMA_VERSION,
+        "shallow": bool(boundary(repo)),
     }
     warnings, commands = _advice(root, probe)
+    if data["shallow"]:
+        warnings.append(partial_history_warning(len(boundary(repo))))
     return envelope(model=ProjectStatusEnvelope, tool=TOOL, repo=root, params=params,
                     data=data, warnings=warnings,
                     next_actions={"commands": commands} if commands else {})

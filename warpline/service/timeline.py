@@ -11,6 +11,7 @@ from typing import Any
 from warpline.errors import InvalidEntityRef, MissingRequiredField
 from warpline.models import EntityTimelineEnvelope
 from warpline.models.inputs import EntityTimelineInput
+from warpline.service.closest import unknown_entity_warning
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope, iso_z, parse_instant
 from warpline.service.paging import Pager
@@ -46,11 +47,16 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         pager = Pager.of(params)
         items, total, locators = ([], 0, set()) if entity is None else _events(
             ctx.store.conn, entity, filters, params.sort_order, pager.offset, pager.limit)
+        actions: dict[str, Any] = {}
         if entity is None:
+            text, names = unknown_entity_warning(ctx.store.conn, ref.kind, str(ref.value))
             warnings.append(
-                f"warpline has recorded no change for {ref.kind} {ref.value!r} in this "
-                "repository's ingested history: the timeline is empty because nothing is "
-                "known, not because it never changed outside that history.")
+                f"{text} The timeline is empty because nothing is known, not because it "
+                "never changed outside that history.")
+            if names:
+                actions["tools"] = [
+                    {"tool": TOOL, "arguments": {"repo": str(ctx.root), "entity": name},
+                     "why": "a known entity with a similar name"} for name in names[:3]]
         data = {
             "entity": _entity_out(entity, ref.kind, ref.value),
             "items": items,
@@ -63,6 +69,7 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
             model=EntityTimelineEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
             filters=filters, sort={"by": "changed_at", "order": params.sort_order},
             page={"limit": params.limit, "cursor": params.cursor}, warnings=warnings,
+            next_actions=actions,
             enrichment={"sei": "present" if entity is not None and entity.sei else "absent",
                         "governance": "present" if stitched else "unavailable"},
         )

@@ -15,7 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pygit2
+
 from warpline.errors import InvalidArgument
+from warpline.git import notes
 from warpline.git.repo import resolve_commit
 from warpline.models import VerificationRecordEnvelope
 from warpline.models.inputs import VerificationRecordInput
@@ -35,8 +38,14 @@ def verification_record(params: VerificationRecordInput, cwd: Path | None) -> di
             field="kind", value=params.kind)
     root, repo = open_repo_only(params.repo, cwd)
     sha = str(resolve_commit(repo, params.commit, field="commit").id)
+    noted = notes.lookup(repo, sha, kind)
     with Store.open(root) as store:
-        idempotency, row = record(store, sha, kind, params.actor)
+        idempotency, row = record(store, sha, kind, params.actor, noted)
+    warnings: list[str] = []
+    in_notes = noted is not None
+    if not in_notes and getattr(params, "git_note", True):
+        in_notes = _write_note(repo, notes.NoteRecord(sha, kind, row[0], int(row[1])),
+                               warnings)
     data = {
         "commit_sha": sha,
         "kind": kind,
@@ -44,20 +53,42 @@ def verification_record(params: VerificationRecordInput, cwd: Path | None) -> di
         "actor": row[0],
         "source": SOURCE,
         "idempotency": idempotency,
+        "notes_ref": notes.NOTES_REF if in_notes else None,
     }
     return envelope(model=VerificationRecordEnvelope, tool=TOOL, repo=root, params=params,
-                    data=data)
+                    data=data, warnings=warnings)
 
 
-def record(store: Store, sha: str, kind: str, actor: str | None) -> tuple[str, tuple[Any, ...]]:
-    """Insert the record unless it exists; the outcome and the stored ``(actor, verified_at)``."""
+def _write_note(repo: pygit2.Repository, rec: notes.NoteRecord, warnings: list[str]) -> bool:
+    """The store row is the record; the note is its copy for other machines."""
+    try:
+        notes.append(repo, rec)
+    except (pygit2.GitError, OSError, ValueError) as exc:
+        warnings.append(
+            f"The record is stored locally but could not be written as a git note under "
+            f"{notes.NOTES_REF} ({exc}); other clones will not see it. Rerun verify-record "
+            "once the repository is writable.")
+        return False
+    return True
+
+
+def record(store: Store, sha: str, kind: str, actor: str | None,
+           noted: notes.NoteRecord | None = None) -> tuple[str, tuple[Any, ...]]:
+    """Insert the record unless it exists; the outcome and the stored ``(actor, verified_at)``.
+
+    A record already in the git notes (another machine's) is ``already_recorded``: its
+    time and actor are copied into the store, so both places agree."""
+    if noted is not None:
+        actor, at = noted.actor, noted.verified_at
+    else:
+        at = int(time.time())
     with store.transaction() as conn:
         cursor = conn.execute(
             "INSERT INTO verifications (commit_sha, kind, source, actor, verified_at) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT (commit_sha, kind, source) DO NOTHING",
-            (sha, kind, SOURCE, actor, int(time.time())),
+            (sha, kind, SOURCE, actor, at),
         )
-        inserted = cursor.rowcount == 1
+        inserted = cursor.rowcount == 1 and noted is None
         row = conn.execute(
             "SELECT actor, verified_at FROM verifications "
             "WHERE commit_sha = ? AND kind = ? AND source = ?",

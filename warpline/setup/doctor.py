@@ -78,6 +78,7 @@ def _checks(root: Path, handle: pygit2.Repository) -> list[Check]:
         if "mcp" in installed else _not_installed("mcp", "--mcp"),
         _store(root, probe),
         _behind(root, probe),
+        _shallow(handle),
         _failures(root, probe),
         peers.loomweave_check(root),
         peers.filigree_check(root),
@@ -112,6 +113,15 @@ def _foreign(name: Literal["hooks", "mcp"], command: list[str], where: str, root
     return Check(name, "fail", True, f"{where} names {shlex.join(command)}, which warpline "
                  "did not install (not in its config, not this warpline's entry point); "
                  "doctor never runs a foreign command", _install_fix(root), name)
+def _shallow(handle: pygit2.Repository) -> Check:
+    from warpline.git.shallow import SHALLOW_FIX, boundary
+
+    edge = boundary(handle)
+    if not edge:
+        return Check("history", "ok", False, "complete clone (not shallow)")
+    return Check("history", "warn", False,
+                 f"shallow clone with {len(edge)} boundary commit(s): answers are partial",
+                 SHALLOW_FIX)
 
 
 def _not_installed(name: str, flag: str) -> Check:

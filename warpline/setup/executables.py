@@ -5,6 +5,10 @@ interpreter: that is the warpline doing the install, with its own Python and pac
 ``shutil.which`` hit may be a version-manager shim (pyenv, asdf) that costs a shell start
 on every call and may point elsewhere tomorrow, so it is only the second choice; the last
 resort is this interpreter with ``-m``.
+
+``.mcp.json`` is different: a team commits it, so it must hold no machine path.
+``portable_command`` writes the bare script name when it is on PATH, else
+``python -m <module>`` (the agent's environment must then have warpline importable).
 """
 
 from __future__ import annotations
@@ -26,6 +30,13 @@ def command_for(script: str) -> list[str]:
     if found:
         return [str(Path(found).absolute())]
     return [str(Path(sys.executable).absolute()), "-m", _MODULES[script]]
+
+
+def portable_command(script: str) -> list[str]:
+    """``[command, *args]`` with no machine path, for a file a team commits."""
+    if shutil.which(script):
+        return [script]
+    return ["python", "-m", _MODULES[script]]
 
 
 def _is_executable(path: Path) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from warpline.service.context import open_repo_only
 from warpline.setup import hooks, ingest_log, mcp_config
 from warpline.setup._files import PROBLEMS, Action, Result
-from warpline.setup.executables import command_for
+from warpline.setup.executables import command_for, portable_command
 from warpline.setup.hook_runner import catch_up
 from warpline.setup.local_state import ensure_ignored, write_config
 from warpline.store.db import store_path
@@ -57,7 +57,7 @@ def install(repo: str, cwd: Path | None = None, *, components: Sequence[str] = (
         selected.add("config")  # what doctor checks, and the hooks' go-ahead
     report = InstallReport(root)
     warpline_cmd = command_for("warpline")
-    mcp_cmd = command_for("warpline-mcp")
+    mcp_cmd = portable_command("warpline-mcp")  # .mcp.json is committed: no machine path
     paths = hooks.git_paths(root) if selected & {"hooks", "ignore"} else None
     if "ignore" in selected and paths is not None:
         report.actions.append(ensure_ignored(root, paths.common_dir))

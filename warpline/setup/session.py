@@ -56,6 +56,10 @@ def _describe(root: Path, handle: pygit2.Repository) -> dict[str, Any]:
     records = ingest_log.recent(root, limit=1)
     last = records[-1] if records else None
     parts = [_store_words(probe, handle)]
+    from warpline.git.shallow import SHALLOW_FIX, boundary
+
+    if boundary(handle):
+        parts.append(f"shallow clone: history before the boundary is missing ({SHALLOW_FIX})")
     if probe.status == "ok":
         parts.append(_snapshot_words(snapshot))
     nxt = _next(probe, snapshot, installed, last, repo_arg)

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import pygit2
 
 from warpline import settings
+from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
-from warpline.store import pipeline
+from warpline.store import pipeline, shallow_ingest
 from warpline.store.db import Store
 from warpline.store.stopping import StopRequest
 
@@ -35,6 +36,8 @@ _SHA_CHUNK = 500
 # 3-10% faster on a 5,000-commit history and is kept available for experiments only.
 WRITE_BATCH = 1
 
+MAX_UNPARSED = 100
+
 Progress = Callable[[int, int], None]
 
 
@@ -47,6 +50,16 @@ class IngestReport:
     failures: list[tuple[str, str]] = field(default_factory=list)
     commits_behind: int = 0
     stopped_by: str | None = None  # the signal that stopped the run between two commits
+    placeholders: int = 0  # shallow boundary commits recorded without events
+    # Distinct paths of Python file versions that did not parse cleanly (first ones).
+    unparsed_paths: list[str] = field(default_factory=list)
+    reopened: int = 0  # placeholders replaced after the clone was deepened
+
+    def note_unparsed(self, files: Iterable[str]) -> None:
+        for path in files:
+            self.unparsed_files += 1
+            if path not in self.unparsed_paths and len(self.unparsed_paths) < MAX_UNPARSED:
+                self.unparsed_paths.append(path)
 
     @property
     def complete(self) -> bool:
@@ -91,7 +104,7 @@ class Ingestor:
     ) -> IngestReport:
         report = IngestReport()
         deadline = None if budget_s is None else time.monotonic() + budget_s
-        todo = list(commits)
+        todo = self._without_boundary(list(commits), report)
         workers = settings.ingest_workers()
         if budget_s is None and workers and len(todo) >= pipeline.MIN_COMMITS:
             return self._run_in_workers(todo, workers, report, progress, total, stop)
@@ -106,6 +119,20 @@ class Ingestor:
             if progress is not None:
                 progress(index + 1, total or len(todo))
         return report
+
+    def _without_boundary(self, todo: list[pygit2.Commit],
+                          report: IngestReport) -> list[pygit2.Commit]:
+        """Record a shallow clone's boundary commits as placeholders (no events)."""
+        edge = shallow.boundary(self.repo)
+        if not edge:
+            return todo
+        rest: list[pygit2.Commit] = []
+        for commit in todo:
+            if str(commit.id) not in edge:
+                rest.append(commit)
+            elif shallow_ingest.write_placeholder(self.store, commit):
+                report.placeholders += 1
+        return rest
 
     def _run_in_workers(self, todo: list[pygit2.Commit], workers: int, report: IngestReport,
                         progress: Progress | None, total: int,
@@ -183,7 +210,7 @@ class Ingestor:
                 assert changes is not None
                 report.commits_ingested += 1
                 report.events_written += written
-                report.unparsed_files += len(changes.unparsed_files)
+                report.note_unparsed(changes.unparsed_files)
 
     def catch_up(
         self,
@@ -193,8 +220,12 @@ class Ingestor:
         progress: Progress | None = None,
         stop: StopRequest | None = None,
     ) -> IngestReport:
+        reopened = shallow_ingest.reopen_deepened(self.store, shallow.boundary(self.repo))
+        if reopened:
+            self._tip_cache = None  # the deepened history is walked from HEAD again
         todo = self.pending(head)
         report = self.run(todo, budget_s=budget_s, progress=progress, stop=stop)
+        report.reopened = reopened
         if head is not None and report.complete:
             self._push_tip(str(head.id))
         return report
@@ -227,7 +258,7 @@ class Ingestor:
             return
         report.commits_ingested += 1
         report.events_written += written
-        report.unparsed_files += len(changes.unparsed_files)
+        report.note_unparsed(changes.unparsed_files)
 
     def _write(self, changes: CommitChanges) -> int | None:
         fresh: dict[str, tuple[int, str]] = {}
@@ -264,16 +295,21 @@ class Ingestor:
                                    change.previous_path or change.path, fresh, learned)
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at))
-        conn.executemany(
+        inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
             " previous_locator, previous_path, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             rows,
-        )
+        ).rowcount
+        if inserted != len(rows):
+            # Two changes with one (commit, entity, kind) are one stored event: count what is
+            # stored, so the report and the commit row agree with the store.
+            conn.execute("UPDATE commits SET event_count = ? WHERE id = ?",
+                         (inserted, commit_id))
         for parent in info.parents:
             if parent in tips:
                 self._push_tip(info.sha, conn=conn, replacing=parent)
                 break
-        return len(rows)
+        return inserted
 
     def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
                    fresh: dict[str, tuple[int, str]],

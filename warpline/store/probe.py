@@ -12,6 +12,7 @@ Every ``sqlite3.Error`` here becomes ``store_unreadable`` with the reason, at th
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -121,14 +122,26 @@ def commits_behind_head(conn: sqlite3.Connection,
     head = _head(repo)
     if head is None:
         return 0, False
+    # A shallow boundary recorded as a placeholder that is no longer a boundary (the clone
+    # was deepened) is not ingested: its history waits behind it.
+    reopened = _reopened_placeholders(conn, repo)
     seen = {head.id}
     frontier: deque[pygit2.Commit] = deque([head])
+    for sha in reopened:
+        try:
+            commit = repo[sha].peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+        if commit.id not in seen:
+            seen.add(commit.id)
+            frontier.append(commit)
     behind = 0
     while frontier:
         batch = [frontier.popleft() for _ in range(min(len(frontier), _LOOKUP_BATCH))]
         shas = [str(c.id) for c in batch]
         ingested = {str(row[0]) for row in conn.execute(
             f"SELECT sha FROM commits WHERE sha IN ({', '.join('?' * len(shas))})", shas)}
+        ingested -= reopened
         for commit in batch:
             if str(commit.id) in ingested:
                 continue
@@ -143,3 +156,18 @@ def commits_behind_head(conn: sqlite3.Connection,
                     except (KeyError, ValueError, pygit2.GitError):
                         continue  # a shallow clone's missing parent: nothing to ingest
     return behind, False
+
+
+def _reopened_placeholders(conn: sqlite3.Connection, repo: pygit2.Repository) -> set[str]:
+    from warpline.git.shallow import boundary
+    from warpline.store.shallow_ingest import PLACEHOLDER_KEY
+
+    try:
+        row = conn.execute("SELECT value FROM store_meta WHERE key = ?",
+                           (PLACEHOLDER_KEY,)).fetchone()
+        held = json.loads(row[0]) if row and row[0] else []
+    except (sqlite3.Error, ValueError):
+        return set()
+    if not isinstance(held, list):
+        return set()
+    return {str(sha) for sha in held} - boundary(repo)

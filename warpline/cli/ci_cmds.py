@@ -1,0 +1,141 @@
+"""``warpline ci``: one command for a CI job (see ``docs/ci.md``).
+
+Report step (default): detect the pull-request range, fetch the verification notes, write the
+reverify markdown to ``--markdown`` (and append it to ``$GITHUB_STEP_SUMMARY`` when set),
+print the test selection. Record step (``--record KIND``, after the tests passed): record
+the job's head commit and push the notes ref.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from warpline.cli import EXIT_OK, emit_json, emit_text
+from warpline.errors import WarplineError
+
+DEFAULT_MARKDOWN = "warpline-reverify.md"
+
+
+def _selection(envelope: dict[str, Any]) -> list[str]:
+    commands: list[str] = []
+    for item in envelope["data"].get("items", []):
+        for suggestion in item.get("suggested_verification") or []:
+            command = suggestion.get("command")
+            if suggestion.get("kind") == "test" and command and command not in commands:
+                commands.append(command)
+    return commands
+
+
+def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str]) -> Any:
+    from warpline.service.sync import sync
+
+    try:
+        return sync(root, repo, remote, push=False).to_dict()
+    except WarplineError as exc:  # a report without other machines' records still helps
+        warnings.append(f"verification notes were not fetched ({exc.code}: {exc.hint}); "
+                        "freshness reflects this clone's records only.")
+        return None
+
+
+def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
+    from warpline.cli.formats import REVERIFY, render_format
+    from warpline.registry import call_tool
+    from warpline.service.ci import detect
+
+    found = detect(repo, base=args.base, head=args.head)
+    warnings: list[str] = []
+    notes = None if args.no_fetch else _fetch_notes(root, repo, args.remote, warnings)
+    arguments: dict[str, Any] = {"repo": str(root), "rev_range": found.rev_range}
+    if args.verified_kind:
+        arguments["verified_kinds"] = args.verified_kind
+    envelope = call_tool(REVERIFY, arguments, cwd=Path.cwd())
+    markdown = render_format(REVERIFY, envelope, "markdown")
+    target = Path(args.markdown or DEFAULT_MARKDOWN)
+    target.write_text(markdown + "\n", encoding="utf-8")
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(markdown + "\n")
+    selection = _selection(envelope)
+    if args.selection:
+        Path(args.selection).write_text("".join(f"{c}\n" for c in selection), encoding="utf-8")
+    counts = envelope["data"].get("verification_summary") or {}
+    if args.json:
+        emit_json({"ci": found.to_dict(), "notes": notes, "markdown": str(target),
+                   "step_summary": summary_file or None, "selection": selection,
+                   "verification_summary": counts, "warnings": warnings + envelope["warnings"],
+                   "reverify": envelope})
+        return EXIT_OK
+    lines = [f"{found.provider}: {found.base_ref}..{found.head_ref} = "
+             f"{found.base_sha[:10]}..{found.head_sha[:10]}",
+             f"worklist: {len(envelope['data'].get('items', []))} items; verification "
+             f"{counts.get('fresh', 0)} fresh, {counts.get('stale', 0)} stale, "
+             f"{counts.get('unverified', 0)} unverified",
+             f"markdown: {target}" + (" (and $GITHUB_STEP_SUMMARY)" if summary_file else "")]
+    lines.append("tests to run:" if selection else
+                 "tests to run: none suggested (see the markdown for what to inspect)")
+    lines += [f"  {command}" for command in selection]
+    lines += [f"warning: {w}" for w in warnings + envelope["warnings"]]
+    emit_text("\n".join(lines))
+    return EXIT_OK
+
+
+def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:
+    from warpline.registry import call_tool
+    from warpline.service.ci import record_target
+    from warpline.service.sync import sync
+
+    sha, actor = record_target(repo, head=args.head)
+    arguments: dict[str, Any] = {"repo": str(root), "commit": sha, "kind": args.record}
+    if args.actor or actor:
+        arguments["actor"] = args.actor or actor
+    envelope = call_tool("warpline_verification_record", arguments, cwd=Path.cwd())
+    data = envelope["data"]
+    line = f"{data['idempotency']}: {data['kind']} at {sha}"
+    if args.no_push:
+        emit_json({"record": envelope, "sync": None}) if args.json else emit_text(line)
+        return EXIT_OK
+    try:
+        report = sync(root, repo, args.remote, push=True)
+    except WarplineError as exc:
+        print(f"warpline: {line} (stored locally; the push failed)", file=sys.stderr)
+        raise exc from None
+    if args.json:
+        emit_json({"record": envelope, "sync": report.to_dict()})
+    else:
+        emit_text(f"{line}; pushed {report.notes_ref} to {report.remote}")
+    return EXIT_OK
+
+
+def _ci(args: argparse.Namespace) -> int:
+    from warpline.service.context import open_repo_only
+
+    root, repo = open_repo_only(args.repo, Path.cwd())
+    if args.record:
+        return _record(args, root, repo)
+    return _report(args, root, repo)
+
+
+def add_parsers(sub: Any, common: Callable[..., None]) -> None:
+    p = sub.add_parser("ci", help="CI job: PR range from the environment, reverify markdown, "
+                                  "test selection; --record KIND records and pushes a pass")
+    p.add_argument("--base", help="base ref (default: from GitHub Actions / GitLab CI vars)")
+    p.add_argument("--head", help="head ref (default: the CI commit, else HEAD)")
+    p.add_argument("--remote", help="remote for the notes (default: upstream's, else origin)")
+    p.add_argument("--markdown", help=f"where to write the markdown (default: "
+                                      f"{DEFAULT_MARKDOWN} in the current directory)")
+    p.add_argument("--selection", help="also write the test commands, one per line, here")
+    p.add_argument("--verified-kind", action="append", dest="verified_kind",
+                   help="only these record kinds count as verification (repeatable)")
+    p.add_argument("--no-fetch", action="store_true", help="do not fetch the notes")
+    p.add_argument("--record", metavar="KIND",
+                   help="record that the head commit passed KIND, and push the notes")
+    p.add_argument("--actor", help="who records (default: the CI job)")
+    p.add_argument("--no-push", action="store_true", help="with --record: do not push")
+    common(p, listing=False)
+    p.set_defaults(run=_ci)

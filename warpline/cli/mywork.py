@@ -1,0 +1,23 @@
+"""The CLI's default for range commands: "my work" when neither a range nor entities are
+given (see ``warpline.service.mywork``). The note goes to stderr, so ``--json`` stays clean."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def default_to_my_work(args: argparse.Namespace, out: dict[str, Any],
+                       *seed_keys: str) -> None:
+    """Fill ``rev_range``/``include_worktree`` in ``out`` unless the user named a scope."""
+    if getattr(args, "all", False) or any(
+            key in out for key in ("rev_range", "base_ref", "head_ref", *seed_keys)):
+        return
+    from warpline.service.mywork import my_work
+
+    work = my_work(out.get("repo", args.repo), Path.cwd())
+    out["rev_range"] = work.rev_range
+    out["include_worktree"] = work.include_worktree
+    print(f"warpline: {work.note}", file=sys.stderr)

@@ -1,0 +1,75 @@
+"""The names a user probably meant when a ref names no known entity.
+
+Candidates come from the store's entities, in the form a user types back (the dotted
+qualname of a Python entity, the path of a file): those containing the query's last name
+segment, plus those whose last segment is close to it (``difflib``), ranked by similarity
+to the whole query. Bounded: at most ``MAX_SCAN`` entity rows are read.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sqlite3
+
+MAX_SCAN = 400_000
+_PREFIX = re.compile(r"^(core:file:|python:(module|class|function):)")
+_SPLIT = re.compile(r"[./:]")
+
+
+def display(locator: str) -> str:
+    """``python:function:pkg.mod.f`` -> ``pkg.mod.f``; ``core:file:a/b.py`` -> ``a/b.py``."""
+    return _PREFIX.sub("", locator)
+
+
+def _last(name: str) -> str:
+    parts = [p for p in _SPLIT.split(name) if p]
+    return parts[-1].lower() if parts else name.lower()
+
+
+class NameIndex:
+    """The store's entity names by last segment, read once, for several lookups."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.by_last: dict[str, set[str]] = {}
+        rows = conn.execute("SELECT DISTINCT locator FROM entities LIMIT ?", (MAX_SCAN,))
+        for (locator,) in rows:
+            name = display(str(locator))
+            self.by_last.setdefault(_last(name), set()).add(name)
+
+    def closest(self, query: str, limit: int = 5) -> list[str]:
+        """Up to ``limit`` known names closest to ``query``, best first (may be empty)."""
+        wanted = display(query.strip())
+        if not wanted:
+            return []
+        last = _last(wanted)
+        pool: set[str] = set()
+        for segment in difflib.get_close_matches(last, list(self.by_last), n=10, cutoff=0.6):
+            pool |= self.by_last[segment]
+        if len(pool) < limit and len(last) >= 3:
+            for segment, names in self.by_last.items():
+                if last in segment:
+                    pool |= names
+                    if len(pool) >= 200:
+                        break
+        pool.discard(wanted)
+        ranked = sorted(pool, key=lambda n: (
+            -difflib.SequenceMatcher(None, wanted, n).ratio(), len(n), n))
+        return ranked[:limit]
+
+
+def closest_names(conn: sqlite3.Connection, query: str, limit: int = 5) -> list[str]:
+    return NameIndex(conn).closest(query, limit)
+
+
+def unknown_entity_warning(conn: sqlite3.Connection | NameIndex, kind: str,
+                           value: str) -> tuple[str, list[str]]:
+    """The warning for a ref that names nothing, and the suggested names."""
+    index = conn if isinstance(conn, NameIndex) else NameIndex(conn)
+    names = index.closest(value)
+    hint = (f" Closest known names: {', '.join(names)}." if names
+            else " No similar name is known either; check the spelling or run "
+                 "`warpline backfill` if the history is not ingested yet.")
+    label = "" if kind in ("auto", "qualname", "locator") else f"{kind} "
+    return (f"no entity named {label}{value!r} in this repository's ingested history.{hint}",
+            names)
