@@ -133,3 +133,20 @@ def markdown_table() -> str:
     lines = ["| variable | meaning | default |", "| --- | --- | --- |"]
     lines.extend(f"| `{s.name}` | {s.meaning} | {s.default} |" for s in SETTINGS)
     return "\n".join(lines)
+
+
+# -- variables other programs set: read here too, so nothing else touches os.environ ------
+def ci_environment() -> Mapping[str, str]:
+    """The CI provider's own variables (GitHub Actions' ``GITHUB_*``, GitLab's ``CI_*``),
+    from which ``warpline ci`` finds the range it reports on."""
+    return os.environ
+
+
+def step_summary_file() -> str | None:
+    """``GITHUB_STEP_SUMMARY``: the file GitHub Actions shows as the job's summary."""
+    return os.environ.get("GITHUB_STEP_SUMMARY") or None
+
+
+def child_environment() -> dict[str, str]:
+    """A copy of this process's environment for a child process (git) to start from."""
+    return dict(os.environ)

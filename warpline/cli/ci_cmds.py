@@ -9,12 +9,12 @@ the job's head commit and push the notes ref.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from warpline import settings
 from warpline.cli import EXIT_OK, emit_json, emit_text
 from warpline.errors import WarplineError
 
@@ -57,7 +57,7 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
     markdown = render_format(REVERIFY, envelope, "markdown")
     target = Path(args.markdown or DEFAULT_MARKDOWN)
     target.write_text(markdown + "\n", encoding="utf-8")
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    summary_file = settings.step_summary_file()
     if summary_file:
         with open(summary_file, "a", encoding="utf-8") as handle:
             handle.write(markdown + "\n")

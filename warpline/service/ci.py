@@ -20,7 +20,6 @@ The environment is read, never executed; the values only ever become revisions.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 import pygit2
 
+from warpline import settings
 from warpline.errors import InvalidArgument, InvalidRevRange
 from warpline.git.repo import resolve_commit
 
@@ -118,7 +118,7 @@ def _resolve_base(repo: pygit2.Repository, base: str, field: str) -> pygit2.Comm
 def detect(repo: pygit2.Repository, env: Mapping[str, str] | None = None, *,
            base: str | None = None, head: str | None = None) -> CiRange:
     """The range this CI job should report on."""
-    env = os.environ if env is None else env
+    env = settings.ci_environment() if env is None else env
     kind = provider(env)
     found_base, found_head, event, actor = (None, None, None, None)
     if kind == "github":
@@ -149,7 +149,7 @@ def detect(repo: pygit2.Repository, env: Mapping[str, str] | None = None, *,
 def record_target(repo: pygit2.Repository, env: Mapping[str, str] | None = None, *,
                   head: str | None = None) -> tuple[str, str | None]:
     """The commit a ``--record`` step records (the job's head), and the default actor."""
-    env = os.environ if env is None else env
+    env = settings.ci_environment() if env is None else env
     kind = provider(env)
     found_head, actor = None, None
     if kind == "github":

@@ -21,6 +21,7 @@ from typing import Any
 
 import pygit2
 
+from warpline import settings
 from warpline.errors import InvalidArgument, PeerUnavailable
 from warpline.git.notes import NOTES_REF
 
@@ -46,7 +47,7 @@ class SyncReport:
 
 
 def _env(root: Path) -> dict[str, str]:
-    env = dict(os.environ)
+    env = settings.child_environment()
     env["GIT_TERMINAL_PROMPT"] = "0"
     env.setdefault("GIT_ASKPASS", "true")
     # A notes merge writes a commit; CI machines often have no identity configured.
