@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline import settings
-from warpline.cli import EXIT_OK, emit_json, emit_text
+from warpline.cli.output import EXIT_OK, emit_json, emit_text
 from warpline.errors import WarplineError
 
 DEFAULT_MARKDOWN = "warpline-reverify.md"
