@@ -49,6 +49,8 @@ EXTERNAL = Ref("external")
 class EdgeSink:
     edges: set[tuple[str, str, EdgeKind]] = field(default_factory=set)
     unresolved: int = 0
+    # Edges that are not plain resolutions (a registered callback): their confidence.
+    confidence: dict[tuple[str, str, EdgeKind], str] = field(default_factory=dict)
 
 
 class Resolver:
@@ -317,9 +319,11 @@ class Emitter:
             return
         self.sink.edges.add((caller, ref.target, "calls"))
         if ref.target in self.resolver.classes:
-            init = self.resolver.member(ref.target, "__init__")
-            if init.kind == "entity":
-                self.sink.edges.add((caller, init.target, "calls"))
+            # Calling a class runs its (possibly inherited) __new__ and __init__.
+            for dunder in ("__new__", "__init__"):
+                method = self.resolver.member(ref.target, dunder)
+                if method.kind == "entity":
+                    self.sink.edges.add((caller, method.target, "calls"))
 
     def visit(
         self, referrer: str, node: ast.AST, scope: Scope, extra: tuple[frozenset[str], ...]

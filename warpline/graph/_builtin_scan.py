@@ -50,6 +50,9 @@ class Scope:
     variables: set[str] = field(default_factory=set)
     declared_global: set[str] = field(default_factory=set)
     star_imports: list[str] = field(default_factory=list)
+    # Every import statement as written (``import a.b`` keeps ``a.b``; ``name`` is ``*``
+    # for a star import): the import-based test floor reads these.
+    imported: list[ImportBinding] = field(default_factory=list)
     self_name: str | None = None  # first parameter of a method: binds the instance
     # `x = Something(...)` as the only binding of `x` in a function: `x.meth()` can then
     # resolve through Something when it is a class of the repository.
@@ -58,6 +61,8 @@ class Scope:
     # the repository (annotations of parameters are resolved in the enclosing scope).
     annotated: dict[str, ast.expr] = field(default_factory=dict)
     is_property: bool = False
+    # A function's named parameters, in order (pytest injects fixtures by these names).
+    params: list[str] = field(default_factory=list)
     binding_counts: dict[str, int] = field(default_factory=dict)
     # Expressions evaluated on this entity's behalf, each with the scope that resolves
     # its names (a decorator, default or base is resolved in the enclosing scope).
@@ -168,6 +173,7 @@ class _Scanner:
             self.klass(node, scope)
         elif isinstance(node, ast.Import):
             for alias in node.names:
+                scope.imported.append(ImportBinding(alias.name, None))
                 if alias.asname:
                     scope.imports[alias.asname] = ImportBinding(alias.name, None)
                 else:
@@ -237,6 +243,7 @@ class _Scanner:
         if not module:
             return
         for alias in node.names:
+            scope.imported.append(ImportBinding(module, alias.name))
             if alias.name == "*":
                 scope.star_imports.append(module)
             else:
@@ -277,6 +284,8 @@ class _Scanner:
         params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         params += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
         self.bind(child, {p.arg for p in params})
+        child.params = [p.arg for p in [*arguments.posonlyargs, *arguments.args,
+                                        *arguments.kwonlyargs]]
         positional = [*arguments.posonlyargs, *arguments.args]
         if parent.kind == "class" and positional and not _is_staticmethod(node):
             child.self_name = positional[0].arg

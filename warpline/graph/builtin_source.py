@@ -17,9 +17,12 @@ import warnings
 import pygit2
 
 from warpline.git.locators import dotted_module, file_locator, module_locator
+from warpline.graph._builtin_fixtures import FixtureLinker, test_functions
+from warpline.graph._builtin_imports import ImportFloor
 from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
 from warpline.graph._builtin_scan import ModuleScan, scan_module
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
+from warpline.graph.pytest_rules import TestRules, rules_from_tree
 
 BUILTIN_VERSION = "warpline-builtin-1"
 _SYMLINK_MODE = 0o120000
@@ -118,8 +121,10 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
                 # found so far are real, the rest of this entity's are unknown.
                 failed.append((scope.locator, "too_complex"))
 
+    rules = rules_from_tree(commit.tree)
+    discovery = _tests_pass(modules, resolver, rules, sink)
     edges = tuple(
-        GraphEdge(source, target, kind, "resolved")
+        GraphEdge(source, target, kind, sink.confidence.get((source, target, kind), "resolved"))
         for source, target, kind in sorted(sink.edges)
         if source in entities and target in entities
     )
@@ -130,4 +135,17 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
         edges=edges,
         failed_entities=tuple(sorted(failed)),
         unresolved=sink.unresolved,
+        discovery=discovery,
     )
+
+
+def _tests_pass(modules: dict[str, ModuleScan], resolver: Resolver, rules: TestRules,
+                sink: EdgeSink) -> dict[str, object]:
+    """Fixture edges into ``sink``; the discovery facts (rules, each test file's imports)."""
+    tests = {dotted: test_functions(scan, rules) for dotted, scan in modules.items()
+             if rules.is_test_file(scan.path)}
+    for requester, fixture in FixtureLinker(modules, resolver, rules).edges(tests):
+        sink.edges.add((requester, fixture, "calls"))
+    floor = ImportFloor(modules, resolver)
+    imports = {modules[dotted].path: floor.imports_of(modules[dotted]) for dotted in tests}
+    return {"rules": rules.to_json(), "test_imports": imports}

@@ -87,6 +87,7 @@ def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
         data = {
             "completeness": view.completeness,
             "staleness": view.staleness,
+            "edge_basis": view.basis,
             "items": [_wire(book, item, per_item[item.locator]) for item in page],
             "groups": groups,
             "verification_summary": freshness.summarise([i.verification for i in items]),
