@@ -63,11 +63,24 @@ class ImportFloor:
                 out.add(ref.target)
         return out
 
-    def imports_of(self, scan: ModuleScan) -> list[str]:
+    def imports_of(self, scan: ModuleScan, *, wide: bool) -> list[str]:
+        """The modules ``scan`` imports; ``wide`` adds every module a package it imports
+        re-exports from (``import pkg`` then counts all of ``pkg/__init__``'s imports)."""
         found: set[str] = set()
         for scope in scan.scopes:
             for binding in scope.imported:
                 for module in self._direct(binding.module, binding.name):
-                    found |= self.reexports(module)
+                    found |= self.reexports(module) if wide else {module}
         found.discard(scan.dotted)
         return sorted(found)
+
+    def used_modules(self, scan: ModuleScan, edges: set[tuple[str, str, str]]) -> set[str]:
+        """Modules whose entities the module's own entities call or reference directly
+        (``requests.get`` through ``import requests`` names ``requests.api``)."""
+        own = {s.locator for s in scan.scopes}
+        found = {self.module_of[target] for source, target, _ in edges
+                 if source in own and target in self.module_of}
+        found |= {target.removeprefix("python:module:") for source, target, _ in edges
+                  if source in own and target.startswith("python:module:")}
+        found.discard(scan.dotted)
+        return found & set(self.modules)

@@ -147,5 +147,17 @@ def _tests_pass(modules: dict[str, ModuleScan], resolver: Resolver, rules: TestR
     for requester, fixture in FixtureLinker(modules, resolver, rules).edges(tests):
         sink.edges.add((requester, fixture, "calls"))
     floor = ImportFloor(modules, resolver)
-    imports = {modules[dotted].path: floor.imports_of(modules[dotted]) for dotted in tests}
-    return {"rules": rules.to_json(), "test_imports": imports}
+    narrow: dict[str, list[str]] = {}
+    wide: dict[str, list[str]] = {}
+    by_source: dict[str, set[tuple[str, str, str]]] = {}
+    test_locators = {s.locator: dotted for dotted in tests for s in modules[dotted].scopes}
+    for edge in sink.edges:
+        dotted = test_locators.get(edge[0])
+        if dotted is not None:
+            by_source.setdefault(dotted, set()).add(edge)
+    for dotted in tests:
+        scan = modules[dotted]
+        used = floor.used_modules(scan, by_source.get(dotted, set()))
+        narrow[scan.path] = sorted(set(floor.imports_of(scan, wide=False)) | used)
+        wide[scan.path] = sorted(set(floor.imports_of(scan, wide=True)) | used)
+    return {"rules": rules.to_json(), "test_imports": narrow, "test_imports_wide": wide}

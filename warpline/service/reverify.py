@@ -98,7 +98,9 @@ def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
                      if has_more else None},
         }
         actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
-        command = suggest.union_command(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS])
+        floor = _floor(view, items, warnings)
+        command = suggest.union_command(
+            (per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS]), floor)
         if command is not None:
             actions["commands"] = [command, *actions.get("commands", [])]
         if filigree:
@@ -112,6 +114,20 @@ def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
             enrichment={"sei": book.sei_enrichment(), "edges": view.edges_enrichment,
                         "work": work_state},
         )
+
+
+def _floor(view: GraphView, items: list[Item], warnings: list[str]) -> list[str]:
+    """The test files importing a changed entity's module (``suggest.floor_files``)."""
+    changed = [i.locator for i in items if i.reason == "changed"]
+    if view.graph is None or not changed:
+        return []
+    floor = suggest.floor_files(view.graph, changed)
+    if floor is None:
+        warnings.append("The edge snapshot carries no test-import facts (captured by an "
+                        "older warpline, or by loomweave alone): the test command lacks the "
+                        "files importing the changed modules. Capture the snapshot again.")
+        return []
+    return floor
 
 
 def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:
