@@ -83,8 +83,8 @@ def used_fixtures(decorators: list[ast.expr]) -> list[str]:
 
 
 def test_functions(scan: ModuleScan, rules: TestRules) -> list[Scope]:
-    """The functions pytest collects from a test module: ``python_functions`` at module
-    level and in (nested) ``python_classes`` classes; not fixtures, not nested functions."""
+    """The functions pytest may run as tests in a test module: ``python_functions`` at
+    module level and in (nested) classes; not fixtures, not nested functions."""
     found = []
     for scope in scan.scopes:
         if scope.kind != "function" or scope.parent is None:
@@ -92,14 +92,12 @@ def test_functions(scan: ModuleScan, rules: TestRules) -> list[Scope]:
         name = scope.qualname.rsplit(".", 1)[-1]
         if not rules.collects_function(name) or fixture_of(scope) is not None:
             continue
+        # Any class: a base class pytest does not collect still has its test methods run
+        # (and their fixtures requested) through the subclasses that inherit them.
         owner: Scope | None = scope.parent
-        collectable = True
-        while owner is not None and owner.kind != "module":
-            if owner.kind != "class" or not rules.collects_class(owner.qualname.rsplit(".")[-1]):
-                collectable = False
-                break
+        while owner is not None and owner.kind == "class":
             owner = owner.parent
-        if collectable:
+        if owner is not None and owner.kind == "module":
             found.append(scope)
     return found
 

@@ -91,6 +91,11 @@ class Resolver:
             if scope.kind == "function" and scope.binding_counts.get(name) == 1:
                 return self.typed_local(scope, name)
             if scope.kind == "module":
+                if scope.binding_counts.get(name) == 1 and name in scope.constructed:
+                    # `bus = EventBus()`: `bus.on(...)` resolves through EventBus.
+                    typed = self.typed_local(scope, name)
+                    if typed.kind == "instance":
+                        return typed
                 return Ref("variable", scope.module)
             if scope.kind == "class":
                 return Ref("class_attr", scope.locator)

@@ -19,6 +19,7 @@ import pygit2
 from warpline.git.locators import dotted_module, file_locator, module_locator
 from warpline.graph._builtin_fixtures import FixtureLinker, test_functions
 from warpline.graph._builtin_imports import ImportFloor
+from warpline.graph._builtin_registry import Registrations
 from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
 from warpline.graph._builtin_scan import ModuleScan, scan_module
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
@@ -121,6 +122,7 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
                 # found so far are real, the rest of this entity's are unknown.
                 failed.append((scope.locator, "too_complex"))
 
+    Registrations(modules, resolver).emit(modules, sink)
     rules = rules_from_tree(commit.tree)
     discovery = _tests_pass(modules, resolver, rules, sink)
     edges = tuple(
