@@ -72,6 +72,11 @@ class Resolver:
         self._opaque: set[str] = set()
         self._typing: set[tuple[int, str]] = set()
         self.properties = {s.locator for m in modules.values() for s in m.scopes if s.is_property}
+        self._methods: dict[str, list[Scope]] = {}
+        for m in modules.values():
+            for s in m.scopes:
+                if s.returns_self:
+                    self._methods.setdefault(s.locator, []).append(s)
 
     # -- names -----------------------------------------------------------------------
 
@@ -120,10 +125,18 @@ class Resolver:
         finally:
             self._typing.discard(key)
         if ref.kind == "entity" and ref.target in self.classes:
+            if name in scope.entered and not self._enters_itself(ref.target):
+                return UNKNOWN  # `with C() as x`: x is whatever C.__enter__ returns
             return Ref("instance", ref.target)
         # An instance of an outside type (`s = requests.Session()`, `n: int`): calls on
         # it leave the repository; neither an edge nor an unresolved call.
         return EXTERNAL if ref.kind == "external" else UNKNOWN
+
+    def _enters_itself(self, class_locator: str) -> bool:
+        enter = self.member(class_locator, "__enter__")
+        if enter.kind != "entity":
+            return False
+        return any(s.returns_self for s in self._methods.get(enter.target, ()))
 
     def imported(self, binding: ImportBinding, seen: set[tuple[str, str]] | None) -> Ref:
         if binding.name is None:

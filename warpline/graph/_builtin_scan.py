@@ -61,6 +61,9 @@ class Scope:
     # the repository (annotations of parameters are resolved in the enclosing scope).
     annotated: dict[str, ast.expr] = field(default_factory=dict)
     is_property: bool = False
+    returns_self: bool = False  # a method with a `return self` (an `__enter__` that does)
+    # `with Something() as x`: x is what Something's __enter__ returns.
+    entered: set[str] = field(default_factory=set)
     # A function's named parameters, in order (pytest injects fixtures by these names).
     params: list[str] = field(default_factory=list)
     binding_counts: dict[str, int] = field(default_factory=dict)
@@ -215,6 +218,12 @@ class _Scanner:
                     elif isinstance(item, ast.withitem) and item.optional_vars is not None:
                         self.bind(scope, _stored_names(item.optional_vars))
                     scope.owned.append((item, scope))
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name) and isinstance(
+                        item.context_expr, ast.Call):
+                    scope.constructed[item.optional_vars.id] = item.context_expr.func
+                    scope.entered.add(item.optional_vars.id)
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -305,6 +314,10 @@ class _Scanner:
             for d in node.decorator_list
         )
         self.body(node.body, child)
+        if child.self_name is not None and node.name == "__enter__":
+            child.returns_self = any(
+                isinstance(n, ast.Return) and isinstance(n.value, ast.Name)
+                and n.value.id == child.self_name for n in ast.walk(node))
 
     def klass(self, node: ast.ClassDef, parent: Scope) -> None:
         child = self._child(node, parent)
