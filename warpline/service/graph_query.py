@@ -140,7 +140,8 @@ def _auto_capture(ctx: RepoContext, warnings: list[str]) -> tuple[Choice | None,
                 "interactive answer.")
             return None, False
     started = time.monotonic()
-    capture, notes = edge_sources.run(chosen, ctx.root, ctx.repo, head)
+    complete = edge_sources.builtin_estimate_seconds(head) <= budget
+    capture, notes = edge_sources.run(chosen, ctx.root, ctx.repo, head, complete=complete)
     warnings.extend(notes)
     if capture is None:
         return None, True
