@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.gitfixture import FixtureRepo
 from tests.graphfixture import call
 from tests.staticfixture import ADD, CHECK_NORM, DISPATCH, FIXTURE_POINT, make_static_repo
-from tests.gitfixture import FixtureRepo
 from warpline.store.db import store_path
 
 pytestmark = [

@@ -47,8 +47,8 @@ def test_pytest_ini_wins_even_when_empty_and_a_section_less_file_is_skipped() ->
 
 
 def test_a_pattern_with_a_slash_matches_the_end_of_the_path() -> None:
-    rules = rules_from_texts({"pyproject.toml":
-                              '[tool.pytest.ini_options]\npython_files = ["testing/python/*.py"]\n'})
+    text = '[tool.pytest.ini_options]\npython_files = ["testing/python/*.py"]\n'
+    rules = rules_from_texts({"pyproject.toml": text})
     assert rules.is_test_file("testing/python/collect.py")
     assert not rules.is_test_file("testing/other/collect.py")
 

@@ -10,6 +10,7 @@ from typing import Any
 import pygit2
 import pytest
 
+from tests.gitfixture import FixtureRepo
 from tests.graphfixture import call
 from tests.staticfixture import (
     ADD,
@@ -29,11 +30,9 @@ from tests.staticfixture import (
     F,
     make_static_repo,
 )
-from tests.gitfixture import FixtureRepo
 from warpline.graph.builtin_source import capture_builtin
 from warpline.graph.graph import graph_from_capture
 from warpline.graph.model import EdgeCapture
-from warpline.service import suggest
 
 
 @pytest.fixture(autouse=True)

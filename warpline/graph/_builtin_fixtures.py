@@ -200,7 +200,7 @@ class FixtureLinker:
 
     def _autouse(self, scope: Scope, scan: ModuleScan) -> list[Fixture]:
         out: list[Fixture] = []
-        for kind, where in self._levels(scope, scan):
+        for _kind, where in self._levels(scope, scan):
             table = (self.index.by_class.get(where, {}) if isinstance(where, str)
                      else self.index.by_module.get(where.path, {}))
             out += [f for f in table.values() if f.autouse]

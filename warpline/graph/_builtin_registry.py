@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from warpline.graph._builtin_resolve import EdgeSink, Resolver
 from warpline.graph._builtin_scan import ModuleScan, Scope
+from warpline.graph.model import EdgeKind
 
 # Methods that change a table rather than read it (``clear``/``pop`` build or reset it).
 _STORING_METHODS = frozenset({"append", "add", "insert", "extend", "setdefault", "update",
@@ -144,7 +145,7 @@ class Registrations:
                         for reader in self.readers.get(table, ()):
                             if reader == callback or reader in self._nested(registrar):
                                 continue
-                            edge = (reader, callback, "calls")
+                            edge: tuple[str, str, EdgeKind] = (reader, callback, "calls")
                             if edge not in sink.edges:
                                 sink.edges.add(edge)
                                 sink.confidence[edge] = CONFIDENCE
