@@ -99,8 +99,12 @@ def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
         }
         actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
         floor = _floor(view, items, warnings)
+        # Every test reaching a changed entity, beyond each item's nearest few.
+        reaching = (suggest.reaching_entries(view.graph, [i.locator for i in items
+                                                          if i.reason == "changed"])
+                    if view.graph is not None else [])
         command = suggest.union_command(
-            (per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS]), floor)
+            [*(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS]), reaching], floor)
         if command is not None:
             actions["commands"] = [command, *actions.get("commands", [])]
         if filigree:

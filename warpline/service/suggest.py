@@ -34,7 +34,7 @@ from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
 from warpline.service.test_discovery import floor_files, graph_tests, own_id, test_ids
 
 __all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
-           "suggestions", "union_command"]
+           "reaching_entries", "reaching_tests", "suggestions", "union_command"]
 
 MAX_HOPS = 6
 PER_ITEM = 5
@@ -96,6 +96,32 @@ def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[t
                         room -= 1
         wave = following
     return {t: list(labels[t].items()) for t in wanted if t in labels}
+
+
+def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
+                   hops: int = MAX_HOPS) -> dict[str, int]:
+    """Every test from which one of ``targets`` is reachable within ``hops`` edges, with
+    its distance to the nearest: the whole static answer, where ``nearest_tests`` keeps
+    the ``PER_ITEM`` nearest per target. One reverse breadth-first walk."""
+    pred: dict[str, dict[str, Any]] = graph._pred
+    distance = {t: 0 for t in dict.fromkeys(targets) if t in pred}
+    frontier = list(distance)
+    for hop in range(1, hops + 1):
+        step = []
+        for node in frontier:
+            for caller in pred[node]:
+                if caller not in distance:
+                    distance[caller] = hop
+                    step.append(caller)
+        frontier = step
+    tests = set(graph_tests(graph))
+    return {node: hops_ for node, hops_ in distance.items() if node in tests}
+
+
+def reaching_entries(graph: nx.DiGraph, targets: Iterable[str]) -> list[dict[str, Any]]:
+    """``reaching_tests`` as suggestion entries (for ``union_command``)."""
+    found = reaching_tests(graph, targets)
+    return suggestions(graph, "", sorted(found.items(), key=lambda kv: (kv[1], kv[0])))
 
 
 def _graph_tests(graph: nx.DiGraph) -> list[str]:
