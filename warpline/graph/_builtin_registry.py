@@ -53,11 +53,11 @@ class Registrations:
         self.stores: dict[str, set[Table]] = {}  # function locator -> tables it stores into
         self.readers: dict[Table, set[str]] = {}
         self.functions: dict[str, Scope] = {}
+        self._scanned: set[str] = set()
         for scan in modules.values():
             for scope in scan.scopes:
                 if scope.kind == "function":
                     self.functions[scope.locator] = scope
-                    self._uses(scope)
 
     def _table(self, node: ast.AST, scope: Scope) -> Table | None:
         if isinstance(node, ast.Name):
@@ -72,6 +72,9 @@ class Registrations:
         return None
 
     def _uses(self, scope: Scope) -> None:
+        if scope.locator in self._scanned:
+            return
+        self._scanned.add(scope.locator)
         stored: set[int] = set()
         for root, where in scope.owned:
             if where is not scope:
@@ -129,26 +132,52 @@ class Registrations:
             for node in ast.walk(root):
                 if not isinstance(node, ast.Call):
                     continue
+                passed = [ref.target for argument in [*node.args,
+                                                      *(k.value for k in node.keywords)]
+                          if isinstance(argument, ast.Name | ast.Attribute)
+                          for ref in [self.resolver.resolve(argument, where, ())]
+                          if ref.kind == "entity" and ref.target in self.functions]
+                if not passed:
+                    continue  # most calls pass no function: skip resolving the callee
                 ref = self.resolver.resolve(node.func, where, ())
-                if ref.kind != "entity" or ref.target not in self.functions:
-                    continue
-                for argument in [*node.args, *(k.value for k in node.keywords)]:
-                    passed = self.resolver.resolve(argument, where, ())
-                    if passed.kind == "entity" and passed.target in self.functions:
-                        yield ref.target, passed.target
+                if ref.kind == "entity" and ref.target in self.functions:
+                    yield from ((ref.target, callback) for callback in passed)
+
+    def _read_candidates(self, modules: dict[str, ModuleScan], tables: set[Table]) -> None:
+        """Scan the functions that can read ``tables``: those of the modules defining them
+        and of the modules importing those (walking every function would double the cost
+        of a capture)."""
+        homes = {self.resolver.classes[owner].module if owner in self.resolver.classes
+                 else owner for owner, _ in tables}
+        for scan in modules.values():
+            related = scan.dotted in homes or any(
+                b.module in homes or (b.name is not None and f"{b.module}.{b.name}" in homes)
+                for scope in scan.scopes for b in scope.imported)
+            if related:
+                for scope in scan.scopes:
+                    if scope.kind == "function":
+                        self._uses(scope)
 
     def emit(self, modules: dict[str, ModuleScan], sink: EdgeSink) -> None:
-        for scan in modules.values():
-            for scope in scan.scopes:
-                for registrar, callback in self._registrars(scope):
-                    for table in self._registrar_tables(registrar):
-                        for reader in self.readers.get(table, ()):
-                            if reader == callback or reader in self._nested(registrar):
-                                continue
-                            edge: tuple[str, str, EdgeKind] = (reader, callback, "calls")
-                            if edge not in sink.edges:
-                                sink.edges.add(edge)
-                                sink.confidence[edge] = CONFIDENCE
+        pairs = [pair for scan in modules.values() for scope in scan.scopes
+                 for pair in self._registrars(scope)]
+        for registrar in {r for r, _ in pairs}:
+            for nested in self._nested(registrar):
+                self._uses(self.functions[nested])
+        tables = {t for r, _ in pairs for t in self._registrar_tables(r)}
+        if not tables:
+            return
+        self._read_candidates(modules, tables)
+        for registrar, callback in pairs:
+            nested = self._nested(registrar)
+            for table in self._registrar_tables(registrar):
+                for reader in self.readers.get(table, ()):
+                    if reader == callback or reader in nested:
+                        continue
+                    edge: tuple[str, str, EdgeKind] = (reader, callback, "calls")
+                    if edge not in sink.edges:
+                        sink.edges.add(edge)
+                        sink.confidence[edge] = CONFIDENCE
 
     def _nested(self, locator: str) -> set[str]:
         found = {locator}

@@ -71,6 +71,7 @@ class Resolver:
         # expression): a member we do not find may well live there.
         self._opaque: set[str] = set()
         self._typing: set[tuple[int, str]] = set()
+        self._module_typed: dict[tuple[str, str], Ref] = {}
         self.properties = {s.locator for m in modules.values() for s in m.scopes if s.is_property}
         self._methods: dict[str, list[Scope]] = {}
         for m in modules.values():
@@ -98,7 +99,10 @@ class Resolver:
             if scope.kind == "module":
                 if scope.binding_counts.get(name) == 1 and name in scope.constructed:
                     # `bus = EventBus()`: `bus.on(...)` resolves through EventBus.
-                    typed = self.typed_local(scope, name)
+                    key = (scope.module, name)
+                    typed = self._module_typed.get(key)
+                    if typed is None:
+                        typed = self._module_typed[key] = self.typed_local(scope, name)
                     if typed.kind == "instance":
                         return typed
                 return Ref("variable", scope.module)
