@@ -162,8 +162,8 @@ class Registrations:
         pairs = [pair for scan in modules.values() for scope in scan.scopes
                  for pair in self._registrars(scope)]
         for registrar in {r for r, _ in pairs}:
-            for nested in self._nested(registrar):
-                self._uses(self.functions[nested])
+            for inner in self._nested(registrar):
+                self._uses(self.functions[inner])
         tables = {t for r, _ in pairs for t in self._registrar_tables(r)}
         if not tables:
             return
