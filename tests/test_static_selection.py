@@ -102,9 +102,9 @@ def test_discovery_follows_the_projects_pytest_configuration(app_repo: FixtureRe
     repo = pygit2.Repository(str(app_repo.path))
     graph = graph_from_capture(capture_builtin(repo, repo.head.peel(pygit2.Commit)))
     graph.graph["discovery"] = capture_builtin(repo, repo.head.peel(pygit2.Commit)).discovery
-    from warpline.service.test_discovery import graph_tests, test_ids
+    from warpline.service.discovery import collected_ids, graph_tests
 
-    found = sorted(i for t in graph_tests(graph) for i in test_ids(graph, t))
+    found = sorted(i for t in graph_tests(graph) for i in collected_ids(graph, t))
     assert found == [
         "checks/check_bus.py::check_emit",
         "checks/check_model.py::CheckChild::check_add",

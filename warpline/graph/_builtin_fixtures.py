@@ -82,7 +82,7 @@ def used_fixtures(decorators: list[ast.expr]) -> list[str]:
     return names
 
 
-def test_functions(scan: ModuleScan, rules: TestRules) -> list[Scope]:
+def collectable_functions(scan: ModuleScan, rules: TestRules) -> list[Scope]:
     """The functions pytest may run as tests in a test module: ``python_functions`` at
     module level and in (nested) classes; not fixtures, not nested functions."""
     found = []

@@ -17,7 +17,7 @@ import warnings
 import pygit2
 
 from warpline.git.locators import dotted_module, file_locator, module_locator
-from warpline.graph._builtin_fixtures import FixtureLinker, test_functions
+from warpline.graph._builtin_fixtures import FixtureLinker, collectable_functions
 from warpline.graph._builtin_imports import ImportFloor
 from warpline.graph._builtin_registry import Registrations
 from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
@@ -144,7 +144,7 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
 def _tests_pass(modules: dict[str, ModuleScan], resolver: Resolver, rules: TestRules,
                 sink: EdgeSink) -> dict[str, object]:
     """Fixture edges into ``sink``; the discovery facts (rules, each test file's imports)."""
-    tests = {dotted: test_functions(scan, rules) for dotted, scan in modules.items()
+    tests = {dotted: collectable_functions(scan, rules) for dotted, scan in modules.items()
              if rules.is_test_file(scan.path)}
     for requester, fixture in FixtureLinker(modules, resolver, rules).edges(tests):
         sink.edges.add((requester, fixture, "calls"))

@@ -1,7 +1,7 @@
 """Derived ``suggested_verification``: the tests whose call paths reach an item.
 
 A *test* is a function pytest collects, by the project's own rules (``python_files``,
-``python_classes``, ``python_functions``, ``testpaths``; ``test_discovery``), including
+``python_classes``, ``python_functions``, ``testpaths``; ``discovery``), including
 test methods inherited by collected subclasses. Its command is
 ``pytest <path>::<Class>::<name>``, run from the repository root.
 
@@ -19,7 +19,7 @@ When no test reaches an item, an ``inspection`` entry names the callers to read.
 
 The union command adds a floor: the test files that import a changed entity's module (or
 a name a package re-exports from it), since code reached at run time through frameworks,
-callbacks and dunders is invisible to the graph (``test_discovery.floor_files``).
+callbacks and dunders is invisible to the graph (``discovery.floor_files``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 import networkx as nx
 
 from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
-from warpline.service.test_discovery import floor_files, graph_tests, own_id, test_ids
+from warpline.service.discovery import collected_ids, floor_files, graph_tests, own_id
 
 __all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
            "reaching_entries", "reaching_tests", "suggestions", "union_command"]
@@ -148,7 +148,7 @@ def suggestions(graph: nx.DiGraph | None, locator: str,
     """The item's suggested_verification entries."""
     out: list[dict[str, Any]] = []
     for test, hops in tests:
-        for node_id in test_ids(graph, test) if graph is not None else ():
+        for node_id in collected_ids(graph, test) if graph is not None else ():
             out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}",
                         "test": test, "distance": hops, "callers": [],
                         "why": "This is the test itself." if hops == 0 else

@@ -79,7 +79,7 @@ def _subclasses(graph: nx.DiGraph) -> dict[str, list[str]]:
     return found
 
 
-def test_ids(graph: nx.DiGraph, locator: str) -> list[str]:
+def collected_ids(graph: nx.DiGraph, locator: str) -> list[str]:
     """Every pytest id that runs the function ``locator``: where it is defined (when
     collected there) and under each collected subclass that inherits it."""
     attrs = graph._node.get(locator, {})
@@ -131,7 +131,7 @@ def graph_tests(graph: nx.DiGraph) -> list[str]:
             tests.append(node)
         elif subclasses and node.startswith(_FUNCTION) \
                 and f"{_CLASS}{node[len(_FUNCTION):].rpartition('.')[0]}" in subclasses \
-                and test_ids(graph, node):
+                and collected_ids(graph, node):
             tests.append(node)
     tests.sort()
     graph.graph["tests"] = tests
