@@ -33,6 +33,7 @@ from tests.staticfixture import (
 from warpline.graph.builtin_source import capture_builtin
 from warpline.graph.graph import graph_from_capture
 from warpline.graph.model import EdgeCapture
+from warpline.service import suggest
 
 
 @pytest.fixture(autouse=True)
@@ -170,3 +171,26 @@ def test_a_capture_with_no_edges_but_unresolved_calls_is_never_full(tmp_path: Pa
     reverify = call("reverify", repo=str(repo.path), changed_refs=[f"{F}pkg.a.f"])
     assert reverify["data"]["completeness"] == "DELTA"
     assert reverify["data"]["edge_basis"]["unresolved_calls"] == 1
+
+
+def test_the_union_runs_every_test_reaching_a_change_not_only_the_nearest_five(
+        tmp_path: Path) -> None:
+    tests = "".join(f"def test_{i}():\n    assert g()\n\n\n" for i in range(7))
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"pkg/__init__.py": "", "pkg/a.py": "def f():\n    return 1\n\n\n"
+                 "def g():\n    return f()\n",
+                 "tests/helpers.py": "from pkg.a import g\n",
+                 "tests/test_x.py": "from tests.helpers import g\n\n\n" + tests})
+    git = pygit2.Repository(str(repo.path))
+    capture = capture_builtin(git, git.head.peel(pygit2.Commit))
+    graph = graph_from_capture(capture)
+    graph.graph["discovery"] = capture.discovery
+    nearest = suggest.nearest_tests(graph, [f"{F}pkg.a.f"])[f"{F}pkg.a.f"]
+    assert len(nearest) == suggest.PER_ITEM
+    reaching = suggest.reaching_tests(graph, [f"{F}pkg.a.f"])
+    assert sorted(reaching) == [f"{F}tests.test_x.test_{i}" for i in range(7)]
+    assert set(reaching.values()) == {2}
+    # test_x.py imports g through a helper module: its tests use an entity of pkg.a
+    # directly, so the floor counts it (and the helper, a file under tests/).
+    assert suggest.floor_files(graph, [f"{F}pkg.a.f"]) == ["tests/helpers.py",
+                                                          "tests/test_x.py"]
