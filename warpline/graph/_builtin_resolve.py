@@ -49,6 +49,8 @@ EXTERNAL = Ref("external")
 class EdgeSink:
     edges: set[tuple[str, str, EdgeKind]] = field(default_factory=set)
     unresolved: int = 0
+    # Edges that are not plain resolutions (a registered callback): their confidence.
+    confidence: dict[tuple[str, str, EdgeKind], str] = field(default_factory=dict)
 
 
 class Resolver:
@@ -69,7 +71,13 @@ class Resolver:
         # expression): a member we do not find may well live there.
         self._opaque: set[str] = set()
         self._typing: set[tuple[int, str]] = set()
+        self._module_typed: dict[tuple[str, str], Ref] = {}
         self.properties = {s.locator for m in modules.values() for s in m.scopes if s.is_property}
+        self._methods: dict[str, list[Scope]] = {}
+        for m in modules.values():
+            for s in m.scopes:
+                if s.returns_self:
+                    self._methods.setdefault(s.locator, []).append(s)
 
     # -- names -----------------------------------------------------------------------
 
@@ -89,6 +97,14 @@ class Resolver:
             if scope.kind == "function" and scope.binding_counts.get(name) == 1:
                 return self.typed_local(scope, name)
             if scope.kind == "module":
+                if scope.binding_counts.get(name) == 1 and name in scope.constructed:
+                    # `bus = EventBus()`: `bus.on(...)` resolves through EventBus.
+                    key = (scope.module, name)
+                    typed = self._module_typed.get(key)
+                    if typed is None:
+                        typed = self._module_typed[key] = self.typed_local(scope, name)
+                    if typed.kind == "instance":
+                        return typed
                 return Ref("variable", scope.module)
             if scope.kind == "class":
                 return Ref("class_attr", scope.locator)
@@ -113,10 +129,18 @@ class Resolver:
         finally:
             self._typing.discard(key)
         if ref.kind == "entity" and ref.target in self.classes:
+            if name in scope.entered and not self._enters_itself(ref.target):
+                return UNKNOWN  # `with C() as x`: x is whatever C.__enter__ returns
             return Ref("instance", ref.target)
         # An instance of an outside type (`s = requests.Session()`, `n: int`): calls on
         # it leave the repository; neither an edge nor an unresolved call.
         return EXTERNAL if ref.kind == "external" else UNKNOWN
+
+    def _enters_itself(self, class_locator: str) -> bool:
+        enter = self.member(class_locator, "__enter__")
+        if enter.kind != "entity":
+            return False
+        return any(s.returns_self for s in self._methods.get(enter.target, ()))
 
     def imported(self, binding: ImportBinding, seen: set[tuple[str, str]] | None) -> Ref:
         if binding.name is None:
@@ -317,9 +341,11 @@ class Emitter:
             return
         self.sink.edges.add((caller, ref.target, "calls"))
         if ref.target in self.resolver.classes:
-            init = self.resolver.member(ref.target, "__init__")
-            if init.kind == "entity":
-                self.sink.edges.add((caller, init.target, "calls"))
+            # Calling a class runs its (possibly inherited) __new__ and __init__.
+            for dunder in ("__new__", "__init__"):
+                method = self.resolver.member(ref.target, dunder)
+                if method.kind == "entity":
+                    self.sink.edges.add((caller, method.target, "calls"))
 
     def visit(
         self, referrer: str, node: ast.AST, scope: Scope, extra: tuple[frozenset[str], ...]

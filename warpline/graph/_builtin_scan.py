@@ -50,6 +50,9 @@ class Scope:
     variables: set[str] = field(default_factory=set)
     declared_global: set[str] = field(default_factory=set)
     star_imports: list[str] = field(default_factory=list)
+    # Every import statement as written (``import a.b`` keeps ``a.b``; ``name`` is ``*``
+    # for a star import): the import-based test floor reads these.
+    imported: list[ImportBinding] = field(default_factory=list)
     self_name: str | None = None  # first parameter of a method: binds the instance
     # `x = Something(...)` as the only binding of `x` in a function: `x.meth()` can then
     # resolve through Something when it is a class of the repository.
@@ -58,6 +61,11 @@ class Scope:
     # the repository (annotations of parameters are resolved in the enclosing scope).
     annotated: dict[str, ast.expr] = field(default_factory=dict)
     is_property: bool = False
+    returns_self: bool = False  # a method with a `return self` (an `__enter__` that does)
+    # `with Something() as x`: x is what Something's __enter__ returns.
+    entered: set[str] = field(default_factory=set)
+    # A function's named parameters, in order (pytest injects fixtures by these names).
+    params: list[str] = field(default_factory=list)
     binding_counts: dict[str, int] = field(default_factory=dict)
     # Expressions evaluated on this entity's behalf, each with the scope that resolves
     # its names (a decorator, default or base is resolved in the enclosing scope).
@@ -168,6 +176,7 @@ class _Scanner:
             self.klass(node, scope)
         elif isinstance(node, ast.Import):
             for alias in node.names:
+                scope.imported.append(ImportBinding(alias.name, None))
                 if alias.asname:
                     scope.imports[alias.asname] = ImportBinding(alias.name, None)
                 else:
@@ -209,6 +218,12 @@ class _Scanner:
                     elif isinstance(item, ast.withitem) and item.optional_vars is not None:
                         self.bind(scope, _stored_names(item.optional_vars))
                     scope.owned.append((item, scope))
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name) and isinstance(
+                        item.context_expr, ast.Call):
+                    scope.constructed[item.optional_vars.id] = item.context_expr.func
+                    scope.entered.add(item.optional_vars.id)
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -237,6 +252,7 @@ class _Scanner:
         if not module:
             return
         for alias in node.names:
+            scope.imported.append(ImportBinding(module, alias.name))
             if alias.name == "*":
                 scope.star_imports.append(module)
             else:
@@ -277,6 +293,8 @@ class _Scanner:
         params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         params += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
         self.bind(child, {p.arg for p in params})
+        child.params = [p.arg for p in [*arguments.posonlyargs, *arguments.args,
+                                        *arguments.kwonlyargs]]
         positional = [*arguments.posonlyargs, *arguments.args]
         if parent.kind == "class" and positional and not _is_staticmethod(node):
             child.self_name = positional[0].arg
@@ -296,6 +314,10 @@ class _Scanner:
             for d in node.decorator_list
         )
         self.body(node.body, child)
+        if child.self_name is not None and node.name == "__enter__":
+            child.returns_self = any(
+                isinstance(n, ast.Return) and isinstance(n.value, ast.Name)
+                and n.value.id == child.self_name for n in ast.walk(node))
 
     def klass(self, node: ast.ClassDef, parent: Scope) -> None:
         child = self._child(node, parent)

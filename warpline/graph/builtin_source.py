@@ -18,9 +18,13 @@ import pygit2
 
 from warpline.git.filecaps import too_large
 from warpline.git.locators import dotted_module, file_locator, module_locator
+from warpline.graph._builtin_fixtures import FixtureLinker, collectable_functions
+from warpline.graph._builtin_imports import ImportFloor
+from warpline.graph._builtin_registry import Registrations
 from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
 from warpline.graph._builtin_scan import ModuleScan, scan_module
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
+from warpline.graph.pytest_rules import TestRules, rules_from_tree
 
 BUILTIN_VERSION = "warpline-builtin-1"
 _SYMLINK_MODE = 0o120000
@@ -119,8 +123,11 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
                 # found so far are real, the rest of this entity's are unknown.
                 failed.append((scope.locator, "too_complex"))
 
+    Registrations(modules, resolver).emit(modules, sink)
+    rules = rules_from_tree(commit.tree)
+    discovery = _tests_pass(modules, resolver, rules, sink)
     edges = tuple(
-        GraphEdge(source, target, kind, "resolved")
+        GraphEdge(source, target, kind, sink.confidence.get((source, target, kind), "resolved"))
         for source, target, kind in sorted(sink.edges)
         if source in entities and target in entities
     )
@@ -131,4 +138,29 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
         edges=edges,
         failed_entities=tuple(sorted(failed)),
         unresolved=sink.unresolved,
+        discovery=discovery,
     )
+
+
+def _tests_pass(modules: dict[str, ModuleScan], resolver: Resolver, rules: TestRules,
+                sink: EdgeSink) -> dict[str, object]:
+    """Fixture edges into ``sink``; the discovery facts (rules, each test file's imports)."""
+    tests = {dotted: collectable_functions(scan, rules) for dotted, scan in modules.items()
+             if rules.is_test_file(scan.path)}
+    for requester, fixture in FixtureLinker(modules, resolver, rules).edges(tests):
+        sink.edges.add((requester, fixture, "calls"))
+    floor = ImportFloor(modules, resolver)
+    narrow: dict[str, list[str]] = {}
+    wide: dict[str, list[str]] = {}
+    by_source: dict[str, set[tuple[str, str, str]]] = {}
+    test_locators = {s.locator: dotted for dotted in tests for s in modules[dotted].scopes}
+    for edge in sink.edges:
+        dotted = test_locators.get(edge[0])
+        if dotted is not None:
+            by_source.setdefault(dotted, set()).add(edge)
+    for dotted in tests:
+        scan = modules[dotted]
+        used = floor.used_modules(scan, by_source.get(dotted, set()))
+        narrow[scan.path] = sorted(set(floor.imports_of(scan, wide=False)) | used)
+        wide[scan.path] = sorted(set(floor.imports_of(scan, wide=True)) | used)
+    return {"rules": rules.to_json(), "test_imports": narrow, "test_imports_wide": wide}

@@ -11,7 +11,7 @@ Edges keep the indexer's direction (DESIGN §5): ``calls`` is caller → callee 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 EdgeKind = Literal["calls", "references"]
 EdgeSourceName = Literal["loomweave", "builtin"]
@@ -62,6 +62,12 @@ class EdgeCapture:
     call/reference resolution the source itself reports as incomplete (loomweave's
     ``source_file_resolution_coverage``); their entities are captured, their edges may be
     a floor.
+
+    ``discovery`` is what the built-in extractor learnt about the tests (JSON-ready):
+    ``rules`` (the project's pytest collection rules) and ``test_imports`` (test file ->
+    the repository modules it imports, re-exports followed). ``origins`` says which
+    source gave what when a capture merges two (``{source: {"entities", "edges",
+    "unresolved"}}``); empty for a single source.
     """
 
     source: EdgeSourceName
@@ -71,3 +77,5 @@ class EdgeCapture:
     failed_entities: tuple[tuple[str, str], ...] = ()
     unresolved: int = 0
     degraded_files: tuple[tuple[str, str], ...] = field(default=())
+    discovery: dict[str, Any] | None = None
+    origins: dict[str, dict[str, int]] = field(default_factory=dict)

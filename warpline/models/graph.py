@@ -61,6 +61,30 @@ class Staleness(WireModel):
     )
 
 
+class EdgeSourceShare(WireModel):
+    """What one edge source contributed to a snapshot."""
+
+    source: EdgeSource
+    entities: Count = Field(description="Entities this source gave (a merge keeps the "
+                            "preferred source's entity when both give one).")
+    edges: Count = Field(description="Edges this source gave that the other did not.")
+    unresolved_calls: Count | None = Field(
+        default=None, description="Call sites this source could not resolve to a target "
+        "(no edge was invented for them); null when the source does not say.")
+
+
+class EdgeBasis(WireModel):
+    """How far the graph's edges can be trusted: which source gave what, and how many call
+    sites no source resolved. Unresolved call sites mean dependents and tests reached only
+    through them (calls through variables, parameters, framework dispatch) are missing."""
+
+    unresolved_calls: Count | None = Field(
+        default=None, description="Call sites of the snapshot left without an edge; null when "
+        "the snapshot predates the count.")
+    edge_sources: list[EdgeSourceShare] = Field(default_factory=list)
+    meaning: str = Field(default="", description="What the counts mean for this answer.")
+
+
 class ChangedSeed(WireModel):
     entity: EntityOut
     in_snapshot: bool | None = Field(
@@ -82,6 +106,9 @@ class AffectedItem(WireModel):
 class ImpactRadiusData(WireModel):
     completeness: Completeness
     staleness: Staleness
+    edge_basis: EdgeBasis | None = Field(
+        default=None, description="The snapshot's unresolved call sites and edge sources; "
+        "null without a snapshot.")
     changed: list[ChangedSeed]
     affected: list[AffectedItem] = Field(
         description="Empty under NO_SNAPSHOT means 'no graph', never 'nothing affected'."
@@ -120,6 +147,13 @@ class EdgeSnapshotData(WireModel):
     entities: Count
     edges: Count
     failed_entities: list[FailedEntity] = Field(default_factory=list)
+    unresolved_calls: Count | None = Field(
+        default=None, description="Call sites no source resolved to a target (no edge was "
+        "invented for them): answers over this snapshot miss what is reached only through "
+        "them. Null when the source does not say.")
+    edge_sources: list[EdgeSourceShare] = Field(
+        default_factory=list, description="Which source gave which entities and edges (two "
+        "entries when loomweave's capture was completed by the built-in extractor).")
     idempotency: SnapshotIdempotency
     captured_at: Timestamp | None = Field(description="Null for dry_run.")
 

@@ -9,7 +9,7 @@ from pydantic import Field
 from warpline.limits import MAX_DEPTH
 from warpline.models.common import Count, EntityOut, IngestStatus, Page, Timestamp, WireModel
 from warpline.models.envelope import EnvelopeBase
-from warpline.models.graph import Staleness, ViaEdge
+from warpline.models.graph import EdgeBasis, Staleness, ViaEdge
 from warpline.models.vocab import (
     Completeness,
     Priority,
@@ -116,6 +116,9 @@ class VerificationSummary(WireModel):
 class ReverifyWorklistData(WireModel):
     completeness: Completeness
     staleness: Staleness
+    edge_basis: EdgeBasis | None = Field(
+        default=None, description="The snapshot's unresolved call sites and edge sources; "
+        "null without a snapshot.")
     items: list[WorklistItem]
     groups: list[WorklistGroup] = Field(
         default_factory=list, description="Group keys in order, under group_by=file|reason."

@@ -30,6 +30,7 @@ from warpline.graph.loomweave_source import (
     index_path,
     loomweave_available,
 )
+from warpline.graph.merge import merge
 from warpline.graph.model import EdgeCapture
 
 SOURCES_ENV = settings.EDGE_SOURCES.name
@@ -101,17 +102,21 @@ def plan(root: Path, commit_sha: str, head_sha: str | None) -> SourcePlan:
 
 
 def run(chosen: SourcePlan, root: Path, repo: pygit2.Repository,
-        commit: pygit2.Commit) -> tuple[EdgeCapture | None, list[str]]:
-    """The capture, or None (SKIPPED) when no source could answer; plus notes."""
+        commit: pygit2.Commit, *, complete: bool = True) -> tuple[EdgeCapture | None, list[str]]:
+    """The capture, or None (SKIPPED) when no source could answer; plus notes. A loomweave
+    capture is completed by the built-in extractor (``merge``) when that source is enabled
+    and ``complete`` allows the time it takes."""
     notes = list(chosen.notes)
     if chosen.source == "loomweave":
         try:
-            return capture_from_loomweave(root), notes
+            primary = capture_from_loomweave(root)
         except PeerUnavailable as exc:
             notes.append(f"loomweave could not be read ({exc.hint}).")
             if "builtin" not in settings.edge_sources():
                 return None, notes
             notes.append("The built-in source answered instead.")
+        else:
+            return _completed(primary, repo, commit, notes, complete), notes
     if chosen.source == "none":
         return None, notes
     try:
@@ -120,6 +125,28 @@ def run(chosen: SourcePlan, root: Path, repo: pygit2.Repository,
         notes.append(f"The built-in source failed ({type(exc).__name__}: {exc}).")
         return None, notes
     return _restamp(capture), notes
+
+
+def _completed(primary: EdgeCapture, repo: pygit2.Repository, commit: pygit2.Commit,
+               notes: list[str], complete: bool) -> EdgeCapture:
+    """loomweave's capture plus the built-in edges it lacks (when the source is enabled)."""
+    if "builtin" not in settings.edge_sources():
+        return primary
+    if not complete:
+        notes.append("loomweave's edges were not completed by the built-in extractor (over "
+                      "the time budget); capture explicitly for the merged graph.")
+        return primary
+    try:
+        secondary = capture_builtin(repo, commit)
+    except (RecursionError, MemoryError, OSError, pygit2.GitError) as exc:
+        notes.append(f"The built-in source failed ({type(exc).__name__}: {exc}); the "
+                     "snapshot has loomweave's edges alone.")
+        return primary
+    merged = merge(primary, _restamp(secondary))
+    added = merged.origins.get("builtin", {}).get("edges", 0)
+    notes.append(f"The built-in extractor added {added} edges loomweave lacks (fixtures, "
+                 "callbacks, constructors; see edge_sources).")
+    return merged
 
 
 def _restamp(capture: EdgeCapture) -> EdgeCapture:

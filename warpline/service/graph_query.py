@@ -20,7 +20,7 @@ import networkx as nx
 from warpline import settings
 from warpline.git.repo import head_commit
 from warpline.graph.graph import Affected, downstream
-from warpline.service import edge_sources
+from warpline.service import edge_basis, edge_sources
 from warpline.service.context import RepoContext
 from warpline.service.snapshot import snapshot_data
 from warpline.service.snapshot_choice import Choice, choose, staleness
@@ -35,6 +35,7 @@ class GraphView:
     staleness: dict[str, Any]
     edges_enrichment: str
     commands: list[dict[str, str]] = field(default_factory=list)
+    basis: dict[str, Any] | None = None  # the wire's edge_basis (None without a snapshot)
 
     def reach(self, seeds: list[str], depth: int) -> dict[str, Affected]:
         if self.graph is None:
@@ -73,10 +74,16 @@ def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
     stale = staleness(ctx.repo, choice, paths)
     row = choice.snapshot
     view = GraphView(row.completeness, choice, graph, stale, "present")
+    view.basis = edge_basis.basis_for_view(graph.graph.get("basis") or {}, row.edge_count,
+                                           row.completeness)
+    said = edge_basis.warning(view.basis["unresolved_calls"], row.edge_count)
+    if said is not None:
+        warnings.append(said)
     if row.completeness != "FULL":
         view.edges_enrichment = "partial"
         why = ("a changed_only capture" if row.mode == "changed_only"
-               else f"{len(row.failed_entities)} entities failed to capture")
+               else f"{len(row.failed_entities)} entities failed to capture"
+               if row.failed_entities else "its source gave no edges")
         warnings.append(f"The edge snapshot is DELTA ({why}): dependents listed are a floor, "
                         "some may be missing.")
     if stale["stale"]:
@@ -122,14 +129,16 @@ def _auto_capture(ctx: RepoContext, warnings: list[str]) -> tuple[Choice | None,
                 "interactive answer.")
             return None, False
     started = time.monotonic()
-    capture, notes = edge_sources.run(chosen, ctx.root, ctx.repo, head)
+    complete = edge_sources.builtin_estimate_seconds(head) <= budget
+    capture, notes = edge_sources.run(chosen, ctx.root, ctx.repo, head, complete=complete)
     warnings.extend(notes)
     if capture is None:
         return None, True
     failed = capture.failed_entities
     new = NewSnapshot(commit_sha=sha, source=capture.source,
                       source_version=capture.source_version, mode="full",
-                      completeness="DELTA" if failed else "FULL", captured_at=int(time.time()),
+                      completeness=edge_basis.completeness_of(capture, "full"),
+                      captured_at=int(time.time()),
                       capture=capture, failed_entities=failed)
     write_snapshot(ctx.store, new, lambda sid: snapshot_data(new, sid, "created"))
     warnings.append(

@@ -44,6 +44,7 @@ def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]
         data = {
             "completeness": view.completeness,
             "staleness": view.staleness,
+            "edge_basis": view.basis,
             "changed": [{"entity": book.entity(s.locator),
                          "in_snapshot": None if view.graph is None else s.locator in view.graph}
                         for s in shown],

@@ -86,6 +86,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         data = {
             "completeness": view.completeness,
             "staleness": view.staleness,
+            "edge_basis": view.basis,
             "items": [_wire(book, item, per_item[item.locator]) for item in page],
             "groups": groups,
             "verification_summary": freshness.summarise([i.verification for i in items]),
@@ -94,7 +95,13 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             "page": pager.wire(len(items)),
         }
         actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
-        command = suggest.union_command(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS])
+        floor = _floor(view, items, warnings)
+        # Every test reaching a changed entity, beyond each item's nearest few.
+        reaching = (suggest.reaching_entries(view.graph, [i.locator for i in items
+                                                          if i.reason == "changed"])
+                    if view.graph is not None else [])
+        command = suggest.union_command(
+            [*(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS]), reaching], floor)
         if command is not None:
             actions["commands"] = [command, *actions.get("commands", [])]
         if filigree:
@@ -108,6 +115,20 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             enrichment={"sei": book.sei_enrichment(), "edges": view.edges_enrichment,
                         "work": work_state},
         )
+
+
+def _floor(view: GraphView, items: list[Item], warnings: list[str]) -> list[str]:
+    """The test files importing a changed entity's module (``suggest.floor_files``)."""
+    changed = [i.locator for i in items if i.reason == "changed"]
+    if view.graph is None or not changed:
+        return []
+    floor = suggest.floor_files(view.graph, changed)
+    if floor is None:
+        warnings.append("The edge snapshot carries no test-import facts (captured by an "
+                        "older warpline, or by loomweave alone): the test command lacks the "
+                        "files importing the changed modules. Capture the snapshot again.")
+        return []
+    return floor
 
 
 def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:

@@ -24,7 +24,7 @@ from warpline.graph.loomweave_source import loomweave_version
 from warpline.graph.model import EdgeCapture
 from warpline.models import EdgeSnapshotEnvelope
 from warpline.models.inputs import EdgeSnapshotCaptureInput
-from warpline.service import edge_sources
+from warpline.service import edge_basis, edge_sources
 from warpline.service.capture_scope import apply_max_entities, restrict_to_changed
 from warpline.service.context import RepoContext, behind_warning, catch_up, open_repo_only
 from warpline.service.envelope import envelope, iso_z, parse_instant
@@ -33,6 +33,7 @@ from warpline.service.snapshot_choice import choose
 from warpline.service.snapshots_store import (
     NewSnapshot,
     SnapshotRow,
+    basis,
     remember,
     replay,
     snapshots,
@@ -81,7 +82,7 @@ def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict
         if store is not None and not params.dry_run:
             current = _current(store, sha, chosen, stale_after, root)
             if current is not None:
-                data = _data(current, "already_current")
+                data = {**_data(current, "already_current"), **basis(store.conn, current.id)}
                 if params.idempotency_key is not None:
                     data = remember(store, params.idempotency_key, fingerprint, data).data
                 return _envelope(root, params, data, warnings)
@@ -112,8 +113,11 @@ def _capture(root: Path, *, repo_store: Store | None, params: Any, sha: str,
         capture = apply_max_entities(capture, params.max_entities, params.changed_refs)
         failed = capture.failed_entities
         warnings.extend(_degraded_warning(capture))
-    completeness = "SKIPPED" if capture is None else (
-        "FULL" if params.mode == "full" and not failed else "DELTA")
+    completeness = edge_basis.completeness_of(capture, params.mode)
+    if capture is not None and edge_basis.edgeless(capture):
+        warnings.append(f"The {capture.source} source gave no edges although the code has "
+                        f"{capture.unresolved} call sites: the snapshot is DELTA, answers "
+                        "over it cannot trace dependents.")
     if len(failed) > MAX_FAILED_ON_WIRE:
         warnings.append(f"{len(failed)} entities failed; `failed_entities` lists the first "
                         f"{MAX_FAILED_ON_WIRE}.")
@@ -199,6 +203,8 @@ def snapshot_data(new: NewSnapshot, snapshot_id: int | None, idempotency: str) -
         "edges": len(capture.edges) if capture is not None else 0,
         "failed_entities": [{"locator": loc, "reason": why}
                             for loc, why in new.failed_entities[:MAX_FAILED_ON_WIRE]],
+        "unresolved_calls": capture.unresolved if capture is not None else None,
+        "edge_sources": edge_basis.shares(capture) if capture is not None else [],
         "idempotency": idempotency,
         "captured_at": None if idempotency == "dry_run" else iso_z(new.captured_at),
     }
@@ -225,9 +231,12 @@ def _envelope(root: Path, params: Any, data: dict[str, Any],
         warnings.append("The snapshot is DELTA: a changed_only capture holds only the named "
                         "entities, the edges touching them and their neighbours. It never "
                         "shadows a fuller snapshot.")
-    elif data["completeness"] == "DELTA":
+    elif data["completeness"] == "DELTA" and data["failed_entities"]:
         warnings.append(f"The snapshot is DELTA: {len(data['failed_entities'])}+ entities "
                         "failed to capture (see failed_entities); answers over it are a floor.")
+    said = edge_basis.warning(data.get("unresolved_calls"), data["edges"])
+    if said is not None:
+        warnings.append(said)
     actions: dict[str, Any] = {}
     if data["completeness"] == "SKIPPED":
         warnings.append("No edge source could answer: nothing was captured.")

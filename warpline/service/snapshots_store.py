@@ -34,6 +34,9 @@ from warpline.store.db import Store, sqlite_errors
 KEEP_WITH_DATA = 10
 USABLE = ("FULL", "DELTA")
 _IDEMPOTENCY_PREFIX = "snapshot_idempotency:"
+# What the built-in extractor learnt about the tests of a snapshot (pytest rules, each test
+# file's imports): JSON in store_meta, written and pruned with the snapshot's rows.
+_DISCOVERY_PREFIX = "snapshot_discovery:"
 _COLUMNS = ("id, commit_sha, source, source_version, mode, completeness, entity_count, "
             "edge_count, failed_entities, captured_at, idempotency_key, request_fingerprint")
 _GRAPH_CACHE_SIZE = 2  # a 100k-edge graph is ~100 MB of Python objects
@@ -169,6 +172,9 @@ def write_snapshot(
             ((snapshot_id, e.source_locator, e.target_locator, e.kind, e.confidence)
              for e in edges))
         _write_seis(conn, ((e.locator, e.sei) for e in entities if e.sei))
+        if new.capture is not None and new.capture.discovery is not None:
+            store.meta_set(conn, f"{_DISCOVERY_PREFIX}{snapshot_id}",
+                           json.dumps(new.capture.discovery, sort_keys=True))
         data = result_for(snapshot_id)
         conn.execute("UPDATE snapshots SET result = ? WHERE id = ?",
                      (json.dumps(data, sort_keys=True), snapshot_id))
@@ -215,6 +221,8 @@ def _prune(conn: sqlite3.Connection, protect: set[int]) -> None:
             continue
         conn.execute("DELETE FROM snapshot_entities WHERE snapshot_id = ?", (snapshot_id,))
         conn.execute("DELETE FROM snapshot_edges WHERE snapshot_id = ?", (snapshot_id,))
+        conn.execute("DELETE FROM store_meta WHERE key = ?",
+                     (f"{_DISCOVERY_PREFIX}{snapshot_id}",))
         conn.execute("UPDATE snapshots SET completeness = 'PRUNED' WHERE id = ?",
                      (snapshot_id,))
 
@@ -248,6 +256,8 @@ def graph_for(store: Store, snapshot: SnapshotRow,
         _GRAPHS.move_to_end(key)
         return cached
     graph = _read_graph(store.conn, snapshot.id, edge_kinds)
+    graph.graph["discovery"] = discovery(store.conn, snapshot.id)
+    graph.graph["basis"] = basis(store.conn, snapshot.id)
     _GRAPHS[key] = graph
     while len(_GRAPHS) > _GRAPH_CACHE_SIZE:
         _GRAPHS.popitem(last=False)
@@ -269,3 +279,35 @@ def _read_graph(conn: sqlite3.Connection, snapshot_id: int,
             "SELECT source, target, kind, confidence FROM snapshot_edges WHERE snapshot_id = ?"
             f"{kind_filter} ORDER BY source, target, kind", (snapshot_id, *(kinds or ())))
         return graph_from_rows(entities, edges)
+
+
+def discovery(conn: sqlite3.Connection, snapshot_id: int) -> dict[str, Any] | None:
+    """The snapshot's test discovery facts (None: captured without them)."""
+    with sqlite_errors("reading a snapshot"):
+        row = conn.execute("SELECT value FROM store_meta WHERE key = ?",
+                           (f"{_DISCOVERY_PREFIX}{snapshot_id}",)).fetchone()
+    if row is None:
+        return None
+    try:
+        value = json.loads(row[0])
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def basis(conn: sqlite3.Connection, snapshot_id: int) -> dict[str, Any]:
+    """What the snapshot's creating answer said about its edges: ``unresolved_calls``
+    (None when it predates the count) and ``edge_sources``."""
+    with sqlite_errors("reading a snapshot"):
+        row = conn.execute("SELECT result FROM snapshots WHERE id = ?",
+                           (snapshot_id,)).fetchone()
+    try:
+        result = json.loads(row[0]) if row is not None and row[0] else {}
+    except ValueError:
+        result = {}
+    if not isinstance(result, dict):
+        result = {}
+    unresolved = result.get("unresolved_calls")
+    sources = result.get("edge_sources")
+    return {"unresolved_calls": unresolved if isinstance(unresolved, int) else None,
+            "edge_sources": sources if isinstance(sources, list) else []}

@@ -1,8 +1,8 @@
 """Derived ``suggested_verification``: the tests whose call paths reach an item.
 
-A *test* is a pytest-collectable function in a test file (``test_*.py``, ``*_test.py``,
-or any file under a ``tests/`` directory): a function named ``test*`` at module level or
-in classes named ``Test*`` (nested functions are not collectable). Its command is
+A *test* is a function pytest collects, by the project's own rules (``python_files``,
+``python_classes``, ``python_functions``, ``testpaths``; ``discovery``), including
+test methods inherited by collected subclasses. Its command is
 ``pytest <path>::<Class>::<name>``, run from the repository root.
 
 For each item, the nearest ``PER_ITEM`` tests from which the item is reachable along graph
@@ -16,18 +16,25 @@ items have their tests, the region shrinks to what can still reach one that lack
 within the hops left (nothing outside it can change those items' tests or their order).
 
 When no test reaches an item, an ``inspection`` entry names the callers to read.
+
+The union command adds a floor: the test files that import a changed entity's module (or
+a name a package re-exports from it), since code reached at run time through frameworks,
+callbacks and dunders is invisible to the graph (``discovery.floor_files``).
 """
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 import networkx as nx
 
-from warpline.git.locators import dotted_module
+from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
+from warpline.service.discovery import collected_ids, floor_files, graph_tests, own_id
+
+__all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
+           "reaching_entries", "reaching_tests", "suggestions", "union_command"]
 
 MAX_HOPS = 6
 PER_ITEM = 5
@@ -36,28 +43,14 @@ MAX_UNION_IDS = 60
 _FUNCTION = "python:function:"
 
 
-def is_test_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    if not name.endswith(".py"):
-        return False
-    return (name.startswith("test_") or name.endswith("_test.py")
-            or "tests" in path.split("/")[:-1])
+def is_test_file(path: str, rules: TestRules = DEFAULT_RULES) -> bool:
+    return rules.is_test_file(path)
 
 
-@lru_cache(maxsize=65536)
-def pytest_id(locator: str, path: str | None) -> str | None:
+def pytest_id(locator: str, path: str | None,
+              rules: TestRules = DEFAULT_RULES) -> str | None:
     """``tests/test_a.py::TestA::test_x`` for a collectable test function, else None."""
-    if not locator.startswith(_FUNCTION) or not path or not is_test_file(path):
-        return None
-    dotted = dotted_module(path)
-    if dotted is None or not locator.startswith(f"{_FUNCTION}{dotted}."):
-        return None
-    parts = locator[len(_FUNCTION) + len(dotted) + 1 :].split(".")
-    if "<locals>" in parts or not parts[-1].startswith("test"):
-        return None
-    if any(not cls.startswith("Test") for cls in parts[:-1]):
-        return None
-    return "::".join([path, *parts])
+    return own_id(locator, path, rules)
 
 
 def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[tuple[str, int]]]:
@@ -105,24 +98,34 @@ def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[t
     return {t: list(labels[t].items()) for t in wanted if t in labels}
 
 
+def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
+                   hops: int = MAX_HOPS) -> dict[str, int]:
+    """Every test from which one of ``targets`` is reachable within ``hops`` edges, with
+    its distance to the nearest: the whole static answer, where ``nearest_tests`` keeps
+    the ``PER_ITEM`` nearest per target. One reverse breadth-first walk."""
+    pred: dict[str, dict[str, Any]] = graph._pred
+    distance = {t: 0 for t in dict.fromkeys(targets) if t in pred}
+    frontier = list(distance)
+    for hop in range(1, hops + 1):
+        step = []
+        for node in frontier:
+            for caller in pred[node]:
+                if caller not in distance:
+                    distance[caller] = hop
+                    step.append(caller)
+        frontier = step
+    tests = set(graph_tests(graph))
+    return {node: hops_ for node, hops_ in distance.items() if node in tests}
+
+
+def reaching_entries(graph: nx.DiGraph, targets: Iterable[str]) -> list[dict[str, Any]]:
+    """``reaching_tests`` as suggestion entries (for ``union_command``)."""
+    found = reaching_tests(graph, targets)
+    return suggestions(graph, "", sorted(found.items(), key=lambda kv: (kv[1], kv[0])))
+
+
 def _graph_tests(graph: nx.DiGraph) -> list[str]:
-    """The graph's test functions, sorted; kept on the graph (built graphs are cached and
-    never modified). Test-ness is decided per file first: most nodes are not in one."""
-    cached: list[str] | None = graph.graph.get("tests")
-    if cached is not None:
-        return cached
-    test_file: dict[str | None, bool] = {}
-    tests = []
-    for node, attrs in graph._node.items():
-        path = attrs.get("path")
-        in_test_file = test_file.get(path)
-        if in_test_file is None:
-            in_test_file = test_file[path] = bool(path) and is_test_file(path)
-        if in_test_file and pytest_id(node, path) is not None:
-            tests.append(node)
-    tests.sort()
-    graph.graph["tests"] = tests
-    return tests
+    return graph_tests(graph)
 
 
 def _callers_within(pred: dict[str, dict[str, Any]], targets: list[str], hops: int) -> set[str]:
@@ -145,13 +148,11 @@ def suggestions(graph: nx.DiGraph | None, locator: str,
     """The item's suggested_verification entries."""
     out: list[dict[str, Any]] = []
     for test, hops in tests:
-        node_id = pytest_id(test, graph.nodes[test].get("path")) if graph is not None else None
-        if node_id is None:
-            continue
-        out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}", "test": test,
-                    "distance": hops, "callers": [],
-                    "why": "This is the test itself." if hops == 0 else
-                    f"This test reaches it through {hops} call/reference edge(s)."})
+        for node_id in collected_ids(graph, test) if graph is not None else ():
+            out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}",
+                        "test": test, "distance": hops, "callers": [],
+                        "why": "This is the test itself." if hops == 0 else
+                        f"This test reaches it through {hops} call/reference edge(s)."})
     if out:
         return out
     return [inspection(graph, locator)]
@@ -180,16 +181,36 @@ def _node_id(command: str) -> str:
     return shlex.split(rest)[0] if rest.startswith("'") else rest
 
 
-def union_command(per_item: Iterable[list[dict[str, Any]]]) -> dict[str, str] | None:
-    """One command running the union of the suggested tests (nearest first)."""
+def union_command(per_item: Iterable[list[dict[str, Any]]],
+                  floor: Sequence[str] = ()) -> dict[str, str] | None:
+    """One command running the union of the suggested tests (nearest first), plus the
+    ``floor`` test files (``floor_files``) whole."""
     ranked: dict[str, int] = {}
+    floor_set = set(floor)
     for entries in per_item:
         for entry in entries:
             if entry["kind"] != "test":
                 continue
             node_id = _node_id(entry["command"])
+            if node_id.split("::", 1)[0] in floor_set:
+                continue  # its whole file runs
             hops = entry["distance"] or 0
             ranked[node_id] = min(ranked.get(node_id, hops), hops)
+    if floor_set:
+        files = sorted(floor_set)
+        extra = sorted(ranked, key=lambda node_id: (ranked[node_id], node_id))
+        as_files = len(files) + len(extra) > MAX_UNION_IDS
+        if as_files:
+            extra = sorted({node_id.split("::", 1)[0] for node_id in extra} - floor_set)
+        ids = [*files, *extra]
+        why = (f"Runs the {len(files)} test files that import a changed entity's module (a "
+               "floor for code reached at run time, which the graph cannot see) and the "
+               f"{len(ranked)} other tests that reach the worklist's items"
+               + (" (as their files)" if as_files and ranked else "")
+               + (f"; first {MAX_UNION_IDS} of {len(ids)} files." if len(ids) > MAX_UNION_IDS
+                  else "."))
+        ids = ids[:MAX_UNION_IDS]
+        return {"command": "pytest " + " ".join(shlex.quote(i) for i in ids), "why": why}
     if not ranked:
         return None
     ids = sorted(ranked, key=lambda node_id: (ranked[node_id], node_id))

@@ -35,6 +35,7 @@ from warpline.setup._probe import probe as probe_store
 from warpline.setup.executables import command_for
 from warpline.setup.install import install, run_backfill
 from warpline.setup.local_state import read_config
+from warpline.setup.node_check import loomweave_node_check
 from warpline.store.db import store_path
 from warpline.store.migrations import SCHEMA_VERSION
 from warpline.store.probe import StoreProbe, open_read_only
@@ -81,6 +82,7 @@ def _checks(root: Path, handle: pygit2.Repository) -> list[Check]:
         _shallow(handle),
         _failures(root, probe),
         peers.loomweave_check(root),
+        loomweave_node_check(root),
         peers.filigree_check(root),
     ]
 
