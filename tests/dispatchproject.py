@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gitfixture import FixtureRepo
+from tests.gitfixture import FixtureRepo
 
 REGISTRY = '''\
 HANDLERS = {}

@@ -110,22 +110,26 @@ def select(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: li
     row = choice.row
     locators = [s.locator for s in seeds]
     known = known_entities(conn, row.id, locators)
-    executed = tests_executing(conn, row.id, locators)
+    modules = {s.locator: _module_of(s) for s in seeds}
+    executed = tests_executing(conn, row.id,
+                               [*locators, *(m for m in modules.values() if m is not None)])
     out = Selection(basis="map", choice=choice, tests_known=row.test_count)
     chosen: dict[str, None] = {}
     for seed in seeds:
         own = _own_tests(seed)
         mapped = executed.get(seed.locator, [])
         tests = own + mapped
-        if mapped:
-            out.from_map.append(seed.locator)
-        elif own:
+        if mapped or own:
             out.from_map.append(seed.locator)
         else:
+            # Code no recorded test executed. If it ran at import (a registration, a
+            # decorator factory), the tests that ran its file's code depend on it too.
+            module = modules[seed.locator]
+            tests = executed.get(module, []) if known.get(seed.locator) and module else []
             fallback = static_ids(static.get(seed.locator, []))
-            if fallback:
+            tests = list(dict.fromkeys([*tests, *fallback]))
+            if tests:
                 out.from_static.append(seed.locator)
-                tests = fallback
             else:
                 out.uncovered.append(seed.locator)
         out.per_seed[seed.locator] = tests
@@ -140,6 +144,11 @@ def select(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: li
         out.basis = "none"
     _map_warnings(out, known)
     return out
+
+
+def _module_of(seed: Seed) -> str | None:
+    dotted = dotted_module(seed.path) if seed.path else None
+    return entity_locator("module", dotted, "") if dotted else None
 
 
 def _own_tests(seed: Seed) -> list[str]:
@@ -228,7 +237,8 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
             f"No recorded test executed {len(out.from_static)} changed entities "
             f"({_named(out.from_static)}): their tests come from the static graph, which "
             "misses calls made through frameworks, fixtures and registries."
-            + (f" {len(import_only)} of them ran only at import time." if import_only else ""))
+            + (f" {len(import_only)} of them ran only at import time: the tests that ran "
+               "code of their files are selected too." if import_only else ""))
     if out.new_tests:
         out.warnings.append(f"{len(out.new_tests)} tests are not in the map (new since it or "
                             "never run while recording): they are selected too.")

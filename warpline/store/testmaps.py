@@ -177,7 +177,7 @@ def map_tests(conn: sqlite3.Connection, map_id: int) -> list[tuple[str, str]]:
         (map_id,))]
 
 
-def test_hits(conn: sqlite3.Connection, map_id: int) -> dict[str, set[str]]:
+def hits_by_test(conn: sqlite3.Connection, map_id: int) -> dict[str, set[str]]:
     """node id -> executed locators: the whole map (for comparisons and export)."""
     out: dict[str, set[str]] = {}
     for node_id, locator in conn.execute(

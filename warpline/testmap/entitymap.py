@@ -84,15 +84,16 @@ class EntityMapper:
 
     def _source(self, path: str) -> bytes | None:
         committed = self._blob(path)
+        if committed is not None and not self.prefer_worktree:
+            return committed
         disk = self.root / path
         worktree: bytes | None = None
-        if self.prefer_worktree:
-            try:
-                if disk.is_file() and not disk.is_symlink() \
-                        and disk.stat().st_size <= _MAX_FILE_BYTES:
-                    worktree = disk.read_bytes()
-            except OSError:
-                worktree = None
+        try:
+            if disk.is_file() and not disk.is_symlink() \
+                    and disk.stat().st_size <= _MAX_FILE_BYTES:
+                worktree = disk.read_bytes()
+        except OSError:
+            worktree = None
         if worktree is not None and worktree != committed:
             self.dirty_paths.add(path)
             return worktree
