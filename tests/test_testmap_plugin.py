@@ -110,7 +110,7 @@ def test_the_plugin_is_inactive_unless_asked(tmp_path: Path) -> None:
     assert not store_path(repo.path).exists()
     result = run_pytest(repo.path, env={"WARPLINE_RECORD": "1"})
     assert result.returncode == 0
-    row, hits = _latest_map(repo.path)
+    _, hits = _latest_map(repo.path)
     assert set(hits) == ALL_TESTS
 
 
@@ -127,8 +127,8 @@ def test_select_runs_only_the_tests_that_executed_the_change(recorded: Path,
                                                              tmp_path: Path) -> None:
     repo = _copy(recorded, tmp_path)
     source = (repo.path / "app/views.py").read_text()
-    repo.write_worktree("app/views.py", source.replace('return "hello " + who',
-                                                       'who = who.strip()\n    return "hello " + who'))
+    edited = source.replace('return "hello " + who', 'who = who.strip()\n    return "hello " + who')
+    repo.write_worktree("app/views.py", edited)
     result = run_pytest(repo.path, "--warpline-select", "-v", "-v")
     assert result.returncode == 0, result.stdout + result.stderr
     ran = _passed(result.stdout)
