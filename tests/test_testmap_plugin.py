@@ -14,7 +14,7 @@ import pytest
 from tests.dispatchproject import ALL_TESTS, make_project, run_pytest
 from tests.gitfixture import FixtureRepo
 from warpline.store.db import Store, store_path
-from warpline.store.testmaps import hits_by_test, maps
+from warpline.store.testmaps import MapRow, hits_by_test, maps
 
 GREET = "python:function:app.views.greet"
 SHOUT = "python:function:app.views.shout"
@@ -25,7 +25,7 @@ NEVER = "python:function:app.views.never_called"
 ROUTE = "python:function:app.registry.route"
 
 
-def _latest_map(root: Path) -> tuple[object, dict[str, set[str]]]:
+def _latest_map(root: Path) -> tuple[MapRow, dict[str, set[str]]]:
     with Store.open(root) as store:
         row = maps(store.conn)[0]
         return row, hits_by_test(store.conn, row.id)
@@ -121,6 +121,13 @@ def test_a_narrowed_run_records_a_partial_map(recorded: Path, tmp_path: Path) ->
     row, hits = _latest_map(repo.path)
     assert set(hits) == {"tests/test_dispatch.py::test_greet"}
     assert row.partial  # named in every selection made from it
+    # Under xdist the workers deselect: the controller still learns the map is partial.
+    result = run_pytest(repo.path, "--warpline-record", "-n", "2", "-p", "no:benchmark",
+                        "--deselect", "tests/test_dispatch.py::test_shout")
+    assert result.returncode == 0, result.stdout + result.stderr
+    row, hits = _latest_map(repo.path)
+    assert set(hits) == ALL_TESTS - {"tests/test_dispatch.py::test_shout"}
+    assert row.partial
 
 
 def test_select_runs_only_the_tests_that_executed_the_change(recorded: Path,

@@ -100,9 +100,15 @@ class _Recording:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        payload = getattr(node, "workeroutput", {}).get("warpline_recording")
+        output = getattr(node, "workeroutput", {})
+        payload = output.get("warpline_recording")
         if payload:
             self.session.worker_done(payload)
+        # Every worker collects (and deselects) the whole suite: the same counts.
+        self.deselected = max(self.deselected, int(output.get("warpline_deselected", 0)))
+        if output.get("warpline_collected") is not None:
+            self.items_collected = max(self.items_collected or 0,
+                                       int(output["warpline_collected"]))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session,
@@ -111,8 +117,11 @@ class _Recording:
         config = session.config
         if hasattr(config, "workerinput"):  # an xdist worker: hand it to the controller
             recording = self.session.local_recording()
+            output = config.workeroutput  # type: ignore[attr-defined]
             if recording is not None:
-                config.workeroutput["warpline_recording"] = recording.to_json()  # type: ignore[attr-defined]
+                output["warpline_recording"] = recording.to_json()
+            output["warpline_deselected"] = self.deselected
+            output["warpline_collected"] = self.items_collected
             return
         partial = _partial_reasons(config, session, self.deselected)
         reporter = config.pluginmanager.get_plugin("terminalreporter")
