@@ -9,8 +9,10 @@ its sources on ``PYTHONPATH`` yourself if it needs that). Wall time and CPU time
 system of the pytest process and its children) are both printed, with ratios to the plain
 run: a suite that sleeps or waits on sockets has a wall time the tracer cannot change, so
 the CPU ratio is the tracer's cost. With ``--xdist N`` the recording is also timed under
-``-n N``. The recorded map's size is printed (tests, entities, links, store bytes). Nothing
-is asserted; JSON goes to ``bench/out/testmap.json``.
+``-n N``. The recorded map's size is printed (tests, entities, links, store bytes), and the
+map is compared with pytest-cov's per-test truth from the same run (links missing or extra;
+per function, recall and selection ratio of "the tests that executed it"). Nothing is
+asserted; JSON goes to ``bench/out/testmap.json``.
 """
 
 from __future__ import annotations
@@ -62,6 +64,45 @@ def _map_size(repo: Path) -> dict[str, int]:
             "links": row.hit_count, "store_bytes": store_path(repo).stat().st_size}
 
 
+def _agreement(repo: Path, data_file: Path) -> dict[str, float]:
+    """The recorded map against pytest-cov's per-test contexts of the same suite, both
+    mapped to entities the same way: links the map lacks or adds, and per function the
+    recall and size of "the tests that executed it"."""
+    import pygit2
+
+    from warpline.store.db import Store
+    from warpline.store.testmaps import hits_by_test, maps
+    from warpline.testmap.importer import _SuffixMapper, read_lines
+    from warpline.testmap.recorder import recording_from_lines
+
+    git = pygit2.Repository(str(repo))
+    lines, _ = read_lines(data_file)
+    truth = recording_from_lines(_SuffixMapper(repo, git, git.head.peel(pygit2.Commit)),
+                                 lines).hits
+    with Store.open(repo) as store:
+        row = next(m for m in maps(store.conn) if m.source == "pytest-plugin")
+        mine = hits_by_test(store.conn, row.id)
+    common = set(truth) & set(mine)
+    missing = sum(len(truth[t] - mine[t]) for t in common)
+    extra = sum(len(mine[t] - truth[t]) for t in common)
+    by_truth: dict[str, set[str]] = {}
+    by_map: dict[str, set[str]] = {}
+    for hits, into in ((truth, by_truth), (mine, by_map)):
+        for test, locators in hits.items():
+            for locator in locators:
+                into.setdefault(locator, set()).add(test)
+    functions = [loc for loc in by_truth if loc.startswith("python:function:")]
+    recall = [len(by_truth[f] & by_map.get(f, set())) / len(by_truth[f]) for f in functions]
+    ratio = [len(by_map.get(f, set())) / len(by_truth[f]) for f in functions]
+    return {"tests_truth": len(truth), "tests_map": len(mine), "tests_common": len(common),
+            "truth_links": sum(len(truth[t]) for t in common), "links_missing": missing,
+            "links_extra": extra, "functions": len(functions),
+            "mean_recall": round(statistics.mean(recall), 4) if recall else 0.0,
+            "min_recall": round(min(recall), 4) if recall else 0.0,
+            "mean_selection_ratio": round(statistics.mean(ratio), 4) if ratio else 0.0,
+            "max_selection_ratio": round(max(ratio), 4) if ratio else 0.0}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", type=Path)
@@ -106,6 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:24} {wall:8.2f} {wall / base_wall:8.2f} {cpu:8.2f} "
               f"{cpu / base_cpu:8.2f} {timing.exit}")
     summary["map"] = size
+    data_file = repo / ".coverage"
+    if data_file.exists():
+        summary["agreement"] = _agreement(repo, data_file)
+        print("map vs pytest-cov per-test truth:", summary["agreement"])
+        data_file.unlink()
     print("map:", summary["map"])
     out = _ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
