@@ -7,6 +7,7 @@ session-scoped), a property and a constructor (``tests/dispatchproject.py``)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,36 @@ def test_verify_records_a_pass_and_never_a_failure(recorded: Path, tmp_path: Pat
     with Store.open(repo.path) as store:
         shas = {r[0] for r in store.conn.execute("SELECT commit_sha FROM verifications")}
     assert repo.head not in shas
+    # A passing run over uncommitted changes tested the working tree, not HEAD.
+    repo.write_worktree("tests/test_fail.py", "def test_fails():\n    assert True\n")
+    result = run_pytest(repo.path, "--warpline-verify", "test_pass")
+    assert result.returncode == 0, result.stdout + result.stderr
+    with Store.open(repo.path) as store:
+        shas = {r[0] for r in store.conn.execute("SELECT commit_sha FROM verifications")}
+    assert repo.head not in shas
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+                   cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def test_select_by_default_takes_the_commits_not_on_the_upstream(recorded: Path,
+                                                                  tmp_path: Path) -> None:
+    repo = _copy(recorded, tmp_path)
+    remote = tmp_path / "remote.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(remote))
+    _git(repo.path, "remote", "add", "origin", str(remote))
+    _git(repo.path, "fetch", "-q", "origin")
+    _git(repo.path, "branch", "-q", "--set-upstream-to=origin/main", "main")
+    source = (repo.path / "app/views.py").read_text()
+    (repo.path / "app/views.py").write_text(source.replace(
+        "return greet(who).upper()", "loud = greet(who)\n    return loud.upper()"))
+    _git(repo.path, "commit", "-q", "-am", "edit shout, not pushed")
+    result = run_pytest(repo.path, "--warpline-select", "-v", "-v")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _passed(result.stdout) == {"tests/test_dispatch.py::test_shout"}
+    _git(repo.path, "push", "-q", "origin", "main")  # now nothing is ahead of the upstream
+    result = run_pytest(repo.path, "--warpline-select", "-v", "-v")
+    assert result.returncode == 5, result.stdout + result.stderr  # every test deselected
+    assert _passed(result.stdout) == set()

@@ -21,6 +21,7 @@ from warpline.testmap.session import (
     plan_selection,
     record_pass,
     record_requested,
+    uncommitted_paths,
 )
 
 _KEY = pytest.StashKey["_Recording"]()
@@ -281,6 +282,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     where = Where.find(Path(config.rootpath))
     if where is None:
         _say(reporter, "warpline: verify_record not recorded: not inside a git work tree.")
+        return
+    dirty = uncommitted_paths(where.repo)
+    if dirty:
+        _say(reporter, f"warpline: verify_record {kind} not recorded: the run tested "
+                       f"{len(dirty)} uncommitted paths ({', '.join(dirty[:3])}), not HEAD. "
+                       "Commit, then run again.")
         return
     try:
         envelope = record_pass(where.root, kind)
