@@ -1,6 +1,7 @@
 """What recording a test map costs: a real suite run plain, with ``--warpline-record``, and
 with pytest-cov's per-test contexts (``--cov-context=test``, the same tracer doing the same
-per-test bookkeeping: the anchor), same machine, same run.
+per-test bookkeeping) and, when pytest-testmon is installed, testmon's first (recording)
+run (the issue's anchor), same machine, same run.
 
     python bench/bench_testmap.py REPO [--runs 1] [--xdist 0] [-- PYTEST ARGS...]
 
@@ -18,6 +19,7 @@ asserted; JSON goes to ``bench/out/testmap.json``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -120,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         "pytest_cov_contexts": [*extra, "-p", "no:warpline", f"--cov={repo}",
                                 "--cov-context=test", "--cov-report="],
     }
+    if importlib.util.find_spec("testmon") is not None:
+        # testmon's own overhead (a first run: it records everything): the issue's anchor.
+        variants["testmon_first_run"] = [*extra, "-p", "no:warpline", "--testmon"]
     if args.xdist:
         variants["warpline_record_xdist"] = [*extra, "--warpline-record", "-n",
                                              str(args.xdist)]
@@ -135,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
             timing.exit = code
             if name == "warpline_record":
                 size = _map_size(repo)
+            testmon_data = repo / ".testmondata"
+            if testmon_data.exists():  # every testmon run starts from nothing
+                testmon_data.unlink()
     base_wall = statistics.median(timings["plain"].walls)
     base_cpu = statistics.median(timings["plain"].cpus)
     print(f"{'variant':24} {'wall s':>8} {'x plain':>8} {'cpu s':>8} {'x plain':>8} exit")

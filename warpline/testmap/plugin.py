@@ -253,7 +253,12 @@ def _wanted(node_id: str, wanted: set[str]) -> bool:
     if node_id in wanted or node_id.split("[", 1)[0] in wanted:
         return True
     parts = node_id.split("::")
-    return any("::".join(parts[:n]) in wanted for n in range(1, len(parts)))
+    if any("::".join(parts[:n]) in wanted for n in range(1, len(parts))):
+        return True
+    # A directory (a changed conftest.py selects the tests under it).
+    folders = parts[0].split("/")[:-1]
+    return "." in wanted or any("/".join(folders[:n]) in wanted
+                                for n in range(1, len(folders) + 1))
 
 
 def _note(config: pytest.Config, text: str) -> None:
