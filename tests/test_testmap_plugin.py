@@ -202,3 +202,17 @@ def test_select_by_default_takes_the_commits_not_on_the_upstream(recorded: Path,
     result = run_pytest(repo.path, "--warpline-select", "-v", "-v")
     assert result.returncode == 5, result.stdout + result.stderr  # every test deselected
     assert _passed(result.stdout) == set()
+
+
+def test_bad_input_is_a_usage_error_and_outside_git_nothing_is_recorded(
+        recorded: Path, tmp_path: Path) -> None:
+    repo = _copy(recorded, tmp_path / "a")
+    result = run_pytest(repo.path, "--warpline-select=no-such-rev..HEAD")
+    assert result.returncode == 4  # pytest's usage error: nothing ran
+    assert "invalid_rev_range" in result.stderr
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "test_x.py").write_text("def test_x():\n    assert True\n")
+    result = run_pytest(loose, "--warpline-record")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (loose / ".weft").exists()
