@@ -45,8 +45,8 @@ class Timing:
 def _run(repo: Path, args: list[str]) -> tuple[float, float, int]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-                             *args], cwd=repo, capture_output=True, text=True, check=False,
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", *args], cwd=repo,
+                            capture_output=True, text=True, check=False,
                             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -110,12 +110,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", type=Path)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--xdist", type=int, default=0)
+    parser.add_argument("--variants", help="comma-separated subset (plain always runs)")
     argv = list(sys.argv[1:] if argv is None else argv)
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.pytest_args = argv[split + 1:]
     repo: Path = args.repo.resolve()
     extra: list[str] = list(args.pytest_args)
+    base = list(extra)
+    extra = [*base, "-p", "no:cacheprovider"]
     variants = {
         "plain": [*extra, "-p", "no:warpline"],
         "warpline_record": [*extra, "--warpline-record"],
@@ -123,12 +126,16 @@ def main(argv: list[str] | None = None) -> int:
                                 "--cov-context=test", "--cov-report="],
     }
     if importlib.util.find_spec("testmon") is not None:
-        # testmon's own overhead (a first run: it records everything): the anchor.
-        variants["testmon_first_run"] = [*extra, "-p", "no:warpline", "--testmon"]
+        # testmon's own overhead (a first run records everything): the anchor.
+        # It needs pytest's cache plugin.
+        variants["testmon_first_run"] = [*base, "-p", "no:warpline", "--testmon"]
     if args.xdist:
         variants["warpline_record_xdist"] = [*extra, "--warpline-record", "-n",
                                              str(args.xdist)]
         variants["plain_xdist"] = [*extra, "-p", "no:warpline", "-n", str(args.xdist)]
+    if args.variants:
+        wanted = {"plain", *args.variants.split(",")}
+        variants = {k: v for k, v in variants.items() if k in wanted}
     timings: dict[str, Timing] = {name: Timing() for name in variants}
     size: dict[str, int] | None = None
     for _ in range(args.runs):
