@@ -166,10 +166,11 @@ def _partial_reasons(config: pytest.Config, session: pytest.Session, deselected:
     if deselected:
         reasons.append(f"{deselected} tests deselected")
     if getattr(config, "args_source", None) == pytest.Config.ArgsSource.ARGS:
-        testpaths = config.getini("testpaths")
-        args = [a for a in config.args if not a.startswith("-")]
-        if args and sorted(args) != sorted(str(config.rootpath / p) for p in testpaths) \
-                and sorted(args) != sorted(testpaths):
+        testpaths = [str(p) for p in config.getini("testpaths")]
+        given = sorted(str(Path(a).resolve()) for a in config.args if not a.startswith("-"))
+        whole = sorted(str((config.rootpath / p).resolve()) for p in testpaths) \
+            or [str(config.rootpath.resolve())]
+        if given and given != whole:
             reasons.append("explicit paths: " + " ".join(config.invocation_params.args[:5]))
     if session.shouldstop or session.shouldfail:
         reasons.append("the run stopped early")
