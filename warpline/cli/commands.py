@@ -199,4 +199,5 @@ _EXTENSIONS: tuple[str, ...] = (
     "warpline.cli.setup_cmds",
     "warpline.cli.sync_cmds",
     "warpline.cli.ci_cmds",
+    "warpline.cli.testmap_cmds",
 )

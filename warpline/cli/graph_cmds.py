@@ -124,7 +124,7 @@ COMMANDS: dict[str, ToolCommand] = {
         formats=("mermaid", "dot")),
     "warpline_reverify_worklist_get": ToolCommand(
         "what to re-verify, with the tests to run", _reverify_flags, _reverify,
-        formats=("markdown",)),
+        formats=("markdown", "pytest")),
 }
 
 

@@ -31,6 +31,7 @@ from warpline.service.graph_query import GraphView
 from warpline.service.impact import follow_ups, listed, seed_warnings
 from warpline.service.paging import Pager
 from warpline.service.seeds import Seed
+from warpline.service.worklist_tests import select_flag, worklist_tests
 
 TOOL = "warpline_reverify_worklist_get"
 # filigree answers one request at a time (2–5 ms each, measured): 200 SEIs plus their
@@ -80,6 +81,17 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
         per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
                     for loc in dict.fromkeys(targets)}
+        # The static basis: every test reaching a changed entity (beyond each item's
+        # nearest few) and the test files importing a changed module (the floor).
+        changed = [i.locator for i in items if i.reason == "changed"]
+        reaching = (suggest.reaching_entries(view.graph, changed)
+                    if view.graph is not None else [])
+        tests = worklist_tests(ctx, view.graph, seeds.items, items[:MAX_SUGGEST_ITEMS],
+                               per_item, select_flag(params.rev_range)
+                               if params.rev_range else None,
+                               reaching=reaching, floor=_floor(view, items, warnings))
+        per_item = tests.per_item
+        warnings.extend(tests.selection.warnings)
         if len(items) > MAX_SUGGEST_ITEMS:
             warnings.append(f"The worklist has {len(items)} items; the test command covers "
                             f"the tests of the first {MAX_SUGGEST_ITEMS}.")
@@ -92,18 +104,11 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             "verification_summary": freshness.summarise([i.verification for i in items]),
             "ingest": ingest_status(ctx, report),
             "total": len(items),
+            "selection": tests.selection.wire(),
             "page": pager.wire(len(items)),
         }
         actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
-        floor = _floor(view, items, warnings)
-        # Every test reaching a changed entity, beyond each item's nearest few.
-        reaching = (suggest.reaching_entries(view.graph, [i.locator for i in items
-                                                          if i.reason == "changed"])
-                    if view.graph is not None else [])
-        command = suggest.union_command(
-            [*(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS]), reaching], floor)
-        if command is not None:
-            actions["commands"] = [command, *actions.get("commands", [])]
+        actions["commands"] = [*tests.commands, *actions.get("commands", [])]
         if filigree:
             actions["filigree"] = filigree
         return envelope(
