@@ -70,9 +70,8 @@ def _walk(node: ast.AST, scope: list[str], path: str, module: str, lines: list[s
             _walk(child, scope, path, module, lines, out)  # if/try blocks at module level
 
 
-def _start(node: ast.AST) -> int:
-    decorators = getattr(node, "decorator_list", [])
-    return min([d.lineno for d in decorators] + [node.lineno])  # type: ignore[attr-defined]
+def _start(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
+    return min([d.lineno for d in node.decorator_list] + [node.lineno])
 
 
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, locator: str, path: str,

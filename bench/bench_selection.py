@@ -46,9 +46,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _coverage_truth as truth_mod  # noqa: E402
-import _requests_corpus as corpus  # noqa: E402
-import _selection_eval as evaluate  # noqa: E402
+import _coverage_truth as truth_mod
+import _requests_corpus as corpus
+import _selection_eval as evaluate
 
 OUT = Path(__file__).resolve().parent / "out"
 PACKAGE = "src/requests"
@@ -166,7 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--subset", choices=("all", "fast"), default="all")
     parser.add_argument("--cold-samples", type=int, default=5)
     parser.add_argument("--tiny", action="store_true",
-                        help="smoke run: 5 edits, the fast subset, depth 2, 2 cold samples")
+                        help="smoke run: 5 edits, the fast subset, no history, depth 2, 2 cold "
+                        "samples, no plain runs (so no overhead figures)")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--no-map", action="store_true", help="skip the map basis")
     parser.add_argument("--no-history", action="store_true",
@@ -188,14 +189,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus.clone_requests(clone, history=not args.no_history)
     base = corpus.git("rev-parse", "HEAD", cwd=clone).strip()
     result: dict[str, Any] = {"corpus": "requests", "base": base, "subset": args.subset,
-                              "seed": args.seed, "history": not args.no_history, "python": sys.version.split()[0]}
+                              "seed": args.seed, "history": not args.no_history,
+                              "python": sys.version.split()[0]}
     print(f"requests at {base[:12]}, subset {args.subset}", flush=True)
     suite = corpus.collected_ids(clone, args.subset)
     result["suite_tests"] = len(suite)
     print(f"suite: {len(suite)} tests ({len(corpus.NETWORK_TESTS)} network tests deselected)")
 
     data_file = work / "truth.coverage"
-    runs = [suite_run(clone, "plain", [], args.subset),
+    plain = [] if args.tiny else [suite_run(clone, "plain", [], args.subset)]
+    runs = [*plain,
             suite_run(clone, "coverage", ["--cov=requests", "--cov-context=test",
                                           "--cov-report="], args.subset,
                       {"COVERAGE_FILE": str(data_file)})]
@@ -219,7 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     has_plugin = plugin_available(clone)
     result["plugin"] = has_plugin
     if has_plugin and not args.no_map:
-        runs.append(suite_run(clone, "plain-2", [], args.subset))
+        if not args.tiny:
+            runs.append(suite_run(clone, "plain-2", [], args.subset))
         runs.append(suite_run(clone, "record", ["--warpline-record"], args.subset))
         result["map"] = {f"depth{d}": evaluate_edits(clone, base, sample, truths, suite, d,
                                                      f"map depth {d}") for d in depths[:1]}
@@ -228,11 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("  (this warpline has no --warpline-record plugin: map basis not measured)")
     result["runs"] = runs
     by = {r["label"]: r for r in runs}
-    result["overhead"] = {"coverage_over_plain_wall": round(by["coverage"]["wall_s"]
-                                                            / by["plain"]["wall_s"], 2),
-                          "coverage_over_plain_cpu": round(by["coverage"]["cpu_s"]
-                                                           / by["plain"]["cpu_s"], 2)}
-    if "record" in by:
+    result["overhead"] = {} if args.tiny else {
+        "coverage_over_plain_wall": round(by["coverage"]["wall_s"] / by["plain"]["wall_s"], 2),
+        "coverage_over_plain_cpu": round(by["coverage"]["cpu_s"] / by["plain"]["cpu_s"], 2)}
+    if "record" in by and "plain-2" in by:
         result["overhead"].update({
             "record_over_plain_wall": round(by["record"]["wall_s"] / by["plain-2"]["wall_s"], 2),
             "record_over_plain_cpu": round(by["record"]["cpu_s"] / by["plain-2"]["cpu_s"], 2)})

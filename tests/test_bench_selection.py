@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest

@@ -132,3 +132,77 @@ def test_the_guard_refuses_what_would_leave_the_machine(clone: Path) -> None:
             ("getaddrinfo", "test_lookup"), ("connect", "test_connect")}
     finally:
         probe.unlink()
+
+
+# -- the map: needs warpline's pytest plugin ----------------------------------------------
+
+needs_plugin = pytest.mark.skipif(not _plugin_installed(),
+                                  reason="this warpline build has no pytest plugin")
+
+
+def _record(clone: Path, label: str, extra: list[str]) -> int:
+    from warpline.store import testmaps
+    from warpline.store.db import Store
+
+    run, leaks = _run(clone, label, ["--warpline-record", *extra])
+    assert run.returncode == 0, run.output[-3000:]
+    assert leaks == []
+    with Store.open(clone) as store:
+        return max(row.id for row in testmaps.maps(store.conn))
+
+
+@pytest.fixture(scope="module")
+def serial_map(clone: Path, truth_run: dict[str, Any]) -> int:
+    return _record(clone, "record", [])
+
+
+@pytest.fixture(scope="module")
+def xdist_map(clone: Path, serial_map: int) -> int:
+    return _record(clone, "record-xdist", ["-n", "2"])
+
+
+def _hits(clone: Path, map_id: int) -> dict[str, set[str]]:
+    from warpline.store import testmaps
+    from warpline.store.db import Store
+
+    with Store.open(clone) as store:
+        return testmaps.hits_by_test(store.conn, map_id)
+
+
+@needs_plugin
+def test_the_plugin_records_a_map_of_the_real_suite(clone: Path, truth_run: dict[str, Any],
+                                                     serial_map: int) -> None:
+    hits = _hits(clone, serial_map)
+    assert set(hits) == truth_run["ran"]  # every test that ran is in the map
+    executed = {loc for locators in hits.values() for loc in locators}
+    for locator in EDITED:
+        assert locator in executed
+
+
+@needs_plugin
+def test_an_edit_selects_exactly_the_tests_that_executed_it(
+        clone: Path, truth_run: dict[str, Any], serial_map: int) -> None:
+    from warpline.registry import call_tool
+
+    base = corpus.git("rev-parse", "HEAD", cwd=clone).strip()
+    suite = sorted(truth_run["ran"])
+    try:
+        for locator in EDITED:
+            function = truth_run["functions"][locator]
+            expected = truth_mod.truth(function, truth_run["per_line"]) & truth_run["ran"]
+            assert expected, locator  # chosen because some test runs it
+            corpus.git("reset", "-q", "--hard", base, cwd=clone)
+            truth_mod.insert_edit(clone, function)
+            corpus.git("commit", "-q", "-am", f"edit {locator}", cwd=clone)
+            envelope = call_tool("reverify", {"repo": str(clone), "rev_range": "HEAD~1..HEAD"})
+            assert envelope["data"]["selection"]["basis"] == "map", envelope["warnings"]
+            selected = evaluate.selected_ids(evaluate.test_commands(envelope), suite)
+            assert selected == expected, (locator, sorted(selected ^ expected)[:10])
+    finally:
+        corpus.git("reset", "-q", "--hard", base, cwd=clone)
+
+
+@needs_plugin
+def test_xdist_records_the_same_map(clone: Path, serial_map: int, xdist_map: int) -> None:
+    assert xdist_map != serial_map
+    assert _hits(clone, xdist_map) == _hits(clone, serial_map)
