@@ -99,7 +99,11 @@ def test_when_no_test_reaches_an_item_it_names_the_callers_to_read(shapes: Fixtu
         ("inspection", [DESCRIBE])]
     assert [(s["kind"], s["callers"]) for s in describe["suggested_verification"]] == [
         ("inspection", [])]
-    assert "commands" not in env["next_actions"]
+    # Nothing reaches the change: never an empty test list with nothing said.
+    selection = env["data"]["selection"]
+    assert (selection["basis"], selection["tests_selected"]) == ("none", 0)
+    assert selection["entities_without_tests"] == [AREA]
+    assert env["next_actions"]["commands"][0]["command"] == "pytest"
 
 
 def test_a_class_change_suggests_the_test_that_constructs_its_subclass(

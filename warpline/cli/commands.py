@@ -166,4 +166,5 @@ _EXTENSIONS: tuple[str, ...] = (
     "warpline.cli.admin_cmds",
     "warpline.cli.graph_cmds",
     "warpline.cli.setup_cmds",
+    "warpline.cli.testmap_cmds",
 )

@@ -328,8 +328,20 @@ def _dot_impact(data: Env, envelope: Env) -> str:
     return "\n".join(lines)
 
 
+def _pytest_command(data: Env, envelope: Env) -> str:
+    """Only the worklist's test command (``reverify --format pytest``): ready for a shell,
+    e.g. ``$(warpline reverify HEAD~1..HEAD --format pytest)`` or ``eval``. Never empty:
+    without any known test it is the whole suite, ``pytest``."""
+    for action in envelope.get("next_actions", {}).get("commands", []):
+        command = str(action.get("command", ""))
+        if command.startswith(("pytest", "(cd ")):
+            return command
+    return "pytest"
+
+
 _RENDERERS: dict[tuple[str, str], Callable[[Env, Env], str]] = {
     (REVERIFY, "markdown"): _markdown_worklist,
+    (REVERIFY, "pytest"): _pytest_command,
     (IMPACT, "mermaid"): _mermaid_impact,
     (IMPACT, "dot"): _dot_impact,
 }

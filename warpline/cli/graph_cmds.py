@@ -152,7 +152,8 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
     p.add_argument("--federation", action="store_true", help="read filigree work links")
     p.add_argument("--verified-kind", action="append",
                    help="verification kinds that count (default: all)")
-    p.add_argument("--format", choices=("table", "json", "markdown"))
+    p.add_argument("--format", choices=("table", "json", "markdown", "pytest"),
+                   help="pytest: print only the test command")
     common(p)
     p.set_defaults(run=formatted_runner("warpline_reverify_worklist_get", _reverify))
 

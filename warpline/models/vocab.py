@@ -47,6 +47,7 @@ Priority = Literal["P0", "P1", "P2", "P3", "P4", "unknown"]
 WorkPriority = Literal["P0", "P1", "P2", "P3", "P4"]
 VerificationState = Literal["fresh", "stale", "unverified"]
 SuggestionKind = Literal["test", "inspection"]
+SelectionBasis = Literal["map", "static", "mixed", "none"]
 GroupBy = Literal["entity", "file", "reason", "none"]
 FiligreeActionKind = Literal["review_issue", "propose_issue"]
 

@@ -13,6 +13,7 @@ from warpline.models.vocab import (
     Completeness,
     Priority,
     Reason,
+    SelectionBasis,
     SuggestionKind,
     VerificationState,
     WorkPriority,
@@ -112,6 +113,39 @@ class VerificationSummary(WireModel):
     unverified: Count = 0
 
 
+class Selection(WireModel):
+    """How the worklist's tests were chosen (see docs/test-map.md)."""
+
+    basis: SelectionBasis = Field(
+        description="map: from a recorded per-test execution map; static: from the static "
+        "call graph only (no usable map); mixed: the map, plus the static graph for changed "
+        "entities the map cannot answer for; none: no test is known to exercise the changes."
+    )
+    map_commit: str | None = Field(default=None, description="Commit the test map was "
+                                   "recorded at; null without a map.")
+    map_commits_behind: Count | None = Field(
+        default=None, description="Commits from the map's commit to HEAD; null without a map "
+        "or when the map's commit is not an ancestor of HEAD.")
+    tests_selected: Count = Field(description="Tests (node ids, classes or files) selected.")
+    tests_known: Count | None = Field(
+        default=None, description="Tests the basis knows: the map's recorded tests, or the "
+        "static graph's test functions.")
+    map_id: int | None = None
+    map_recorded_at: Timestamp | None = None
+    map_entities_changed_since: Count | None = Field(
+        default=None, description="Entities changed in the commits after the map's commit.")
+    map_partial: bool | None = Field(
+        default=None, description="The map was recorded from part of the suite.")
+    entities_from_map: Count = Field(default=0, description="Changed entities answered by "
+                                     "the map (or by their own test file).")
+    entities_from_static: Count = Field(default=0, description="Changed entities whose "
+                                        "tests came from the static graph.")
+    entities_without_tests: list[str] = Field(
+        default_factory=list, description="Changed entities no known test exercises (first 50).")
+    new_tests: Count = Field(default=0, description="Selected tests the map does not hold "
+                             "(new since it, or not run while recording).")
+
+
 class ReverifyWorklistData(WireModel):
     completeness: Completeness
     staleness: Staleness
@@ -123,6 +157,8 @@ class ReverifyWorklistData(WireModel):
     ingest: IngestStatus
     total: Count = Field(description="Items across all pages (after filters).")
     page: Page
+    selection: Selection | None = Field(
+        default=None, description="How the tests of the worklist were chosen (additive).")
 
 
 class ReverifyWorklistEnvelope(EnvelopeBase):

@@ -30,6 +30,7 @@ from warpline.service.graph_query import GraphView
 from warpline.service.impact import follow_ups, listed, seed_warnings
 from warpline.service.paging import decode_cursor, encode_cursor, query_fingerprint
 from warpline.service.seeds import Seed
+from warpline.service.worklist_tests import select_flag, worklist_tests
 
 TOOL = "warpline_reverify_worklist_get"
 # filigree answers one request at a time (2–5 ms each, measured): 200 SEIs plus their
@@ -81,6 +82,11 @@ def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
         labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
         per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
                     for loc in dict.fromkeys(targets)}
+        tests = worklist_tests(ctx, view.graph, seeds.items, items[:MAX_SUGGEST_ITEMS],
+                               per_item, select_flag(params.rev_range)
+                               if params.rev_range else None)
+        per_item = tests.per_item
+        warnings.extend(tests.selection.warnings)
         if len(items) > MAX_SUGGEST_ITEMS:
             warnings.append(f"The worklist has {len(items)} items; the test command covers "
                             f"the tests of the first {MAX_SUGGEST_ITEMS}.")
@@ -92,14 +98,13 @@ def reverify_worklist(params: Any, cwd: Path | None) -> dict[str, Any]:
             "verification_summary": freshness.summarise([i.verification for i in items]),
             "ingest": ingest_status(ctx, report),
             "total": len(items),
+            "selection": tests.selection.wire(),
             "page": {"limit": params.limit, "has_more": has_more,
                      "next_cursor": encode_cursor(offset + params.limit, fingerprint)
                      if has_more else None},
         }
         actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
-        command = suggest.union_command(per_item[i.locator] for i in items[:MAX_SUGGEST_ITEMS])
-        if command is not None:
-            actions["commands"] = [command, *actions.get("commands", [])]
+        actions["commands"] = [*tests.commands, *actions.get("commands", [])]
         if filigree:
             actions["filigree"] = filigree
         return envelope(

@@ -135,6 +135,54 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX verifications_by_commit ON verifications(commit_sha);
         """,
     ),
+    Migration(
+        4,
+        "test_maps",
+        """
+        -- A per-test execution map: which entities each test executed, recorded at a
+        -- commit. Several maps are kept (queries choose the newest usable one).
+        CREATE TABLE test_maps (
+            id               INTEGER PRIMARY KEY,
+            commit_sha       TEXT NOT NULL,
+            source           TEXT NOT NULL,
+            tracer_version   TEXT NOT NULL,
+            rootdir          TEXT NOT NULL,
+            dirty_paths      TEXT NOT NULL,
+            test_count       INTEGER NOT NULL,
+            entity_count     INTEGER NOT NULL,
+            hit_count        INTEGER NOT NULL,
+            failed_tests     INTEGER NOT NULL,
+            unmapped_files   TEXT NOT NULL,
+            collected        INTEGER NOT NULL,
+            scope            TEXT NOT NULL,
+            recorded_at      INTEGER NOT NULL
+        );
+        CREATE INDEX test_maps_by_commit ON test_maps(commit_sha);
+        CREATE TABLE test_map_tests (
+            map_id  INTEGER NOT NULL REFERENCES test_maps(id),
+            test_no INTEGER NOT NULL,
+            node_id TEXT NOT NULL,
+            path    TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            PRIMARY KEY (map_id, test_no)
+        ) WITHOUT ROWID;
+        CREATE TABLE test_map_entities (
+            map_id    INTEGER NOT NULL REFERENCES test_maps(id),
+            entity_no INTEGER NOT NULL,
+            locator   TEXT NOT NULL,
+            path      TEXT NOT NULL,
+            at_import INTEGER NOT NULL,
+            PRIMARY KEY (map_id, entity_no),
+            UNIQUE (map_id, locator)
+        ) WITHOUT ROWID;
+        CREATE TABLE test_map_hits (
+            map_id    INTEGER NOT NULL REFERENCES test_maps(id),
+            entity_no INTEGER NOT NULL,
+            test_no   INTEGER NOT NULL,
+            PRIMARY KEY (map_id, entity_no, test_no)
+        ) WITHOUT ROWID;
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

@@ -1,0 +1,95 @@
+"""One ready-to-run pytest command for a set of test ids, grouped so that it collects.
+
+A repository can hold several pytest projects (an ``examples/tutorial`` with its own
+``pytest.ini`` or ``[tool.pytest.ini_options]``): their tests collect only when pytest runs
+from their own rootdir, with their own configuration and conftest files. Ids are grouped by
+the nearest directory holding a pytest configuration (the repository root when none does);
+the root group runs as ``pytest ids``, every other as ``(cd DIR && pytest ids)``, joined
+with ``&&`` so the command fails when any group fails.
+
+Ids are node ids (``path::Class::test[param]``), class ids or file paths, all relative to
+the repository root. Past ``MAX_IDS`` the command names whole files instead (more tests,
+never fewer).
+"""
+
+from __future__ import annotations
+
+import shlex
+from functools import lru_cache
+from pathlib import Path
+
+MAX_IDS = 500
+_CONFIG_MARKERS = (
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    ("pyproject.toml", "[tool.pytest.ini_options]"),
+    ("tox.ini", "[pytest]"),
+    ("setup.cfg", "[tool:pytest]"),
+)
+_MAX_CONFIG_BYTES = 1 << 20
+
+
+def file_of(test_id: str) -> str:
+    return test_id.split("::", 1)[0]
+
+
+@lru_cache(maxsize=4096)
+def _declares_pytest(directory: str) -> bool:
+    base = Path(directory)
+    for name, marker in _CONFIG_MARKERS:
+        candidate = base / name
+        try:
+            if not candidate.is_file() or candidate.is_symlink():
+                continue
+            if marker is None:
+                return True
+            if candidate.stat().st_size <= _MAX_CONFIG_BYTES and marker in candidate.read_text(
+                    encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def rootdir_of(root: Path, test_file: str) -> str:
+    """The repo-relative directory whose pytest configuration governs ``test_file``
+    (``""`` for the repository root)."""
+    parts = test_file.split("/")[:-1]
+    while parts:
+        if _declares_pytest(str(root.joinpath(*parts))):
+            return "/".join(parts)
+        parts = parts[:-1]
+    return ""
+
+
+def grouped(root: Path, ids: list[str]) -> dict[str, list[str]]:
+    """rootdir -> ids relative to it, in the given order; the root group first."""
+    groups: dict[str, list[str]] = {"": []}
+    for test_id in ids:
+        base = rootdir_of(root, file_of(test_id))
+        inner = test_id[len(base) + 1:] if base else test_id
+        groups.setdefault(base, []).append(inner)
+    if not groups[""]:
+        del groups[""]
+    return groups
+
+
+def command_for(root: Path, ids: list[str], base: str = "pytest") -> tuple[str, bool] | None:
+    """(the command, whether ids were widened to whole files); None without ids."""
+    unique = list(dict.fromkeys(ids))
+    if not unique:
+        return None
+    widened = len(unique) > MAX_IDS
+    if widened:
+        unique = list(dict.fromkeys(file_of(i) for i in unique))
+    parts = []
+    for directory, inner in grouped(root, unique).items():
+        line = base + " " + " ".join(shlex.quote(i) for i in inner)
+        parts.append(line if not directory else f"(cd {shlex.quote(directory)} && {line})")
+    return " && ".join(parts), widened
+
+
+def ids_of(command: str) -> list[str]:
+    """The ids of a plain ``pytest a b c`` command (what ``suggest.union_command`` gives)."""
+    words = shlex.split(command)
+    return [w for w in words[1:] if not w.startswith("-")] if words[:1] == ["pytest"] else []

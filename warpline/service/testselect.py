@@ -1,0 +1,274 @@
+"""Map-first test selection: which tests to run for a set of changed entities.
+
+With a test map (``warpline.store.testmaps``, chosen by ``testmap_choice``), the union of
+
+1. the tests the map saw execute any changed entity;
+2. the tests whose own code changed: a changed test function runs itself, a changed test
+   module (its imports, module-level fixtures, marks) runs its whole file;
+3. the tests the map cannot know: tests in files changed since the map's commit that the
+   map does not hold (new tests, or tests the recording did not run);
+4. for changed entities the map cannot answer for (new code, code no recorded test
+   executed, non-Python files), the static graph's tests (``suggest``).
+
+``basis`` says how the list was made: ``map`` (rules 1-3 only), ``mixed`` (some static),
+``static`` (no usable map), ``none`` (no test at all). Never an empty list with nothing said:
+every changed entity left without a test is named in a warning, with the whole suite offered.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from warpline.git.locators import dotted_module, entity_locator
+from warpline.git.pyentities import parse_entities
+from warpline.service import suggest
+from warpline.service.envelope import iso_z
+from warpline.service.seeds import Seed
+from warpline.service.testmap_choice import MapChoice, choose_map
+from warpline.store.testmaps import known_entities, map_tests, tests_executing
+
+RECORD_COMMAND = "pytest --warpline-record"
+MAX_NAMED = 5
+_MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Selection:
+    basis: str
+    tests: list[str] = field(default_factory=list)
+    choice: MapChoice | None = None
+    tests_known: int | None = None
+    from_map: list[str] = field(default_factory=list)  # changed locators answered by the map
+    from_static: list[str] = field(default_factory=list)
+    uncovered: list[str] = field(default_factory=list)
+    new_tests: list[str] = field(default_factory=list)
+    per_seed: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def wire(self) -> dict[str, Any]:
+        choice = self.choice
+        row = choice.row if choice else None
+        return {
+            "basis": self.basis,
+            "map_commit": row.commit_sha if row else None,
+            "map_commits_behind": choice.commits_behind if choice else None,
+            "tests_selected": len(self.tests),
+            "tests_known": self.tests_known,
+            "map_id": row.id if row else None,
+            "map_recorded_at": iso_z(row.recorded_at) if row else None,
+            "map_entities_changed_since": choice.entities_changed_since if choice else None,
+            "map_partial": bool(row.partial) if row else None,
+            "entities_from_map": len(self.from_map),
+            "entities_from_static": len(self.from_static),
+            "entities_without_tests": self.uncovered[:50],
+            "new_tests": len(self.new_tests),
+        }
+
+
+def graph_test_count(graph: nx.DiGraph | None) -> int:
+    if graph is None:
+        return 0
+    cached = graph.graph.get("warpline_test_count")
+    if cached is None:
+        cached = sum(1 for node, attrs in graph._node.items()
+                     if suggest.pytest_id(node, attrs.get("path")) is not None)
+        graph.graph["warpline_test_count"] = cached
+    return int(cached)
+
+
+def static_ids(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """Node ids of a suggestion list's ``test`` entries, nearest first."""
+    ranked = sorted((e for e in entries if e["kind"] == "test" and e["command"]),
+                    key=lambda e: e["distance"] or 0)
+    out = []
+    for entry in ranked:
+        words = shlex.split(entry["command"])
+        if len(words) >= 2:
+            out.append(words[1])
+    return out
+
+
+def static_entries(graph: nx.DiGraph | None,
+                   locators: list[str]) -> dict[str, list[dict[str, Any]]]:
+    labels = suggest.nearest_tests(graph, locators) if graph is not None else {}
+    return {loc: suggest.suggestions(graph, loc, labels.get(loc, [])) for loc in locators}
+
+
+def select(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: list[Seed],
+           static: dict[str, list[dict[str, Any]]]) -> Selection:
+    """The selection for ``seeds``; ``static`` holds each seed's suggestion entries (the
+    static fallback), computed by the caller (``static_entries``)."""
+    choice = choose_map(conn, repo)
+    if choice is None:
+        return _static_only(graph, seeds, static)
+    row = choice.row
+    locators = [s.locator for s in seeds]
+    known = known_entities(conn, row.id, locators)
+    modules = {s.locator: _module_of(s) for s in seeds}
+    executed = tests_executing(conn, row.id,
+                               [*locators, *(m for m in modules.values() if m is not None)])
+    out = Selection(basis="map", choice=choice, tests_known=row.test_count)
+    chosen: dict[str, None] = {}
+    for seed in seeds:
+        own = _own_tests(seed)
+        mapped = executed.get(seed.locator, [])
+        tests = own + mapped
+        if mapped or own:
+            out.from_map.append(seed.locator)
+        else:
+            # Code no recorded test executed. If it ran at import (a registration, a
+            # decorator factory), the tests that ran its file's code depend on it too.
+            module = modules[seed.locator]
+            tests = executed.get(module, []) if known.get(seed.locator) and module else []
+            fallback = static_ids(static.get(seed.locator, []))
+            tests = list(dict.fromkeys([*tests, *fallback]))
+            if tests:
+                out.from_static.append(seed.locator)
+            else:
+                out.uncovered.append(seed.locator)
+        out.per_seed[seed.locator] = tests
+        chosen.update(dict.fromkeys(tests))
+    known_tests = {node_id for node_id, _ in map_tests(conn, row.id)}
+    out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
+                     if not _covered(t, known_tests)]
+    chosen.update(dict.fromkeys(out.new_tests))
+    out.tests = list(chosen)
+    out.basis = "mixed" if out.from_static else "map"
+    if not out.tests:
+        out.basis = "none"
+    _map_warnings(out, known)
+    return out
+
+
+def _module_of(seed: Seed) -> str | None:
+    dotted = dotted_module(seed.path) if seed.path else None
+    return entity_locator("module", dotted, "") if dotted else None
+
+
+def _own_tests(seed: Seed) -> list[str]:
+    """A changed test function runs itself; a changed test module runs its file."""
+    path = seed.path or ""
+    if not path or not suggest.is_test_file(path):
+        return []
+    node_id = suggest.pytest_id(seed.locator, path)
+    if node_id is not None:
+        return [node_id]
+    dotted = dotted_module(path)
+    if dotted is not None and seed.locator == entity_locator("module", dotted, ""):
+        return [path]
+    return []
+
+
+def _covered(node_id: str, known: set[str]) -> bool:
+    """Whether the map holds the test (any parametrization of it)."""
+    if node_id in known:
+        return True
+    prefix = node_id + "["
+    return any(k.startswith(prefix) for k in known)
+
+
+def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
+    """The collectable tests defined, in the working tree, in ``paths``' test files."""
+    out: list[str] = []
+    for path in sorted(paths):
+        dotted = dotted_module(path)
+        if dotted is None or not suggest.is_test_file(path):
+            continue
+        disk = root / path
+        try:
+            if not disk.is_file() or disk.is_symlink() or \
+                    disk.stat().st_size > _MAX_TEST_FILE_BYTES:
+                continue
+            parsed = parse_entities(disk.read_bytes())
+        except OSError:
+            continue
+        if parsed is None:
+            out.append(path)  # unparsable now: run the file, pytest will say why
+            continue
+        for entity in parsed.entities:
+            if entity.kind != "function":
+                continue
+            node_id = suggest.pytest_id(entity_locator("function", dotted, entity.qualname), path)
+            if node_id is not None:
+                out.append(node_id)
+    return out
+
+
+def _named(locators: list[str]) -> str:
+    shown = ", ".join(locators[:MAX_NAMED])
+    return shown + (f" and {len(locators) - MAX_NAMED} more" if len(locators) > MAX_NAMED else "")
+
+
+def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
+    choice = out.choice
+    assert choice is not None
+    row = choice.row
+    if not choice.is_ancestor:
+        out.warnings.append(
+            f"The test map ({row.commit_sha[:12]}) was recorded on a commit that is not an "
+            "ancestor of HEAD (rebased or another branch): tests may have moved. Record a new "
+            f"map: `{RECORD_COMMAND}`.")
+    elif choice.commits_behind or choice.entities_changed_since:
+        out.warnings.append(
+            f"The test map is from {row.commit_sha[:12]}, {choice.commits_behind} commits "
+            f"behind HEAD; {choice.entities_changed_since} entities changed since, so what "
+            f"their tests execute may differ. Refresh it: `{RECORD_COMMAND}`.")
+    if row.dirty_paths:
+        out.warnings.append(
+            f"The test map was recorded with {len(row.dirty_paths)} uncommitted Python files "
+            f"({_named(row.dirty_paths)}).")
+    if row.partial:
+        out.warnings.append(
+            f"The test map holds {row.test_count} tests from a partial run "
+            f"({'; '.join(row.partial)}): tests it never ran are unknown to it. Record the "
+            f"whole suite: `{RECORD_COMMAND}`.")
+    if row.failed_tests:
+        out.warnings.append(f"{row.failed_tests} tests failed while the map was recorded: "
+                            "what they executed stops where they failed.")
+    if out.from_static:
+        import_only = [loc for loc in out.from_static if known.get(loc)]
+        out.warnings.append(
+            f"No recorded test executed {len(out.from_static)} changed entities "
+            f"({_named(out.from_static)}): their tests come from the static graph, which "
+            "misses calls made through frameworks, fixtures and registries."
+            + (f" {len(import_only)} of them ran only at import time: the tests that ran "
+               "code of their files are selected too." if import_only else ""))
+    if out.new_tests:
+        out.warnings.append(f"{len(out.new_tests)} tests are not in the map (new since it or "
+                            "never run while recording): they are selected too.")
+    _uncovered_warning(out)
+
+
+def _uncovered_warning(out: Selection) -> None:
+    if out.uncovered:
+        out.warnings.append(
+            f"No test is known to exercise {len(out.uncovered)} changed entities "
+            f"({_named(out.uncovered)}): neither the test map nor the static graph has one. "
+            "Run the test files that import them, or the whole suite (`pytest`).")
+
+
+def _static_only(graph: nx.DiGraph | None, seeds: list[Seed],
+                 static: dict[str, list[dict[str, Any]]]) -> Selection:
+    out = Selection(basis="static", tests_known=graph_test_count(graph) if graph else None)
+    chosen: dict[str, None] = {}
+    for seed in seeds:
+        tests = _own_tests(seed) or static_ids(static.get(seed.locator, []))
+        (out.from_static if tests else out.uncovered).append(seed.locator)
+        out.per_seed[seed.locator] = tests
+        chosen.update(dict.fromkeys(tests))
+    out.tests = list(chosen)
+    if not out.tests:
+        out.basis = "none"
+    out.warnings.append(
+        "No test map: the tests were chosen from the static call graph, which misses calls "
+        "made through frameworks, fixtures, properties and registries. Record a map with "
+        f"`{RECORD_COMMAND}` (or `warpline import-coverage .coverage` after `pytest --cov "
+        "--cov-context=test`).")
+    _uncovered_warning(out)
+    return out

@@ -1,0 +1,179 @@
+"""Executed lines -> entities, with the walker's own definitions (``pyentities``).
+
+A line belongs to its innermost owning entity and, by containment, to every entity
+enclosing it: a test that ran ``Cls.meth`` depends on the class body (its attributes,
+bases, decorators) and on the module's own code (imports, globals, registrations). The
+lines of a ``def``/``class`` header (decorators, the signature up to the body) execute when
+the *enclosing* scope defines it, so they count for the enclosing entity, not for the
+function: importing a module lazily inside a test does not make the test depend on every
+function the module defines.
+
+Sources come from git at the recorded commit when the file there is what ran (clean), else
+from the working tree (what actually executed), and the path is named in ``dirty_paths``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from warpline.git.locators import dotted_module, entity_locator, normalize_path
+from warpline.git.pyentities import MODULE_KEY, EntityKey, parse_entities
+
+_MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class FileMap:
+    """One file: line -> the locators that executing it counts for (innermost first)."""
+
+    path: str
+    line_count: int
+    owners: list[tuple[str, ...]]  # index 0 is line 1
+
+    def locators(self, lines: set[int] | list[int]) -> set[str]:
+        out: set[str] = set()
+        count = self.line_count
+        owners = self.owners
+        for line in lines:
+            if 1 <= line <= count:
+                out.update(owners[line - 1])
+        return out
+
+
+@dataclass(slots=True)
+class EntityMapper:
+    """Caches one ``FileMap`` per repo-relative path for a recording at ``commit``."""
+
+    root: Path
+    repo: pygit2.Repository
+    commit: pygit2.Commit | None
+    prefer_worktree: bool = True
+    dirty_paths: set[str] = field(default_factory=set)
+    unmapped: set[str] = field(default_factory=set)
+    _files: dict[str, FileMap | None] = field(default_factory=dict)
+
+    def relative(self, filename: str) -> str | None:
+        """The repo-relative path of a measured file, or None outside the repository,
+        under ``.weft``/``.git``, ignored by git, or not a ``.py`` file."""
+        try:
+            rel = Path(filename).resolve().relative_to(self.root)
+        except (ValueError, OSError):
+            return None
+        path = normalize_path(rel.as_posix())
+        if not path.endswith(".py") or path.split("/", 1)[0] in (".git", ".weft"):
+            return None
+        try:
+            if self.repo.path_is_ignored(path):
+                return None
+        except pygit2.GitError:
+            return None
+        return path
+
+    def file_map(self, path: str) -> FileMap | None:
+        if path in self._files:
+            return self._files[path]
+        built = self._build(path)
+        if built is None:
+            self.unmapped.add(path)
+        self._files[path] = built
+        return built
+
+    def _source(self, path: str) -> bytes | None:
+        committed = self._blob(path)
+        if committed is not None and not self.prefer_worktree:
+            return committed
+        disk = self.root / path
+        worktree: bytes | None = None
+        try:
+            if disk.is_file() and not disk.is_symlink() \
+                    and disk.stat().st_size <= _MAX_FILE_BYTES:
+                worktree = disk.read_bytes()
+        except OSError:
+            worktree = None
+        if worktree is not None and worktree != committed:
+            self.dirty_paths.add(path)
+            return worktree
+        return committed if committed is not None else worktree
+
+    def _blob(self, path: str) -> bytes | None:
+        if self.commit is None:
+            return None
+        try:
+            entry = self.commit.tree[path]
+        except KeyError:
+            return None
+        obj = self.repo.get(entry.id)
+        if not isinstance(obj, pygit2.Blob) or obj.size > _MAX_FILE_BYTES:
+            return None
+        return bytes(obj.data)
+
+    def _build(self, path: str) -> FileMap | None:
+        dotted = dotted_module(path)
+        source = self._source(path)
+        if dotted is None or source is None:
+            return None
+        parsed = parse_entities(source)
+        if parsed is None:
+            return None
+        headers = _header_lines(source)
+        keys = parsed.keys()
+        painted = parsed.paint(1, parsed.line_count)
+        chains: dict[tuple[EntityKey, bool], tuple[str, ...]] = {}
+        owners: list[tuple[str, ...]] = []
+        for index, key in enumerate(painted):
+            header = (index + 1) in headers and key != MODULE_KEY
+            chain = chains.get((key, header))
+            if chain is None:
+                found = _ancestors(key, keys)
+                if header:
+                    found = found[1:]
+                chain = chains[(key, header)] = tuple(
+                    entity_locator(kind, dotted, qualname) for kind, qualname in found)
+            owners.append(chain)
+        return FileMap(path, parsed.line_count, owners)
+
+
+def _ancestors(key: EntityKey, keys: set[EntityKey]) -> list[EntityKey]:
+    """``key`` and its enclosing entities, innermost first, ending with the module."""
+    out = [key]
+    parts = key[1].split(".") if key[1] else []
+    while parts:
+        parts = parts[:-1]
+        while parts and parts[-1] == "<locals>":
+            parts = parts[:-1]
+        if not parts:
+            break
+        qualname = ".".join(parts)
+        for kind in ("class", "function"):
+            if (kind, qualname) in keys:
+                out.append((kind, qualname))
+                break
+    if key != MODULE_KEY:
+        out.append(MODULE_KEY)
+    return out
+
+
+def _header_lines(source: bytes) -> set[int]:
+    """Lines of def/class headers that run when the enclosing scope executes: the
+    decorators and the signature, up to the line before the body (a one-line ``def``
+    keeps its line: it is the body too)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            body = node.body[0].lineno if node.body else node.lineno + 1
+            if isinstance(node, ast.ClassDef):
+                # A class body runs when the class is defined: only the decorators and
+                # the bases line are the enclosing scope's.
+                out.update(range(first, node.lineno + 1))
+            else:
+                out.update(range(first, body))
+    return out

@@ -1,0 +1,283 @@
+"""warpline's pytest plugin (entry point ``pytest11: warpline``): hooks only.
+
+Inactive unless asked: ``--warpline-record`` (or ``WARPLINE_RECORD=1``) records a test map,
+``--warpline-select[=REV_RANGE]`` deselects every test the change does not need,
+``--warpline-verify KIND`` records ``verify_record`` for HEAD when the run passes. The work
+is in ``warpline.testmap.session`` and the service layer; this module adapts pytest's
+lifecycle to it (see docs/test-map.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from warpline.testmap.session import (
+    RecordSession,
+    Where,
+    plan_selection,
+    record_pass,
+    record_requested,
+)
+
+_KEY = pytest.StashKey["_Recording"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("warpline", "warpline test map and selection")
+    group.addoption("--warpline-record", action="store_true", default=False,
+                    help="record which entities each test executes into warpline's store "
+                         "(also WARPLINE_RECORD=1)")
+    group.addoption("--warpline-select", nargs="?", const="", default=None,
+                    metavar="REV_RANGE",
+                    help="run only the tests the change needs: REV_RANGE (default: the "
+                         "commits not on the upstream) plus the working tree")
+    group.addoption("--warpline-verify", default=None, metavar="KIND",
+                    help="when the run passes, record verify_record KIND for HEAD")
+
+
+class _Recording:
+    """The recording hooks, registered only when recording."""
+
+    def __init__(self, session: RecordSession) -> None:
+        self.session = session
+        self.items_collected: int | None = None
+        self.deselected = 0
+        self.partial: list[str] = []
+        self.controller = False
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if session.config.pluginmanager.has_plugin("dsession"):
+            self.controller = True
+            self.session.as_controller()
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item,
+                                nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
+        recorder = self.session.recorder
+        node_id = self.session.where.repo_id(item.nodeid)
+        if recorder is not None:
+            recorder.begin_test(node_id)
+        try:
+            return (yield)
+        finally:
+            if recorder is not None:
+                recorder.uses_shared(node_id, _shared_fixtures(item))
+                recorder.end_test()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Generator[None, Any, Any]:
+        recorder = self.session.recorder
+        shared = recorder is not None and fixturedef.scope != "function"
+        if shared and recorder is not None:
+            recorder.begin_shared(_fixture_key(fixturedef))
+        try:
+            return (yield)
+        finally:
+            if shared and recorder is not None:
+                recorder.end_shared()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        recorder = self.session.recorder
+        if recorder is None:
+            return
+        node_id = self.session.where.repo_id(report.nodeid)
+        if report.failed:
+            recorder.outcome(node_id, "failed")
+        elif report.when == "call" or (report.skipped and report.when == "setup"):
+            recorder.outcome(node_id, report.outcome)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += len(items)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        self.items_collected = len(items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        payload = getattr(node, "workeroutput", {}).get("warpline_recording")
+        if payload:
+            self.session.worker_done(payload)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session,
+                             exitstatus: int) -> Generator[None, Any, None]:
+        yield
+        config = session.config
+        if hasattr(config, "workerinput"):  # an xdist worker: hand it to the controller
+            recording = self.session.local_recording()
+            if recording is not None:
+                config.workeroutput["warpline_recording"] = recording.to_json()  # type: ignore[attr-defined]
+            return
+        partial = _partial_reasons(config, session, self.deselected)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        try:
+            row = self.session.finish(self.items_collected, partial)
+        except Exception as exc:  # never fail the user's test run over the map
+            _say(reporter, f"warpline: the test map was not recorded: {exc}")
+            return
+        _say(reporter, f"warpline: test map {row.id} recorded at {row.commit_sha[:12]}: "
+                       f"{row.test_count} tests, {row.entity_count} entities, "
+                       f"{row.hit_count} test-entity links"
+                       + (f" (partial: {'; '.join(partial)})" if partial else ""))
+
+
+def _shared_fixtures(item: pytest.Item) -> set[str]:
+    """Keys of the wider-than-one-test fixtures the test uses."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    out = set()
+    for name in getattr(item, "fixturenames", ()):
+        defs = info.name2fixturedefs.get(name)
+        if defs and defs[-1].scope != "function":
+            out.add(_fixture_key(defs[-1]))
+    return out
+
+
+def _fixture_key(fixturedef: Any) -> str:
+    func = getattr(fixturedef, "func", None)
+    code = getattr(func, "__code__", None)
+    where = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+    return f"{fixturedef.baseid}::{fixturedef.argname}@{where}"
+
+
+def _partial_reasons(config: pytest.Config, session: pytest.Session, deselected: int) -> list[str]:
+    reasons = []
+    if config.getoption("keyword", ""):
+        reasons.append(f"-k {config.getoption('keyword')}")
+    if config.getoption("markexpr", ""):
+        reasons.append(f"-m {config.getoption('markexpr')}")
+    if deselected:
+        reasons.append(f"{deselected} tests deselected")
+    if getattr(config, "args_source", None) == pytest.Config.ArgsSource.ARGS:
+        testpaths = config.getini("testpaths")
+        args = [a for a in config.args if not a.startswith("-")]
+        if args and sorted(args) != sorted(str(config.rootpath / p) for p in testpaths) \
+                and sorted(args) != sorted(testpaths):
+            reasons.append("explicit paths: " + " ".join(config.invocation_params.args[:5]))
+    if session.shouldstop or session.shouldfail:
+        reasons.append("the run stopped early")
+    if session.testscollected and session.testsfailed and config.getoption("maxfail", 0):
+        reasons.append("--maxfail")
+    return reasons
+
+
+def _say(reporter: Any, text: str) -> None:
+    if reporter is not None:
+        reporter.write_line(text)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    """Start tracing before conftest files import the project (their module-level code
+    counts too)."""
+    namespace = early_config.known_args_namespace
+    if not record_requested(bool(getattr(namespace, "warpline_record", False))):
+        return
+    from warpline.testmap.recorder import Recorder
+
+    if Recorder.another_tracer_running():
+        early_config.issue_config_time_warning(pytest.PytestConfigWarning(
+            "warpline: another coverage tracer is running (pytest-cov?): no test map is "
+            "recorded. Use `warpline import-coverage .coverage` with --cov-context=test."),
+            stacklevel=2)
+        return
+    where = Where.find(Path(early_config.rootpath))
+    if where is None:
+        early_config.issue_config_time_warning(pytest.PytestConfigWarning(
+            "warpline: the pytest rootdir is not inside a git work tree: no test map is "
+            "recorded."), stacklevel=2)
+        return
+    plugin = _Recording(RecordSession.start(where))
+    early_config.stash[_KEY] = plugin
+    early_config.pluginmanager.register(plugin, "warpline-recording")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    rev_range = config.getoption("warpline_select")
+    if rev_range is None:
+        return
+    where = Where.find(Path(config.rootpath))
+    if where is None:
+        raise pytest.UsageError("--warpline-select: the pytest rootdir is not inside a git "
+                                "work tree.")
+    from warpline.errors import InternalError, WarplineError
+
+    try:
+        planned = plan_selection(where.root, rev_range or None)
+    except InternalError as exc:
+        _note(config, f"warpline: no selection ({exc.hint}); running every test.")
+        return
+    except WarplineError as exc:
+        raise pytest.UsageError(f"--warpline-select: {exc.code}: {exc.hint}") from exc
+    for warning in planned["warnings"]:
+        _note(config, f"warpline: {warning}")
+    selection = planned["selection"]
+    if planned["changed"] and selection["basis"] == "none":
+        _note(config, "warpline: no test is known to exercise the changes: running every test.")
+        return
+    wanted = set(planned["tests"])
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        (keep if _wanted(where.repo_id(item.nodeid), wanted) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+    _note(config, f"warpline: selected {len(keep)} of {len(keep) + len(drop)} tests for "
+                  f"{planned['scope']} (basis {selection['basis']}"
+                  + (f", map {selection['map_commit'][:12]}" if selection["map_commit"] else "")
+                  + ").")
+
+
+def _wanted(node_id: str, wanted: set[str]) -> bool:
+    if node_id in wanted or node_id.split("[", 1)[0] in wanted:
+        return True
+    parts = node_id.split("::")
+    return any("::".join(parts[:n]) in wanted for n in range(1, len(parts)))
+
+
+def _note(config: pytest.Config, text: str) -> None:
+    notes: list[str] = config.stash.setdefault(_NOTES, [])
+    notes.append(text)
+
+
+_NOTES = pytest.StashKey[list[str]]()
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    notes: list[str] = config.stash.get(_NOTES, [])
+    return list(notes)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    kind = config.getoption("warpline_verify")
+    if not kind or hasattr(config, "workerinput"):
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if exitstatus != 0:
+        _say(reporter, f"warpline: verify_record {kind} not recorded: the run did not pass "
+                       f"(exit status {int(exitstatus)}).")
+        return
+    where = Where.find(Path(config.rootpath))
+    if where is None:
+        _say(reporter, "warpline: verify_record not recorded: not inside a git work tree.")
+        return
+    try:
+        envelope = record_pass(where.root, kind)
+    except Exception as exc:  # the run passed; a store problem must not turn it red
+        _say(reporter, f"warpline: verify_record {kind} not recorded: {exc}")
+        return
+    data = envelope["data"]
+    _say(reporter, f"warpline: verify_record {kind} {data['idempotency']} for "
+                   f"{str(data['commit_sha'])[:12]}.")
