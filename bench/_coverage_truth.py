@@ -46,13 +46,28 @@ def dotted(path: str) -> str:
 
 
 def functions(repo: Path, package: str = "src/requests") -> list[Function]:
+    """One ``Function`` per locator. ``@overload`` stubs are no entity (as in warpline's
+    walker); definitions sharing a locator (a property's getter and setter) are one entity:
+    their lines together, the edit going into the first."""
     found: list[Function] = []
     for file in sorted((repo / package).rglob("*.py")):
         rel = file.relative_to(repo).as_posix()
         source = file.read_text(encoding="utf-8")
         lines = source.splitlines()
         _walk(ast.parse(source), [], rel, dotted(rel), lines, found)
-    return found
+    merged: dict[str, Function] = {}
+    for function in found:
+        first = merged.get(function.locator)
+        merged[function.locator] = function if first is None else Function(
+            first.locator, first.path, first.lines | function.lines, first.insert_before,
+            first.indent)
+    return list(merged.values())
+
+
+def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any((isinstance(d, ast.Name) and d.id == "overload")
+               or (isinstance(d, ast.Attribute) and d.attr == "overload")
+               for d in node.decorator_list)
 
 
 def _walk(node: ast.AST, scope: list[str], path: str, module: str, lines: list[str],
@@ -61,6 +76,8 @@ def _walk(node: ast.AST, scope: list[str], path: str, module: str, lines: list[s
         if isinstance(child, ast.ClassDef):
             _walk(child, [*scope, child.name], path, module, lines, out)
         elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            if _is_overload(child):
+                continue
             qualname = ".".join([*scope, child.name])
             function = _function(child, f"python:function:{module}.{qualname}", path, lines)
             if function is not None:
@@ -92,8 +109,8 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, locator: str, path: 
         target, before = body[0], (body[0].end_lineno or body[0].lineno) + 1
     else:
         target, before = body[0], body[0].lineno
-    if body[0].lineno == node.lineno:
-        return None  # a one-line `def f(): ...`: no body line to edit
+    if lines[body[0].lineno - 1][: body[0].col_offset].strip():
+        return None  # `def f(...): ...`, the body on the signature's line: nothing to edit
     text = lines[target.lineno - 1]
     indent = text[: len(text) - len(text.lstrip())]
     if docstring and len(body) == 1:

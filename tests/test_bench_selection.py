@@ -25,7 +25,22 @@ pytest.importorskip("pytest_cov")
 APP = '''\
 """A tiny app with framework-style dispatch."""
 
+from typing import overload
+
 HANDLERS = {}
+
+
+@overload
+def pick(x: int) -> int: ...
+@overload
+def pick(
+    x: str,
+) -> str: ...
+def pick(x):
+    return x
+
+
+def stub(): return 1
 
 
 def route(name):
@@ -59,6 +74,10 @@ class Box:
         """Twice the size."""
         return self.size * 2
 
+    @doubled.setter
+    def doubled(self, value):
+        self.size = value // 2
+
     def never(self):
         return None
 
@@ -91,6 +110,10 @@ def test_doubled(box):
     assert box.doubled == 6
 
 
+def test_set_doubled(box):
+    box.doubled = 10
+
+
 @pytest.mark.parametrize("n", [1, 2])
 def test_outer(n):
     assert Box(n).outer() == 1
@@ -121,13 +144,20 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_functions_have_loomweave_locators_and_own_lines(project: Path) -> None:
     found = {f.locator: f for f in truth_mod.functions(project, "src/app")}
     assert set(found) == {f"python:function:app.{q}" for q in (
-        "route", "route.<locals>.register", "hello", "bye", "dispatch", "Box.__init__",
+        "pick", "route", "route.<locals>.register", "hello", "bye", "dispatch", "Box.__init__",
         "Box.doubled", "Box.never", "Box.outer", "Box.outer.<locals>.inner")}
     source = (project / "src/app/__init__.py").read_text().splitlines()
     outer = found["python:function:app.Box.outer"]
     inner = found["python:function:app.Box.outer.<locals>.inner"]
     assert not outer.lines & inner.lines  # the nested function's lines are its own
     assert [source[n - 1].strip() for n in sorted(outer.lines)] == ["return inner()"]
+    # overload stubs are no entity; the implementation's body is pick's only line
+    assert [source[n - 1].strip() for n in sorted(found["python:function:app.pick"].lines)] == [
+        "return x"]
+    # a property's getter and setter are one entity
+    doubled = found["python:function:app.Box.doubled"]
+    assert {source[n - 1].strip() for n in doubled.lines} >= {"return self.size * 2",
+                                                              "self.size = value // 2"}
 
 
 def test_truth_is_the_tests_that_executed_each_function(project: Path) -> None:
@@ -137,10 +167,11 @@ def test_truth_is_the_tests_that_executed_each_function(project: Path) -> None:
     assert truth_mod.truth(found["hello"], per_line) == {t + "test_hello"}
     assert truth_mod.truth(found["bye"], per_line) == {t + "test_bye"}
     assert truth_mod.truth(found["dispatch"], per_line) == {t + "test_hello", t + "test_bye"}
-    assert truth_mod.truth(found["doubled"], per_line) == {t + "test_doubled"}
+    assert truth_mod.truth(found["doubled"], per_line) == {t + "test_doubled",
+                                                           t + "test_set_doubled"}
     # The fixture's constructor call runs in the test's setup: it counts for the test.
     assert truth_mod.truth(found["__init__"], per_line) == {
-        t + "test_doubled", t + "test_outer[1]", t + "test_outer[2]"}
+        t + "test_doubled", t + "test_set_doubled", t + "test_outer[1]", t + "test_outer[2]"}
     assert truth_mod.truth(found["inner"], per_line) == {t + "test_outer[1]",
                                                          t + "test_outer[2]"}
     # Registration runs at import, in no test: no test executed `register`'s body.
@@ -162,10 +193,15 @@ def test_the_edit_is_one_statement_after_the_docstring_and_changes_nothing_else(
         assert len(added) == 1
         assert len(edited.splitlines()) == len(APP.splitlines()) + 1
         name = function.locator.rsplit(".", 1)[-1]
-        node = next(n for n in ast.walk(tree)
-                    if isinstance(n, ast.FunctionDef) and n.name == name)
+        edited_defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+                       and n.name == name
+                       and truth_mod.EDIT_LINE in [ast.unparse(s) for s in n.body]]
+        assert len(edited_defs) == 1  # into the function's own body, nowhere else
+        node = edited_defs[0]
         statements = [ast.unparse(s) for s in node.body]
         assert truth_mod.EDIT_LINE in statements[:2]
+        assert not any(isinstance(d, ast.Name) and d.id == "overload"
+                       for d in node.decorator_list)
         if ast.get_docstring(node) is not None:
             assert statements[1] == truth_mod.EDIT_LINE  # the docstring stays a docstring
 

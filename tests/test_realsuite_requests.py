@@ -169,6 +169,32 @@ def _hits(clone: Path, map_id: int) -> dict[str, set[str]]:
         return testmaps.hits_by_test(store.conn, map_id)
 
 
+def _edit_and_reverify(clone: Path, function: truth_mod.Function) -> dict[str, Any]:
+    from warpline.registry import call_tool
+
+    truth_mod.insert_edit(clone, function)
+    corpus.git("commit", "-q", "-am", f"edit {function.locator}", cwd=clone)
+    return call_tool("reverify", {"repo": str(clone), "rev_range": "HEAD~1..HEAD"})
+
+
+@needs_plugin
+def test_without_a_map_the_selection_says_it_is_static(clone: Path,
+                                                       truth_run: dict[str, Any]) -> None:
+    from warpline.store import testmaps
+    from warpline.store.db import Store
+
+    base = corpus.git("rev-parse", "HEAD", cwd=clone).strip()
+    try:
+        envelope = _edit_and_reverify(clone, truth_run["functions"][EDITED[0]])
+        with Store.open(clone) as store:
+            assert testmaps.maps(store.conn) == []  # this test runs before any recording
+        selection = envelope["data"]["selection"]
+        assert selection["basis"] in ("static", "none")
+        assert selection["map_commit"] is None
+    finally:
+        corpus.git("reset", "-q", "--hard", base, cwd=clone)
+
+
 @needs_plugin
 def test_the_plugin_records_a_map_of_the_real_suite(clone: Path, truth_run: dict[str, Any],
                                                      serial_map: int) -> None:
@@ -182,8 +208,6 @@ def test_the_plugin_records_a_map_of_the_real_suite(clone: Path, truth_run: dict
 @needs_plugin
 def test_an_edit_selects_exactly_the_tests_that_executed_it(
         clone: Path, truth_run: dict[str, Any], serial_map: int) -> None:
-    from warpline.registry import call_tool
-
     base = corpus.git("rev-parse", "HEAD", cwd=clone).strip()
     suite = sorted(truth_run["collected"])
     try:
@@ -192,9 +216,7 @@ def test_an_edit_selects_exactly_the_tests_that_executed_it(
             expected = truth_mod.truth(function, truth_run["per_line"])
             assert expected, locator  # chosen because some test runs it
             corpus.git("reset", "-q", "--hard", base, cwd=clone)
-            truth_mod.insert_edit(clone, function)
-            corpus.git("commit", "-q", "-am", f"edit {locator}", cwd=clone)
-            envelope = call_tool("reverify", {"repo": str(clone), "rev_range": "HEAD~1..HEAD"})
+            envelope = _edit_and_reverify(clone, function)
             assert envelope["data"]["selection"]["basis"] == "map", envelope["warnings"]
             selected = evaluate.selected_ids(evaluate.test_commands(envelope), suite)
             assert selected == expected, (locator, sorted(selected ^ expected)[:10])
