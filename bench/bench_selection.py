@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -64,9 +65,17 @@ def timed_call(repo: Path, depth: int) -> tuple[float, dict[str, Any]]:
 
 
 def wall(argv: Sequence[str], cwd: Path) -> float:
+    return wall_cpu(argv, cwd)[0]
+
+
+def wall_cpu(argv: Sequence[str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU (user + system) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, cwd=cwd, capture_output=True, check=True)
-    return time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def plugin_available(clone: Path) -> bool:
@@ -124,17 +133,20 @@ def evaluate_edits(clone: Path, base: str, sample: Sequence[truth_mod.Function],
 def cold_latency(clone: Path, base: str, sample: Sequence[truth_mod.Function],
                  depth: int) -> dict[str, Any]:
     exe = Path(sys.executable).with_name("warpline")
-    cold, diff = [], []
+    cold, cpu, diff = [], [], []
     for function in sample:
         corpus.git("reset", "-q", "--hard", base, cwd=clone)
         truth_mod.insert_edit(clone, function)
         corpus.git("commit", "-q", "-am", f"bench: cold {function.locator}", cwd=clone)
-        cold.append(wall([str(exe), "reverify", "HEAD~1..HEAD", "--depth", str(depth),
-                          "--json", "--repo", str(clone)], clone))
+        seconds, used = wall_cpu([str(exe), "reverify", "HEAD~1..HEAD", "--depth", str(depth),
+                                  "--json", "--repo", str(clone)], clone)
+        cold.append(seconds)
+        cpu.append(used)
         diff.append(wall(["git", "diff", "HEAD~1", "HEAD"], clone))
     corpus.git("reset", "-q", "--hard", base, cwd=clone)
     python = statistics.median(wall([sys.executable, "-c", "pass"], clone) for _ in range(5))
     return {"samples": len(cold), "cold_s_median": round(statistics.median(cold), 3),
+            "cold_cpu_s_median": round(statistics.median(cpu), 3),
             "python_c_pass_s": round(python, 3),
             "git_diff_s": round(statistics.median(diff), 3),
             "cold_over_python": round(statistics.median(cold) / python, 1)}
