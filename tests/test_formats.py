@@ -231,7 +231,7 @@ def test_an_unsupported_format_is_an_invalid_argument_naming_the_choices() -> No
     with pytest.raises(InvalidArgument) as caught:
         render_format("warpline_reverify_worklist_get", worklist_envelope(), "dot")
     assert caught.value.field == "format"
-    assert supported_formats("reverify") == ("markdown",)
+    assert supported_formats("reverify") == ("markdown", "pytest")
     assert supported_formats("blast_radius") == ("mermaid", "dot")
 
 

@@ -203,3 +203,13 @@ def test_a_stale_map_says_how_stale(project: tuple[Path, dict[str, set[str]]],
     with Store.open(repo.path) as store:
         (sha,) = store.conn.execute("SELECT commit_sha FROM test_maps").fetchone()
     assert selection["map_commit"] == sha
+
+
+def test_a_changed_conftest_module_runs_the_tests_under_it(
+        project: tuple[Path, dict[str, set[str]]], tmp_path: Path) -> None:
+    root, _ = project
+    repo = _copy(root, tmp_path)
+    _edit(repo, "tests/conftest.py", "import pytest\n", "import pytest  # noqa\nMARK = 1\n")
+    env = _reverify(repo, rev_range="HEAD~1..HEAD")
+    assert "tests" in _selected(env)
+    assert env["data"]["selection"]["basis"] == "map"

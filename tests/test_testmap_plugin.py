@@ -7,6 +7,7 @@ session-scoped), a property and a constructor (``tests/dispatchproject.py``)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from tests.dispatchproject import ALL_TESTS, make_project, run_pytest
 from tests.gitfixture import FixtureRepo
 from warpline.store.db import Store, store_path
-from warpline.store.testmaps import hits_by_test, maps
+from warpline.store.testmaps import MapRow, hits_by_test, maps
 
 GREET = "python:function:app.views.greet"
 SHOUT = "python:function:app.views.shout"
@@ -25,7 +26,7 @@ NEVER = "python:function:app.views.never_called"
 ROUTE = "python:function:app.registry.route"
 
 
-def _latest_map(root: Path) -> tuple[object, dict[str, set[str]]]:
+def _latest_map(root: Path) -> tuple[MapRow, dict[str, set[str]]]:
     with Store.open(root) as store:
         row = maps(store.conn)[0]
         return row, hits_by_test(store.conn, row.id)
@@ -121,6 +122,13 @@ def test_a_narrowed_run_records_a_partial_map(recorded: Path, tmp_path: Path) ->
     row, hits = _latest_map(repo.path)
     assert set(hits) == {"tests/test_dispatch.py::test_greet"}
     assert row.partial  # named in every selection made from it
+    # Under xdist the workers deselect: the controller still learns the map is partial.
+    result = run_pytest(repo.path, "--warpline-record", "-n", "2", "-p", "no:benchmark",
+                        "--deselect", "tests/test_dispatch.py::test_shout")
+    assert result.returncode == 0, result.stdout + result.stderr
+    row, hits = _latest_map(repo.path)
+    assert set(hits) == ALL_TESTS - {"tests/test_dispatch.py::test_shout"}
+    assert row.partial
 
 
 def test_select_runs_only_the_tests_that_executed_the_change(recorded: Path,
@@ -161,3 +169,50 @@ def test_verify_records_a_pass_and_never_a_failure(recorded: Path, tmp_path: Pat
     with Store.open(repo.path) as store:
         shas = {r[0] for r in store.conn.execute("SELECT commit_sha FROM verifications")}
     assert repo.head not in shas
+    # A passing run over uncommitted changes tested the working tree, not HEAD.
+    repo.write_worktree("tests/test_fail.py", "def test_fails():\n    assert True\n")
+    result = run_pytest(repo.path, "--warpline-verify", "test_pass")
+    assert result.returncode == 0, result.stdout + result.stderr
+    with Store.open(repo.path) as store:
+        shas = {r[0] for r in store.conn.execute("SELECT commit_sha FROM verifications")}
+    assert repo.head not in shas
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+                   cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def test_select_by_default_takes_the_commits_not_on_the_upstream(recorded: Path,
+                                                                  tmp_path: Path) -> None:
+    repo = _copy(recorded, tmp_path)
+    remote = tmp_path / "remote.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(remote))
+    _git(repo.path, "remote", "add", "origin", str(remote))
+    _git(repo.path, "fetch", "-q", "origin")
+    _git(repo.path, "branch", "-q", "--set-upstream-to=origin/main", "main")
+    source = (repo.path / "app/views.py").read_text()
+    (repo.path / "app/views.py").write_text(source.replace(
+        "return greet(who).upper()", "loud = greet(who)\n    return loud.upper()"))
+    _git(repo.path, "commit", "-q", "-am", "edit shout, not pushed")
+    result = run_pytest(repo.path, "--warpline-select", "-v", "-v")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _passed(result.stdout) == {"tests/test_dispatch.py::test_shout"}
+    _git(repo.path, "push", "-q", "origin", "main")  # now nothing is ahead of the upstream
+    result = run_pytest(repo.path, "--warpline-select", "-v", "-v")
+    assert result.returncode == 5, result.stdout + result.stderr  # every test deselected
+    assert _passed(result.stdout) == set()
+
+
+def test_bad_input_is_a_usage_error_and_outside_git_nothing_is_recorded(
+        recorded: Path, tmp_path: Path) -> None:
+    repo = _copy(recorded, tmp_path / "a")
+    result = run_pytest(repo.path, "--warpline-select=no-such-rev..HEAD")
+    assert result.returncode == 4  # pytest's usage error: nothing ran
+    assert "invalid_rev_range" in result.stderr
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "test_x.py").write_text("def test_x():\n    assert True\n")
+    result = run_pytest(loose, "--warpline-record")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (loose / ".weft").exists()

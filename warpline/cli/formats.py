@@ -161,7 +161,8 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
             f"**{_plural(len(changed), 'changed entity', 'changed entities')}, "
             f"{_plural(len(downstream), 'dependent')}** · verification: "
             f"{summary.get('fresh', 0)} fresh, {summary.get('stale', 0)} stale, "
-            f"{summary.get('unverified', 0)} unverified · graph: {data.get('completeness')}")
+            f"{summary.get('unverified', 0)} unverified · graph: {data.get('completeness')}"
+            + _selection_words(data.get("selection")))
     notes = caveats(data)
     notes.extend(w for w in envelope.get("warnings", []) if w not in notes)
     if notes:
@@ -184,6 +185,22 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
     lines += ["", f"<sub>warpline {envelope.get('meta', {}).get('producer', {}).get('version', '')}"
                   f" · {envelope.get('schema', '')}</sub>"]
     return "\n".join(lines)
+
+
+def _selection_words(selection: Env | None) -> str:
+    if not selection:
+        return ""
+    basis = selection.get("basis")
+    where = ""
+    if selection.get("map_commit"):
+        where = f" at {_code(_sha(selection['map_commit']))}"
+        if selection.get("map_commits_behind"):
+            where += f", {selection['map_commits_behind']} behind"
+    source = {"map": "the test map", "mixed": "the test map and the static graph",
+              "static": "the static graph (no test map)"}.get(str(basis))
+    if source is None:
+        return " · tests: none known"
+    return f" · tests: {selection.get('tests_selected', 0)} from {source}{where}"
 
 
 def _suggestions(items: list[Env]) -> list[str]:

@@ -151,8 +151,14 @@ def _module_of(seed: Seed) -> str | None:
     return entity_locator("module", dotted, "") if dotted else None
 
 
+def _collectable(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
 def _own_tests(seed: Seed) -> list[str]:
-    """A changed test function runs itself; a changed test module runs its file."""
+    """A changed test function runs itself; a changed test module runs its file; a changed
+    ``conftest.py`` module (hooks, plugins, module-level fixtures) runs its directory."""
     path = seed.path or ""
     if not path or not suggest.is_test_file(path):
         return []
@@ -160,9 +166,11 @@ def _own_tests(seed: Seed) -> list[str]:
     if node_id is not None:
         return [node_id]
     dotted = dotted_module(path)
-    if dotted is not None and seed.locator == entity_locator("module", dotted, ""):
-        return [path]
-    return []
+    if dotted is None or seed.locator != entity_locator("module", dotted, ""):
+        return []
+    if path.rsplit("/", 1)[-1] == "conftest.py":
+        return [path.rsplit("/", 1)[0] if "/" in path else "."]
+    return [path] if _collectable(path) else []
 
 
 def _covered(node_id: str, known: set[str]) -> bool:
@@ -189,7 +197,8 @@ def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
         except OSError:
             continue
         if parsed is None:
-            out.append(path)  # unparsable now: run the file, pytest will say why
+            if _collectable(path):
+                out.append(path)  # unparsable now: run the file, pytest will say why
             continue
         for entity in parsed.entities:
             if entity.kind != "function":

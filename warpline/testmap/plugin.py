@@ -21,6 +21,7 @@ from warpline.testmap.session import (
     plan_selection,
     record_pass,
     record_requested,
+    uncommitted_paths,
 )
 
 _KEY = pytest.StashKey["_Recording"]()
@@ -100,9 +101,15 @@ class _Recording:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        payload = getattr(node, "workeroutput", {}).get("warpline_recording")
+        output = getattr(node, "workeroutput", {})
+        payload = output.get("warpline_recording")
         if payload:
             self.session.worker_done(payload)
+        # Every worker collects (and deselects) the whole suite: the same counts.
+        self.deselected = max(self.deselected, int(output.get("warpline_deselected", 0)))
+        if output.get("warpline_collected") is not None:
+            self.items_collected = max(self.items_collected or 0,
+                                       int(output["warpline_collected"]))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session,
@@ -111,8 +118,11 @@ class _Recording:
         config = session.config
         if hasattr(config, "workerinput"):  # an xdist worker: hand it to the controller
             recording = self.session.local_recording()
+            output = config.workeroutput  # type: ignore[attr-defined]
             if recording is not None:
-                config.workeroutput["warpline_recording"] = recording.to_json()  # type: ignore[attr-defined]
+                output["warpline_recording"] = recording.to_json()
+            output["warpline_deselected"] = self.deselected
+            output["warpline_collected"] = self.items_collected
             return
         partial = _partial_reasons(config, session, self.deselected)
         reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -243,7 +253,12 @@ def _wanted(node_id: str, wanted: set[str]) -> bool:
     if node_id in wanted or node_id.split("[", 1)[0] in wanted:
         return True
     parts = node_id.split("::")
-    return any("::".join(parts[:n]) in wanted for n in range(1, len(parts)))
+    if any("::".join(parts[:n]) in wanted for n in range(1, len(parts))):
+        return True
+    # A directory (a changed conftest.py selects the tests under it).
+    folders = parts[0].split("/")[:-1]
+    return "." in wanted or any("/".join(folders[:n]) in wanted
+                                for n in range(1, len(folders) + 1))
 
 
 def _note(config: pytest.Config, text: str) -> None:
@@ -272,6 +287,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     where = Where.find(Path(config.rootpath))
     if where is None:
         _say(reporter, "warpline: verify_record not recorded: not inside a git work tree.")
+        return
+    dirty = uncommitted_paths(where.repo)
+    if dirty:
+        _say(reporter, f"warpline: verify_record {kind} not recorded: the run tested "
+                       f"{len(dirty)} uncommitted paths ({', '.join(dirty[:3])}), not HEAD. "
+                       "Commit, then run again.")
         return
     try:
         envelope = record_pass(where.root, kind)

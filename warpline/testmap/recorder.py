@@ -171,9 +171,9 @@ class Recorder:
         self.shared_of.setdefault(node_id, set()).update(shared_context(n) for n in names)
 
     def outcome(self, node_id: str, outcome: str) -> None:
-        if self.outcomes.get(node_id) in (None, "unknown", "passed", "skipped"):
-            self.outcomes[node_id] = outcome if outcome != "passed" or \
-                self.outcomes.get(node_id) != "failed" else "failed"
+        """A test's outcome; a failure in any phase sticks."""
+        if self.outcomes.get(node_id) != "failed":
+            self.outcomes[node_id] = outcome
 
     def stop(self) -> dict[str, dict[str, set[int]]]:
         """Stop tracing; context -> file -> executed lines."""

@@ -128,8 +128,20 @@ def plan_selection(root: Path, rev_range: str | None) -> dict[str, Any]:
     return plan(root, rev_range)
 
 
+def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
+    """Changed, staged or untracked (not ignored) paths outside ``.weft``: a run over them
+    tested the working tree, not HEAD."""
+    try:
+        status = repo.status(untracked_files="all", ignored=False)
+    except pygit2.GitError:
+        return []
+    return sorted(p for p, flags in status.items()
+                  if not (p == ".weft" or p.startswith(".weft/"))
+                  and flags != pygit2.enums.FileStatus.IGNORED)
+
+
 def record_pass(root: Path, kind: str) -> dict[str, Any]:
-    """``verify_record`` for HEAD with ``kind`` (the run passed)."""
+    """``verify_record`` for HEAD with ``kind`` (the run passed, on HEAD's own tree)."""
     from warpline.registry import call_tool
 
     return call_tool("warpline_verification_record",
