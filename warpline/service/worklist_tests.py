@@ -15,7 +15,7 @@ from typing import Any
 
 from warpline.service import suggest, testcommand
 from warpline.service.seeds import Seed
-from warpline.service.testselect import Selection, select
+from warpline.service.testselect import Selection, select, static_entries
 
 MAP_PER_ITEM = 20
 
@@ -53,8 +53,11 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
 def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
                    per_item: dict[str, list[dict[str, Any]]],
                    select_args: str | None) -> WorklistTests:
-    selection = select(ctx.store.conn, ctx.repo, ctx.root, graph, seeds,
-                       _by_seed(items, per_item))
+    static = _by_seed(items, per_item)
+    unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
+    if unlisted:
+        static.update(static_entries(graph, unlisted))
+    selection = select(ctx.store.conn, ctx.repo, ctx.root, graph, seeds, static)
     out = dict(per_item)
     if selection.choice is not None:
         for locator in selection.from_map:

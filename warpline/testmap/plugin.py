@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from warpline.testmap.facts import fixture_key, partial_reasons, shared_fixtures, wanted
 from warpline.testmap.session import (
     RecordSession,
     Where,
@@ -66,7 +67,7 @@ class _Recording:
             return (yield)
         finally:
             if recorder is not None:
-                recorder.uses_shared(node_id, _shared_fixtures(item))
+                recorder.uses_shared(node_id, shared_fixtures(item))
                 recorder.end_test()
 
     @pytest.hookimpl(wrapper=True)
@@ -74,7 +75,7 @@ class _Recording:
         recorder = self.session.recorder
         shared = recorder is not None and fixturedef.scope != "function"
         if shared and recorder is not None:
-            recorder.begin_shared(_fixture_key(fixturedef))
+            recorder.begin_shared(fixture_key(fixturedef))
         try:
             return (yield)
         finally:
@@ -124,7 +125,7 @@ class _Recording:
             output["warpline_deselected"] = self.deselected
             output["warpline_collected"] = self.items_collected
             return
-        partial = _partial_reasons(config, session, self.deselected)
+        partial = partial_reasons(config, session, self.deselected)
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         try:
             row = self.session.finish(self.items_collected, partial)
@@ -135,47 +136,6 @@ class _Recording:
                        f"{row.test_count} tests, {row.entity_count} entities, "
                        f"{row.hit_count} test-entity links"
                        + (f" (partial: {'; '.join(partial)})" if partial else ""))
-
-
-def _shared_fixtures(item: pytest.Item) -> set[str]:
-    """Keys of the wider-than-one-test fixtures the test uses."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return set()
-    out = set()
-    for name in getattr(item, "fixturenames", ()):
-        defs = info.name2fixturedefs.get(name)
-        if defs and defs[-1].scope != "function":
-            out.add(_fixture_key(defs[-1]))
-    return out
-
-
-def _fixture_key(fixturedef: Any) -> str:
-    func = getattr(fixturedef, "func", None)
-    code = getattr(func, "__code__", None)
-    where = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
-    return f"{fixturedef.baseid}::{fixturedef.argname}@{where}"
-
-
-def _partial_reasons(config: pytest.Config, session: pytest.Session, deselected: int) -> list[str]:
-    reasons = []
-    if config.getoption("keyword", ""):
-        reasons.append(f"-k {config.getoption('keyword')}")
-    if config.getoption("markexpr", ""):
-        reasons.append(f"-m {config.getoption('markexpr')}")
-    if deselected:
-        reasons.append(f"{deselected} tests deselected")
-    if getattr(config, "args_source", None) == pytest.Config.ArgsSource.ARGS:
-        testpaths = config.getini("testpaths")
-        args = [a for a in config.args if not a.startswith("-")]
-        if args and sorted(args) != sorted(str(config.rootpath / p) for p in testpaths) \
-                and sorted(args) != sorted(testpaths):
-            reasons.append("explicit paths: " + " ".join(config.invocation_params.args[:5]))
-    if session.shouldstop or session.shouldfail:
-        reasons.append("the run stopped early")
-    if session.testscollected and session.testsfailed and config.getoption("maxfail", 0):
-        reasons.append("--maxfail")
-    return reasons
 
 
 def _say(reporter: Any, text: str) -> None:
@@ -235,11 +195,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if planned["changed"] and selection["basis"] == "none":
         _note(config, "warpline: no test is known to exercise the changes: running every test.")
         return
-    wanted = set(planned["tests"])
+    chosen = set(planned["tests"])
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
-        (keep if _wanted(where.repo_id(item.nodeid), wanted) else drop).append(item)
+        (keep if wanted(where.repo_id(item.nodeid), chosen) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -247,18 +207,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                   f"{planned['scope']} (basis {selection['basis']}"
                   + (f", map {selection['map_commit'][:12]}" if selection["map_commit"] else "")
                   + ").")
-
-
-def _wanted(node_id: str, wanted: set[str]) -> bool:
-    if node_id in wanted or node_id.split("[", 1)[0] in wanted:
-        return True
-    parts = node_id.split("::")
-    if any("::".join(parts[:n]) in wanted for n in range(1, len(parts))):
-        return True
-    # A directory (a changed conftest.py selects the tests under it).
-    folders = parts[0].split("/")[:-1]
-    return "." in wanted or any("/".join(folders[:n]) in wanted
-                                for n in range(1, len(folders) + 1))
 
 
 def _note(config: pytest.Config, text: str) -> None:
