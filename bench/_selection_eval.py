@@ -1,0 +1,132 @@
+"""Scoring a test selection against the truth (per-test coverage), edit by edit.
+
+``selected_ids`` turns what warpline tells an agent to run (the ``pytest ...`` commands of
+a worklist's ``next_actions``) into the suite's node ids: a node id selects itself and its
+parametrizations, a class or a file everything under it; options are ignored. A command
+grouped per directory (``cd DIR && pytest ...``) is read relative to that directory.
+``score`` compares that set with the truth for one edit; ``summarise`` aggregates.
+"""
+
+from __future__ import annotations
+
+import shlex
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+def _tokens(command: str) -> list[str]:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    return list(lexer)
+
+
+def _pytest_args(command: str) -> list[tuple[str, list[str]]]:
+    """``(directory, args)`` for every pytest invocation in a shell command line
+    (``pytest ...``, ``python -m pytest ...``; ``(cd DIR && pytest ...)`` runs in DIR)."""
+    found: list[tuple[str, list[str]]] = []
+    stack: list[str] = []
+    directory = ""
+    segment: list[str] = []
+
+    def flush() -> None:
+        nonlocal directory
+        words, segment[:] = list(segment), []
+        if words[:1] == ["cd"] and len(words) == 2:
+            directory = "" if words[1].strip("/") in ("", ".") else words[1].strip("/") + "/"
+        elif words[:1] == ["pytest"]:
+            found.append((directory, words[1:]))
+        elif len(words) > 2 and words[1:3] == ["-m", "pytest"]:
+            found.append((directory, words[3:]))
+
+    for token in [*_tokens(command), ";"]:
+        if token in ("&&", "||", ";", "|", "(", ")"):
+            flush()
+            if token == "(":
+                stack.append(directory)
+            elif token == ")" and stack:
+                directory = stack.pop()
+        else:
+            segment.append(token)
+    return found
+
+
+def test_commands(envelope: dict[str, Any]) -> list[str]:
+    commands = envelope.get("next_actions", {}).get("commands", [])
+    return [c["command"] for c in commands if _pytest_args(c["command"])]
+
+
+def selected_ids(commands: Iterable[str], suite: Sequence[str]) -> set[str]:
+    targets: list[str] = []
+    for command in commands:
+        for directory, args in _pytest_args(command):
+            skip = False
+            for arg in args:
+                if skip:
+                    skip = False
+                    continue
+                if arg in ("-k", "-m", "-p", "--deselect", "-c", "--rootdir", "-n"):
+                    skip = True
+                    continue
+                if arg.startswith("-"):
+                    continue
+                targets.append(directory + arg.rstrip("/"))
+    chosen: set[str] = set()
+    for target in targets:
+        if "::" in target and "[" in target:
+            chosen.update(i for i in suite if i == target)
+        else:
+            chosen.update(i for i in suite if i == target or i.startswith(target + "[")
+                          or i.startswith(target + "::") or i.startswith(target + "/"))
+    return chosen
+
+
+@dataclass(slots=True)
+class EditScore:
+    locator: str
+    truth: int
+    selected: int
+    hit: int
+    recall: float
+    seconds: float
+    basis: str | None = None
+    missed: list[str] = field(default_factory=list)
+
+
+def score(locator: str, truth: set[str], selected: set[str], seconds: float,
+          basis: str | None) -> EditScore:
+    hit = truth & selected
+    return EditScore(locator, len(truth), len(selected), len(hit),
+                     len(hit) / len(truth) if truth else 1.0, seconds, basis,
+                     sorted(truth - selected)[:5])
+
+
+def summarise(scores: Sequence[EditScore], suite_size: int) -> dict[str, Any]:
+    if not scores:
+        return {"edits": 0}
+    ratios = [s.selected / s.truth for s in scores if s.truth]
+    bases: dict[str, int] = {}
+    for s in scores:
+        bases[str(s.basis)] = bases.get(str(s.basis), 0) + 1
+    return {
+        "edits": len(scores),
+        "mean_recall": round(statistics.fmean(s.recall for s in scores), 3),
+        "min_recall": round(min(s.recall for s in scores), 3),
+        "edits_full_recall": sum(1 for s in scores if s.hit == s.truth),
+        "edits_no_covering_test_hit": sum(1 for s in scores if s.hit == 0),
+        "selection_over_truth_total": round(sum(s.selected for s in scores)
+                                            / max(1, sum(s.truth for s in scores)), 3),
+        "selection_over_truth_median": round(statistics.median(ratios), 3) if ratios else None,
+        "mean_share_of_suite": round(statistics.fmean(s.selected for s in scores)
+                                     / max(1, suite_size), 4),
+        "truth_share_of_suite": round(statistics.fmean(s.truth for s in scores)
+                                      / max(1, suite_size), 4),
+        "reverify_s_median": round(statistics.median(s.seconds for s in scores), 3),
+        "reverify_s_max": round(max(s.seconds for s in scores), 3),
+        "bases": bases,
+    }
+
+
+def as_rows(scores: Sequence[EditScore]) -> list[dict[str, Any]]:
+    return [asdict(s) for s in scores]
