@@ -49,10 +49,12 @@ class PySide:
         return entity_locator(key[0], self.dotted, key[1])
 
 
-def file_event(change_kind: ChangeKind, path: str, previous_path: str | None) -> EntityChange:
+def file_event(change_kind: ChangeKind, path: str, previous_path: str | None,
+               also_modified: bool = False) -> EntityChange:
     if change_kind == "moved" and previous_path is not None:
         return EntityChange(
-            file_locator(path), "file", "moved", path, file_locator(previous_path), previous_path
+            file_locator(path), "file", "moved", path, file_locator(previous_path), previous_path,
+            also_modified,
         )
     return EntityChange(file_locator(path), "file", change_kind, path)
 
@@ -63,15 +65,19 @@ def all_changes(side: PySide, change_kind: ChangeKind, out: list[EntityChange]) 
         out.append(EntityChange(side.locator(key), key[0], change_kind, side.path))
 
 
-def moved_changes(old: PySide, new: PySide, out: list[EntityChange]) -> None:
+def moved_changes(old: PySide, new: PySide, out: list[EntityChange],
+                  edited: set[EntityKey] | None = None) -> None:
     """A rename that changed the dotted name: survivors move (edited or not, one event
-    each, carrying where they came from); the rest are added or removed."""
+    each, carrying where they came from, ``also_modified`` for those in ``edited``); the
+    rest are added or removed."""
     old_keys, new_keys = old.entities.keys(), new.entities.keys()
+    edited = edited or set()
     for key in new_keys:
         if key in old_keys:
             out.append(
                 EntityChange(
-                    new.locator(key), key[0], "moved", new.path, old.locator(key), old.path
+                    new.locator(key), key[0], "moved", new.path, old.locator(key), old.path,
+                    key in edited,
                 )
             )
         else:

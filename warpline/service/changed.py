@@ -140,6 +140,7 @@ def _worktree_items(ctx: RepoContext, where: eq.Where) -> list[dict[str, Any]]:
             "changed_at": None,
             "previous_locator": change.previous_locator,
             "previous_path": change.previous_path,
+            "also_modified": change.also_modified if change.change_kind == "moved" else None,
             "origin": "worktree",
         }
         if where.matches(item):

@@ -89,7 +89,8 @@ Stat = tuple[int, int, int, str]  # count, first, last, last actor
 class Counts:
     """Counts per lineage and per entity, and each lineage's current member.
 
-    The current member of a rename chain (the one with the latest event) carries the
+    The current member of a rename chain (the one with the topologically latest event)
+    carries the
     whole chain's history; a locator renamed away keeps only its own events, so a stale
     locator and its successor are never both credited with the same changes.
     """
@@ -112,7 +113,7 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_lineages (lineage INTEGER PRIMARY KEY)")
     conn.execute("DELETE FROM q_lineages")
     conn.executemany("INSERT INTO q_lineages (lineage) VALUES (?)", ((x,) for x in lineages))
-    clauses = ["e.lineage IN (SELECT lineage FROM q_lineages)"]
+    clauses = ["e.lineage IN (SELECT lineage FROM q_lineages)", "c.reachable = 1"]
     args: list[Any] = []
     if since is not None:
         clauses.append("ce.changed_at >= ?")
@@ -132,10 +133,12 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
         counts = {r[0]: (int(r[1]), int(r[2])) for r in conn.execute(
             f"SELECT {group}, count(*), min(ce.changed_at) {base} GROUP BY {group}", args)}
         # SQLite returns the bare columns of the row holding max() when max() is the only
-        # aggregate: that is the latest event's author (and, per lineage, its entity).
-        for key, last, name, email, entity_id in conn.execute(
-                f"SELECT {group}, max(ce.changed_at), c.author_name, c.author_email, e.id "
-                f"{base} GROUP BY {group}", args):
+        # aggregate: that is the topologically latest event (never the latest timestamp:
+        # equal commit times are normal after a rebase), its author and, per lineage, its
+        # entity (the lineage's current member).
+        for key, _, last, name, email, entity_id in conn.execute(
+                f"SELECT {group}, max(c.topo * 1048576 + ce.id), ce.changed_at, "
+                f"c.author_name, c.author_email, e.id {base} GROUP BY {group}", args):
             count, first = counts[key]
             target[key] = (count, first, int(last), f"{name} <{email}>")
             if group == "e.lineage":

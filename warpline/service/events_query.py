@@ -18,7 +18,8 @@ _SORT_SQL = {
 }
 _SELECT = (
     "SELECT ce.id, ce.change_kind, ce.path, ce.previous_locator, ce.changed_at, e.id, "
-    "e.locator, e.kind, e.sei, c.sha, c.author_name, c.author_email "
+    "e.locator, e.kind, e.sei, c.sha, c.author_name, c.author_email, ce.previous_path, "
+    "ce.also_modified "
     "FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
     "JOIN commits c ON c.id = ce.commit_id"
 )
@@ -110,6 +111,8 @@ def _scope(conn: sqlite3.Connection, shas: Sequence[str] | None,
     if shas is not None:
         _load_commits(conn, shas)
         parts.append("c.sha IN (SELECT sha FROM q_commits)")
+    else:  # every recorded commit HEAD reaches; rewritten-away commits never count
+        parts.append("c.reachable = 1")
     return (" WHERE " + " AND ".join(parts)) if parts else "", args
 
 
@@ -137,7 +140,8 @@ def item_from_row(row: Sequence[Any]) -> dict[str, Any]:
         "commit": row[9],
         "changed_at": iso_z(row[4]),
         "previous_locator": row[3],
-        "previous_path": None,
+        "previous_path": row[12],
+        "also_modified": bool(row[13]) if row[1] == "moved" else None,
         "origin": "commit",
     }
 

@@ -1,0 +1,266 @@
+"""Lineage within one commit: a removed definition and an added one that are the same
+definition renamed or moved become one ``moved`` event (DESIGN §3, Lineage).
+
+The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``):
+
+* Candidates are the classes and functions a commit removed and added (any files, any
+  classes). Modules and files are paired by git's own rename detection, not here.
+* A definition's *text* is its whole span (decorators, signature, body, nested
+  definitions), each line stripped, blank and comment-only lines dropped, and every
+  occurrence of its own name replaced by a placeholder (so a renamed recursive call or a
+  ``super(Name, self)`` still matches).
+* The score of a pair is ``difflib``'s ratio of the two texts as line sequences.
+  A pair keeping its name (a move to another module or class) needs ``SAME_NAME_MIN``;
+  a renamed pair needs ``RENAME_MIN`` and at least ``RENAME_MIN_LINES`` text lines
+  (tiny bodies such as ``pass`` or ``return None`` say nothing about identity), unless it
+  stayed in its file with its text otherwise identical.
+* Assignment is greedy, best score first, one-to-one; ties prefer the same name, then the
+  same file, then locator order. Top-level candidates (those whose enclosing definition
+  was not itself removed/added) are paired first; when a pair has nested definitions, the
+  nested ones with the same relative qualname pair with each other (a class rename carries
+  its methods). What is left is scored once more (a method renamed inside a renamed class).
+* A function split in two keeps its lineage in the half most similar to it; the other half
+  is ``added``.
+* ``also_modified`` says the definition's own text changed too (own lines, name replaced,
+  comments kept): a moved-and-edited definition is distinguishable from a moved-only one.
+
+The work is bounded: at most ``MAX_COMPARISONS`` scored pairs per commit (exact text
+matches are found by hashing first); past that bound the rest stay removed/added and the
+commit says so (``limit_hit``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
+
+from warpline.git.diffmap import PySide
+from warpline.git.events import EntityChange
+from warpline.git.pyentities import EntityKey
+
+__all__ = [
+    "MAX_COMPARISONS",
+    "RENAME_MIN",
+    "RENAME_MIN_LINES",
+    "SAME_NAME_MIN",
+    "Candidate",
+    "SideIndex",
+    "pair_definitions",
+    "score",
+]
+
+SAME_NAME_MIN = 0.5
+RENAME_MIN = 0.7
+RENAME_MIN_LINES = 3
+MAX_COMPARISONS = 40_000
+
+_PLACEHOLDER = b"\x00"
+Text = tuple[bytes, ...]
+
+
+@dataclass(slots=True)
+class SideIndex:
+    """The parsed sides one commit's diff saw, by path: old (before) and new (after),
+    with a loader for each blob's lines (read only when pairing needs them)."""
+
+    old: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
+    new: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Candidate:
+    change: EntityChange
+    key: EntityKey
+    name: bytes
+    text: Text
+    own: Text
+
+    @property
+    def qualname(self) -> str:
+        return self.key[1]
+
+
+def _leaf(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
+
+
+def _parent(qualname: str) -> str | None:
+    if "." not in qualname:
+        return None
+    head = qualname.rsplit(".", 1)[0]
+    return head[: -len(".<locals>")] if head.endswith(".<locals>") else head
+
+
+def _normal(lines: list[bytes], name: bytes, keep_comments: bool) -> Text:
+    pattern = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name) + rb"(?![A-Za-z0-9_])")
+    out: list[bytes] = []
+    for line in lines:
+        text = line.strip()
+        if not text or (not keep_comments and text.startswith(b"#")):
+            continue
+        out.append(pattern.sub(_PLACEHOLDER, text))
+    return tuple(out)
+
+
+def _span_lines(lines: list[bytes], spans: tuple[tuple[int, int], ...]) -> list[bytes]:
+    out: list[bytes] = []
+    for first, last in spans:
+        out.extend(lines[first - 1 : last])
+    return out
+
+
+def score(a: Text, b: Text) -> float:
+    """Similarity of two normalised texts, 0..1."""
+    if a == b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _candidates(
+    changes: list[EntityChange], sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    loaded: dict[str, list[bytes]] = {}
+    for change in changes:
+        found = sides.get(change.path)
+        if found is None:
+            continue
+        side, load = found
+        qualname = change.locator[len(f"python:{change.kind}:{side.dotted}.") :]
+        key: EntityKey = (change.kind, qualname)  # type: ignore[assignment]
+        entity = side.entities.get(*key)
+        if entity is None:
+            continue
+        if change.path not in loaded:
+            loaded[change.path] = load()
+        lines = loaded[change.path]
+        name = _leaf(qualname).encode()
+        out.append(Candidate(change, key, name,
+                             _normal(_span_lines(lines, entity.spans), name, False),
+                             _normal(_span_lines(lines, entity.own), name, True)))
+    return out
+
+
+@dataclass(slots=True)
+class _Pairing:
+    pairs: list[tuple[Candidate, Candidate]] = field(default_factory=list)
+    comparisons: int = 0
+    limit_hit: bool = False
+
+
+def _eligible(old: Candidate, new: Candidate, value: float) -> bool:
+    if old.name == new.name:
+        return value >= SAME_NAME_MIN
+    if value == 1.0 and old.change.path == new.change.path:
+        return True  # renamed in place, text otherwise identical (however short)
+    return value >= RENAME_MIN and min(len(old.text), len(new.text)) >= RENAME_MIN_LINES
+
+
+def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> None:
+    """Pair ``olds`` with ``news`` (same kind), best first, one-to-one."""
+    scored: list[tuple[float, int, int, str, str, int, int]] = []
+    by_text: dict[tuple[str, Text], list[int]] = {}
+    for j, new in enumerate(news):
+        by_text.setdefault((new.key[0], new.text), []).append(j)
+    for i, old in enumerate(olds):
+        exact = by_text.get((old.key[0], old.text), [])
+        for j in exact:
+            if _eligible(old, news[j], 1.0):
+                scored.append(_ranked(1.0, old, news[j], i, j))
+        for j, new in enumerate(news):
+            if new.key[0] != old.key[0] or j in exact:
+                continue
+            same = old.name == new.name
+            bound = SAME_NAME_MIN if same else RENAME_MIN
+            if not same and min(len(old.text), len(new.text)) < RENAME_MIN_LINES:
+                continue
+            total = len(old.text) + len(new.text)
+            if total == 0 or 2 * min(len(old.text), len(new.text)) / total < bound:
+                continue  # the length ratio already rules it out
+            if state.comparisons >= MAX_COMPARISONS:
+                state.limit_hit = True
+                continue
+            state.comparisons += 1
+            matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
+            if matcher.quick_ratio() < bound:
+                continue
+            value = matcher.ratio()
+            if _eligible(old, new, value):
+                scored.append(_ranked(value, old, new, i, j))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2], s[3], s[4]))
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    for *_, i, j in scored:
+        if i in used_old or j in used_new:
+            continue
+        used_old.add(i)
+        used_new.add(j)
+        state.pairs.append((olds[i], news[j]))
+
+
+def _ranked(value: float, old: Candidate, new: Candidate, i: int,
+            j: int) -> tuple[float, int, int, str, str, int, int]:
+    return (round(value, 6), 0 if old.name == new.name else 1,
+            0 if old.change.path == new.change.path else 1, old.change.locator,
+            new.change.locator, i, j)
+
+
+def _roots(cands: list[Candidate]) -> list[Candidate]:
+    present = {(c.change.path, c.qualname) for c in cands}
+    return [c for c in cands if (c.change.path, _parent(c.qualname)) not in present]
+
+
+def _carry(old: Candidate, new: Candidate, olds: list[Candidate], news: list[Candidate],
+           state: _Pairing, paired: set[int]) -> None:
+    """Nested definitions of a pair with the same relative qualname pair with each other."""
+    prefix_old, prefix_new = old.qualname + ".", new.qualname + "."
+    inner_new = {(c.key[0], c.qualname[len(prefix_new):]): c for c in news
+                 if c.change.path == new.change.path and c.qualname.startswith(prefix_new)
+                 and id(c) not in paired}
+    for child in olds:
+        if (child.change.path != old.change.path or not child.qualname.startswith(prefix_old)
+                or id(child) in paired):
+            continue
+        match = inner_new.pop((child.key[0], child.qualname[len(prefix_old):]), None)
+        if match is not None:
+            paired.update((id(child), id(match)))
+            state.pairs.append((child, match))
+
+
+def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
+        list[EntityChange], bool]:
+    """Replace paired ``removed``/``added`` definitions in ``changes`` by ``moved`` events.
+    Returns the new list and whether the comparison bound was hit."""
+    added_locators = {c.locator for c in changes if c.change_kind == "added"}
+    removed = [c for c in changes if c.change_kind == "removed"
+               and c.kind in ("class", "function") and c.locator not in added_locators]
+    removed_locators = {c.locator for c in removed}
+    added = [c for c in changes if c.change_kind == "added"
+             and c.kind in ("class", "function") and c.locator not in removed_locators]
+    if not removed or not added:
+        return changes, False
+    olds = _candidates(removed, sides.old)
+    news = _candidates(added, sides.new)
+    state = _Pairing()
+    _greedy(_roots(olds), _roots(news), state)
+    paired: set[int] = {id(c) for pair in state.pairs for c in pair}
+    for old, new in list(state.pairs):
+        _carry(old, new, olds, news, state, paired)
+    paired = {id(c) for pair in state.pairs for c in pair}
+    _greedy([c for c in olds if id(c) not in paired], [c for c in news if id(c) not in paired],
+            state)
+    if not state.pairs:
+        return changes, state.limit_hit
+    replaced: set[int] = set()
+    moved: list[EntityChange] = []
+    for old, new in state.pairs:
+        replaced.update((id(old.change), id(new.change)))
+        moved.append(replace(new.change, change_kind="moved",
+                             previous_locator=old.change.locator,
+                             previous_path=old.change.path, also_modified=old.own != new.own))
+    kept = [c for c in changes if id(c) not in replaced]
+    return kept + moved, state.limit_hit
