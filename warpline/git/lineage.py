@@ -10,8 +10,9 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
   occurrence of its own name replaced by a placeholder (so a renamed recursive call or a
   ``super(Name, self)`` still matches).
 * The score of a pair is ``difflib``'s ratio of the two texts as line sequences.
-  A pair keeping its name (a move to another module or class) needs ``SAME_NAME_MIN``;
-  a renamed pair needs ``RENAME_MIN`` and at least ``RENAME_MIN_LINES`` text lines
+  A pair keeping its name (a move to another module or class) needs ``SAME_NAME_MIN``
+  (dunder names, shared by unrelated classes, count as renamed); a renamed pair needs
+  ``RENAME_MIN`` and at least ``RENAME_MIN_LINES`` text lines
   (tiny bodies such as ``pass`` or ``return None`` say nothing about identity), unless it
   stayed in its file with its text otherwise identical.
 * Assignment is greedy, best score first, one-to-one; ties prefer the same name, then the
@@ -52,9 +53,13 @@ __all__ = [
 ]
 
 SAME_NAME_MIN = 0.5
-RENAME_MIN = 0.7
+RENAME_MIN = 0.6
 RENAME_MIN_LINES = 3
 MAX_COMPARISONS = 40_000
+
+# Diagnostics for bench/bench_lineage.py: when a list, every scored pair is appended as
+# (score, old locator, new locator, same name); None (the default) records nothing.
+TRACE: list[tuple[float, str, str, bool]] | None = None
 
 _PLACEHOLDER = b"\x00"
 Text = tuple[bytes, ...]
@@ -152,8 +157,15 @@ class _Pairing:
     limit_hit: bool = False
 
 
+def _distinct_name(old: Candidate, new: Candidate) -> bool:
+    """Kept a name that says something: dunders (``__init__``, ``__repr__``) are shared by
+    unrelated classes, so they count as a rename."""
+    return old.name == new.name and not (old.name.startswith(b"__")
+                                         and old.name.endswith(b"__"))
+
+
 def _eligible(old: Candidate, new: Candidate, value: float) -> bool:
-    if old.name == new.name:
+    if _distinct_name(old, new):
         return value >= SAME_NAME_MIN
     if value == 1.0 and old.change.path == new.change.path:
         return True  # renamed in place, text otherwise identical (however short)
@@ -174,7 +186,7 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
         for j, new in enumerate(news):
             if new.key[0] != old.key[0] or j in exact:
                 continue
-            same = old.name == new.name
+            same = _distinct_name(old, new)
             bound = SAME_NAME_MIN if same else RENAME_MIN
             if not same and min(len(old.text), len(new.text)) < RENAME_MIN_LINES:
                 continue
@@ -186,9 +198,11 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
                 continue
             state.comparisons += 1
             matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
-            if matcher.quick_ratio() < bound:
+            if TRACE is None and matcher.quick_ratio() < bound:
                 continue
             value = matcher.ratio()
+            if TRACE is not None:
+                TRACE.append((value, old.change.locator, new.change.locator, same))
             if _eligible(old, new, value):
                 scored.append(_ranked(value, old, new, i, j))
     scored.sort(key=lambda s: (-s[0], s[1], s[2], s[3], s[4]))

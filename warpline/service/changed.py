@@ -9,7 +9,7 @@ import pygit2
 
 from warpline.errors import InvalidRevRange
 from warpline.git.attribution import worktree_changes
-from warpline.git.repo import commits_in_range, head_commit, parse_rev_range, resolve_commit
+from warpline.git.repo import commits_in_range, head_commit, range_commits, resolve_commit
 from warpline.models import ChangeListEnvelope
 from warpline.service import events_query as eq
 from warpline.service.context import (
@@ -42,6 +42,7 @@ def change_list(params: Any, cwd: Path | None) -> dict[str, Any]:
         offset = decode_cursor(params.cursor, fingerprint)
         rows, total = eq.select_events(ctx.store.conn, shas, where, sort_by, order,
                                        offset + params.limit + 1)
+        warnings.extend(eq.range_notes(ctx.store.conn, shas))
         items = [eq.item_from_row(row) for row in rows]
         if params.include_worktree:
             items.extend(_worktree_items(ctx, where))
@@ -87,8 +88,9 @@ def _range_commits(ctx: RepoContext, params: Any,
     if params.rev_range is not None and (params.base_ref or params.head_ref):
         raise InvalidRevRange("Pass either `rev_range` or `base_ref`/`head_ref`, not both.",
                               field="rev_range", value=params.rev_range)
+    single: list[pygit2.Commit] | None = None
     if params.rev_range is not None:
-        base, head = parse_rev_range(ctx.repo, params.rev_range)
+        base, head, single = range_commits(ctx.repo, params.rev_range)
         text = params.rev_range
     elif params.base_ref or params.head_ref:
         head = resolve_commit(ctx.repo, params.head_ref or "HEAD", field="head_ref")
@@ -101,7 +103,7 @@ def _range_commits(ctx: RepoContext, params: Any,
                       "head_commit": None if tip is None else str(tip.id),
                       "commit_count": ctx.store.conn.execute(
                           "SELECT count(*) FROM commits").fetchone()[0]}
-    commits = commits_in_range(ctx.repo, base, head)
+    commits = single if single is not None else commits_in_range(ctx.repo, base, head)
     _ensure_ingested(ctx, commits, warnings)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),
             "head_commit": str(head.id), "commit_count": len(commits)}

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline.errors import InvalidEntityRef
-from warpline.git.repo import commits_in_range, parse_rev_range
+from warpline.git.repo import range_commits
 from warpline.models import EntityChurnCountEnvelope
 from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.envelope import envelope, iso_z, parse_instant
@@ -39,8 +39,8 @@ def churn_count(params: Any, cwd: Path | None) -> dict[str, Any]:
         until = parse_instant(window["until"], "window.until") if window.get("until") else None
         shas = None
         if window.get("rev_range"):
-            base, head = parse_rev_range(ctx.repo, window["rev_range"])
-            shas = [str(c.id) for c in commits_in_range(ctx.repo, base, head)]
+            _, _, commits = range_commits(ctx.repo, window["rev_range"])
+            shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}
         counts = _stats(conn, lineages, since, until, shas)
         items = []

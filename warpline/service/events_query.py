@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -187,3 +188,45 @@ def distinct_refs(
         key_ids.append(int(entity_id))
         refs.append({"kind": "sei", "value": sei} if sei else {"kind": "locator", "value": locator})
     return refs[:bound], key_ids[:bound], len(refs) > bound
+
+
+_NOTE_LIMIT = 5
+_LIMIT_WORDS = {
+    "rename_limit": ("changed more files than rename detection examines "
+                     "(WARPLINE_RENAME_LIMIT): some renames there are recorded as removed "
+                     "plus added. Raise the limit and re-ingest to pair them"),
+    "lineage_limit": ("had more removed and added definitions than lineage pairing compares: "
+                      "some renamed or moved definitions there are recorded as removed plus "
+                      "added"),
+}
+
+
+def range_notes(conn: sqlite3.Connection, shas: Sequence[str] | None) -> list[str]:
+    """What the answer's commits could not fully read, in words: Python file versions no
+    parser could read (only their file events are recorded) and limits attribution hit."""
+    if shas is not None:
+        _load_commits(conn, shas)
+        scope = "c.sha IN (SELECT sha FROM q_commits)"
+    else:
+        scope = "c.reachable = 1"
+    rows = conn.execute(
+        "SELECT c.sha, c.unparsed_files, c.limits_hit FROM commits c WHERE "
+        f"(c.unparsed_files != '[]' OR c.limits_hit != '[]') AND {scope} "
+        "ORDER BY c.topo DESC, c.id DESC").fetchall()
+    unread: list[str] = []
+    limited: dict[str, list[str]] = {}
+    for sha, unparsed, limits in rows:
+        unread.extend(f"{path}@{sha[:12]}" for path in json.loads(unparsed))
+        for name in json.loads(limits):
+            limited.setdefault(name, []).append(sha[:12])
+    notes: list[str] = []
+    if unread:
+        more = f" and {len(unread) - _NOTE_LIMIT} more" if len(unread) > _NOTE_LIMIT else ""
+        notes.append(f"{len(unread)} Python file versions in this range could not be read for "
+                     "definitions (only their file events are recorded, entity changes there "
+                     f"are unknown): {', '.join(unread[:_NOTE_LIMIT])}{more}.")
+    for name, commits in sorted(limited.items()):
+        words = _LIMIT_WORDS.get(name, f"hit the limit {name!r}")
+        notes.append(f"{len(commits)} commits in this range {words}: "
+                     f"{', '.join(commits[:_NOTE_LIMIT])}.")
+    return notes

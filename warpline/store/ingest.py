@@ -2,8 +2,9 @@
 
 ``backfill`` ingests everything reachable from HEAD, oldest first; ``catch_up`` does the
 same within a time budget for interactive read tools, then refreshes which stored commits
-HEAD reaches (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming
-after a kill, and several processes ingesting at once all converge on one row per commit.
+HEAD reaches (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A
+commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill,
+and several processes ingesting at once all converge on one row per commit.
 """
 
 from __future__ import annotations
