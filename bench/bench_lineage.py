@@ -62,19 +62,29 @@ def _pairing(path: Path, max_commits: int | None, sample: int) -> dict[str, Any]
         counts["commits"] += 1
         for limit in changes.limits_hit:
             counts[f"limit:{limit}"] += 1
+        file_moves = {(c.previous_path, c.path) for c in changes.changes
+                      if c.kind == "file" and c.change_kind == "moved"}
         for c in changes.changes:
             if c.kind not in ("class", "function"):
                 continue
             counts[c.change_kind] += 1
-            if c.change_kind != "moved" or c.previous_locator == c.locator:
+            if c.change_kind != "moved" or c.previous_locator is None:
+                continue
+            old_q = c.previous_locator.rsplit(":", 1)[-1]
+            new_q = c.locator.rsplit(":", 1)[-1]
+            if (c.previous_path, c.path) in file_moves and c.previous_path != c.path and (
+                    old_q.split(".")[-1] == new_q.split(".")[-1]):
+                counts["moved with its file (git rename)"] += 1
+                continue
+            if c.previous_locator == c.locator:
+                counts["moved with its file (git rename)"] += 1
                 continue
             how = ("renamed in place" if c.previous_path == c.path else
                    "moved to another file")
-            same_dotted = c.previous_locator is not None and \
-                c.previous_locator.rsplit(".", 1)[-1] == c.locator.rsplit(".", 1)[-1]
-            counts["paired"] += 1
+            kept = old_q.split(".")[-1] == new_q.split(".")[-1]
+            counts["paired (remove+add -> moved)"] += 1
             counts[f"paired: {how}"] += 1
-            counts["paired: kept its name" if same_dotted else "paired: renamed"] += 1
+            counts["paired: kept its name" if kept else "paired: renamed"] += 1
             counts["paired and also_modified"] += int(c.also_modified)
             pairs.append({"commit": str(commit.id)[:12], "from": c.previous_locator,
                           "to": c.locator, "also_modified": c.also_modified, "how": how})

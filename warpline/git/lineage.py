@@ -12,7 +12,8 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
 * The score of a pair is ``difflib``'s ratio of the two texts as line sequences.
   A pair keeping its name (a move to another module or class) needs ``SAME_NAME_MIN``
   (dunder names, shared by unrelated classes, count as renamed); a renamed pair needs
-  ``RENAME_MIN`` and at least ``RENAME_MIN_LINES`` text lines
+  ``RENAME_MIN`` (``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES`` lines, where one line is
+  a large share of the ratio) and at least ``RENAME_MIN_LINES`` text lines
   (tiny bodies such as ``pass`` or ``return None`` say nothing about identity), unless it
   stayed in its file with its text otherwise identical.
 * Assignment is greedy, best score first, one-to-one; ties prefer the same name, then the
@@ -25,14 +26,14 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
 * ``also_modified`` says the definition's own text changed too (own lines, name replaced,
   comments kept): a moved-and-edited definition is distinguishable from a moved-only one.
 
-The work is bounded: at most ``MAX_COMPARISONS`` scored pairs per commit (exact text
-matches are found by hashing first); past that bound the rest stay removed/added and the
+The work is bounded: every removed/added pair is scored only when there are at most
+``MAX_COMPARISONS`` of them in one round; past that, only exact text matches and pairs
+keeping their name are looked up (by hashing), and when definitions stay unpaired the
 commit says so (``limit_hit``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -46,6 +47,8 @@ __all__ = [
     "RENAME_MIN",
     "RENAME_MIN_LINES",
     "SAME_NAME_MIN",
+    "SHORT_RENAME_MIN",
+    "SHORT_TEXT_LINES",
     "Candidate",
     "SideIndex",
     "pair_definitions",
@@ -55,6 +58,8 @@ __all__ = [
 SAME_NAME_MIN = 0.5
 RENAME_MIN = 0.6
 RENAME_MIN_LINES = 3
+SHORT_TEXT_LINES = 6
+SHORT_RENAME_MIN = 0.8
 MAX_COMPARISONS = 40_000
 
 # Diagnostics for bench/bench_lineage.py: when a list, every scored pair is appended as
@@ -98,14 +103,35 @@ def _parent(qualname: str) -> str | None:
     return head[: -len(".<locals>")] if head.endswith(".<locals>") else head
 
 
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _replace_name(text: bytes, name: bytes) -> bytes:
+    """``text`` with every whole-word occurrence of ``name`` replaced by the placeholder."""
+    at = text.find(name)
+    if at < 0:
+        return text
+    out: list[bytes] = []
+    start, size = 0, len(name)
+    while at >= 0:
+        end = at + size
+        if (at == 0 or text[at - 1] not in _WORD) and (end == len(text)
+                                                         or text[end] not in _WORD):
+            out.append(text[start:at])
+            out.append(_PLACEHOLDER)
+            start = end
+        at = text.find(name, end)
+    out.append(text[start:])
+    return b"".join(out)
+
+
 def _normal(lines: list[bytes], name: bytes, keep_comments: bool) -> Text:
-    pattern = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name) + rb"(?![A-Za-z0-9_])")
     out: list[bytes] = []
     for line in lines:
         text = line.strip()
         if not text or (not keep_comments and text.startswith(b"#")):
             continue
-        out.append(pattern.sub(_PLACEHOLDER, text))
+        out.append(_replace_name(text, name))
     return tuple(out)
 
 
@@ -169,41 +195,41 @@ def _eligible(old: Candidate, new: Candidate, value: float) -> bool:
         return value >= SAME_NAME_MIN
     if value == 1.0 and old.change.path == new.change.path:
         return True  # renamed in place, text otherwise identical (however short)
-    return value >= RENAME_MIN and min(len(old.text), len(new.text)) >= RENAME_MIN_LINES
+    shorter = min(len(old.text), len(new.text))
+    if shorter < RENAME_MIN_LINES:
+        return False
+    return value >= (SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN)
 
 
 def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> None:
-    """Pair ``olds`` with ``news`` (same kind), best first, one-to-one."""
+    """Pair ``olds`` with ``news`` (same kind), best first, one-to-one.
+
+    Exact texts and same names are looked up by hashing; every other pair costs one step
+    of the budget, and past it only those lookups remain (``limit_hit``)."""
     scored: list[tuple[float, int, int, str, str, int, int]] = []
     by_text: dict[tuple[str, Text], list[int]] = {}
+    by_name: dict[tuple[str, bytes], list[int]] = {}
     for j, new in enumerate(news):
         by_text.setdefault((new.key[0], new.text), []).append(j)
+        by_name.setdefault((new.key[0], new.name), []).append(j)
+    open_budget = len(olds) * len(news) <= MAX_COMPARISONS
     for i, old in enumerate(olds):
         exact = by_text.get((old.key[0], old.text), [])
         for j in exact:
             if _eligible(old, news[j], 1.0):
                 scored.append(_ranked(1.0, old, news[j], i, j))
-        for j, new in enumerate(news):
+        if open_budget:
+            others: list[int] | range = range(len(news))
+        else:
+            others = by_name.get((old.key[0], old.name), [])
+            if len(others) > len(news) // 2:
+                others = []
+        for j in others:
+            new = news[j]
             if new.key[0] != old.key[0] or j in exact:
                 continue
-            same = _distinct_name(old, new)
-            bound = SAME_NAME_MIN if same else RENAME_MIN
-            if not same and min(len(old.text), len(new.text)) < RENAME_MIN_LINES:
-                continue
-            total = len(old.text) + len(new.text)
-            if total == 0 or 2 * min(len(old.text), len(new.text)) / total < bound:
-                continue  # the length ratio already rules it out
-            if state.comparisons >= MAX_COMPARISONS:
-                state.limit_hit = True
-                continue
-            state.comparisons += 1
-            matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
-            if TRACE is None and matcher.quick_ratio() < bound:
-                continue
-            value = matcher.ratio()
-            if TRACE is not None:
-                TRACE.append((value, old.change.locator, new.change.locator, same))
-            if _eligible(old, new, value):
+            value = _compare(old, new, state)
+            if value is not None and _eligible(old, new, value):
                 scored.append(_ranked(value, old, new, i, j))
     scored.sort(key=lambda s: (-s[0], s[1], s[2], s[3], s[4]))
     used_old: set[int] = set()
@@ -214,6 +240,28 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
         used_old.add(i)
         used_new.add(j)
         state.pairs.append((olds[i], news[j]))
+    if not open_budget and len(used_old) < len(olds) and len(used_new) < len(news):
+        state.limit_hit = True  # pairs beyond the budget were not looked for
+
+
+def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
+    """The score of a pair, or None when it cannot reach its threshold."""
+    same = _distinct_name(old, new)
+    bound = SAME_NAME_MIN if same else RENAME_MIN
+    shorter = min(len(old.text), len(new.text))
+    if not same and shorter < RENAME_MIN_LINES:
+        return None
+    total = len(old.text) + len(new.text)
+    if total == 0 or 2 * shorter / total < bound:
+        return None  # the length ratio already rules it out
+    state.comparisons += 1
+    matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
+    if TRACE is None and matcher.quick_ratio() < bound:
+        return None
+    value = matcher.ratio()
+    if TRACE is not None:
+        TRACE.append((value, old.change.locator, new.change.locator, same))
+    return value
 
 
 def _ranked(value: float, old: Candidate, new: Candidate, i: int,
@@ -228,18 +276,31 @@ def _roots(cands: list[Candidate]) -> list[Candidate]:
     return [c for c in cands if (c.change.path, _parent(c.qualname)) not in present]
 
 
-def _carry(old: Candidate, new: Candidate, olds: list[Candidate], news: list[Candidate],
-           state: _Pairing, paired: set[int]) -> None:
+def _nested(cands: list[Candidate]) -> dict[tuple[str, str], list[Candidate]]:
+    """Each candidate's nested candidates (any depth), by (path, qualname)."""
+    present = {(c.change.path, c.qualname) for c in cands}
+    out: dict[tuple[str, str], list[Candidate]] = {}
+    for c in cands:
+        parent = _parent(c.qualname)
+        while parent is not None:
+            if (c.change.path, parent) in present:
+                out.setdefault((c.change.path, parent), []).append(c)
+            parent = _parent(parent)
+    return out
+
+
+def _carry(old: Candidate, new: Candidate, nested_old: dict[tuple[str, str], list[Candidate]],
+           nested_new: dict[tuple[str, str], list[Candidate]], state: _Pairing,
+           paired: set[int]) -> None:
     """Nested definitions of a pair with the same relative qualname pair with each other."""
-    prefix_old, prefix_new = old.qualname + ".", new.qualname + "."
-    inner_new = {(c.key[0], c.qualname[len(prefix_new):]): c for c in news
-                 if c.change.path == new.change.path and c.qualname.startswith(prefix_new)
-                 and id(c) not in paired}
-    for child in olds:
-        if (child.change.path != old.change.path or not child.qualname.startswith(prefix_old)
-                or id(child) in paired):
+    prefix_old, prefix_new = len(old.qualname) + 1, len(new.qualname) + 1
+    inner_new = {(c.key[0], c.qualname[prefix_new:]): c
+                 for c in nested_new.get((new.change.path, new.qualname), [])
+                 if id(c) not in paired}
+    for child in nested_old.get((old.change.path, old.qualname), []):
+        if id(child) in paired:
             continue
-        match = inner_new.pop((child.key[0], child.qualname[len(prefix_old):]), None)
+        match = inner_new.pop((child.key[0], child.qualname[prefix_old:]), None)
         if match is not None:
             paired.update((id(child), id(match)))
             state.pairs.append((child, match))
@@ -262,8 +323,9 @@ def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
     state = _Pairing()
     _greedy(_roots(olds), _roots(news), state)
     paired: set[int] = {id(c) for pair in state.pairs for c in pair}
+    nested_old, nested_new = _nested(olds), _nested(news)
     for old, new in list(state.pairs):
-        _carry(old, new, olds, news, state, paired)
+        _carry(old, new, nested_old, nested_new, state, paired)
     paired = {id(c) for pair in state.pairs for c in pair}
     _greedy([c for c in olds if id(c) not in paired], [c for c in news if id(c) not in paired],
             state)
