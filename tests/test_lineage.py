@@ -228,3 +228,14 @@ def test_a_file_move_keeping_the_dotted_name_moves_its_definitions(repo: Fixture
     moved = changes["python:function:flask.app.parse_header"]
     assert (moved.change_kind, moved.previous_path, moved.path) == (
         "moved", "flask/app.py", "src/flask/app.py")
+
+
+def test_a_statement_moved_within_a_function_marks_it_modified(repo: FixtureRepo) -> None:
+    body = ["    a(x)\n", "    b(x)\n", "    c(x)\n", "    d(x)\n", "    e(x)\n"]
+    before = "def f(x):\n" + "".join(body) + "\n\ndef g():\n    return 1\n"
+    after = "def f(x):\n" + "".join(body[1:] + body[:1]) + "\n\ndef g():\n    return 1\n"
+    repo.commit({"m.py": before})
+    sha = repo.commit({"m.py": after})
+    changes = _changes(repo, sha)
+    assert {(c.locator, c.change_kind) for c in changes.values()} == {
+        ("core:file:m.py", "modified"), ("python:function:m.f", "modified")}

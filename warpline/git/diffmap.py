@@ -37,6 +37,9 @@ __all__ = [
 ]
 
 
+_RANGE_END = b"\x00"
+
+
 @dataclass(frozen=True, slots=True)
 class PySide:
     """One version of a Python file that parsed."""
@@ -129,14 +132,18 @@ def own_texts(
     ranges: Iterable[tuple[int, int]],
     keys: Iterable[EntityKey],
 ) -> dict[EntityKey, list[bytes]]:
-    """The non-blank lines each of ``keys`` owns inside ``ranges``, in order."""
+    """The non-blank lines each of ``keys`` owns inside ``ranges``, in order, each range
+    closed by a separator: a line moved from one range to another (a statement moved
+    within a definition, across unchanged lines) makes the texts differ."""
     out: dict[EntityKey, list[bytes]] = {key: [] for key in keys}
     for first, last in ranges:
-        if last < first:
-            continue
-        for line, owner in zip(lines[first - 1 : last], entities.paint(first, last), strict=False):
-            if owner in out and line.strip():
-                out[owner].append(line)
+        if last >= first:
+            for line, owner in zip(lines[first - 1 : last], entities.paint(first, last),
+                                   strict=False):
+                if owner in out and line.strip():
+                    out[owner].append(line)
+        for text in out.values():
+            text.append(_RANGE_END)
     return out
 
 
