@@ -239,3 +239,40 @@ def test_a_statement_moved_within_a_function_marks_it_modified(repo: FixtureRepo
     changes = _changes(repo, sha)
     assert {(c.locator, c.change_kind) for c in changes.values()} == {
         ("core:file:m.py", "modified"), ("python:function:m.f", "modified")}
+
+
+LONG = "def f(x):\n" + "".join(f"    x = x + {i}\n" for i in range(12)) + "    return x\n"
+
+
+def test_a_clean_merge_of_two_edits_to_one_function_introduces_nothing(
+    repo: FixtureRepo,
+) -> None:
+    base = repo.commit({"m.py": LONG})
+    ours = repo.commit({"m.py": LONG.replace("x + 1\n", "x + 100\n")})
+    theirs = repo.commit({"m.py": LONG.replace("x + 10\n", "x + 1000\n")}, parents=[base],
+                         update_head=False)
+    both = LONG.replace("x + 1\n", "x + 100\n").replace("x + 10\n", "x + 1000\n")
+    merge = repo.merge_commit(ours, theirs, {"m.py": both})
+    assert _changes(repo, merge) == {}  # exactly what the automatic re-merge gives
+
+
+def test_a_merge_where_the_other_branch_had_the_pre_rename_path_introduces_nothing(
+    repo: FixtureRepo,
+) -> None:
+    other = "def g(y):\n    return y * 2\n"
+    base = repo.commit({"old.py": LONG, "keep.py": other})
+    ours = repo.commit({}, renames={"old.py": "new.py"})
+    theirs = repo.commit({"old.py": LONG.replace("x + 5\n", "x + 50\n")}, parents=[base],
+                         update_head=False)
+    merge = repo.merge_commit(ours, theirs, {"new.py": LONG.replace("x + 5\n", "x + 50\n")})
+    assert _changes(repo, merge) == {}
+
+
+def test_a_conflict_resolution_is_still_the_merge_s_own_change(repo: FixtureRepo) -> None:
+    base = repo.commit({"m.py": LONG})
+    ours = repo.commit({"m.py": LONG.replace("x + 5\n", "x + 50\n")})
+    theirs = repo.commit({"m.py": LONG.replace("x + 5\n", "x + 500\n")}, parents=[base],
+                         update_head=False)
+    merge = repo.merge_commit(ours, theirs, {"m.py": LONG.replace("x + 5\n", "x + 5000\n")})
+    assert {(c.locator, c.change_kind) for c in _changes(repo, merge).values()} == {
+        ("core:file:m.py", "modified"), ("python:function:m.f", "modified")}
