@@ -17,8 +17,10 @@ For every repository, in the same run:
 3. **Backfill time**: a full ``warpline backfill`` (in-process walker,
    ``WARPLINE_INGEST_WORKERS=0``) into a fresh store of a local clone, beside the lower
    bound ``git log --numstat`` measured in the same run; with ``--before-src`` the same
-   backfill with that source tree of warpline first on ``PYTHONPATH`` (an older build), so
-   the ratio after/before is measured on the same machine in the same run.
+   backfill with that source tree of warpline first on ``PYTHONPATH`` (an older build),
+   interleaved with the current one, so after/before is measured on the same machine in
+   the same run. Wall and CPU (user+sys of the child) are both reported: on a shared
+   machine the CPU figure is the steadier one.
 
 Nothing is asserted; numbers are printed (and written as JSON to ``bench/out/``).
 """
@@ -29,8 +31,11 @@ import argparse
 import json
 import os
 import random
+import resource
+import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -122,20 +127,23 @@ def _scores(path: Path, max_commits: int | None) -> dict[str, Any]:
     return out
 
 
-def _backfill(src: Path, head: str, tmp: Path, name: str, pythonpath: str | None) -> float:
+def _backfill(src: Path, head: str, tmp: Path, name: str,
+              pythonpath: str | None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user+sys) of one fresh backfill process."""
     dest = clone(src, tmp / name, head)
     env = dict(os.environ, WARPLINE_INGEST_WORKERS="0")
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     argv = [sys.executable, "-m", "warpline.cli", "backfill", "--repo", str(dest)]
-    import subprocess
-    import time
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         raise RuntimeError(f"backfill failed: {done.stderr.strip()[-500:]}")
-    return seconds
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu
 
 
 def main() -> int:
@@ -169,19 +177,24 @@ def main() -> int:
                 tmp = Path(tmp_name)
                 bound = git_log_numstat(path, args.repeat)
                 timing: dict[str, Any] = {"git_log_numstat_s": round(bound, 2)}
-                for attempt in range(args.repeat):
+                for attempt in range(args.repeat):  # interleaved: drift hits both alike
+                    runs = [("after", None)]
                     if args.before_src is not None:
-                        before = _backfill(path, head, tmp, f"before{attempt}",
-                                           str(args.before_src))
-                        timing.setdefault("before_s", []).append(round(before, 2))
-                    after = _backfill(path, head, tmp, f"after{attempt}", None)
-                    timing.setdefault("after_s", []).append(round(after, 2))
-                best_after = min(timing["after_s"])
-                timing["after_ratio_to_git_log"] = round(best_after / bound, 2)
+                        runs.insert(0, ("before", str(args.before_src)))
+                    for label, pythonpath in runs:
+                        seconds, cpu = _backfill(path, head, tmp, f"{label}{attempt}",
+                                                 pythonpath)
+                        timing.setdefault(f"{label}_s", []).append(round(seconds, 2))
+                        timing.setdefault(f"{label}_cpu_s", []).append(round(cpu, 2))
+                for label in ("before", "after"):
+                    if f"{label}_s" in timing:
+                        timing[f"{label}_ratio_to_git_log"] = round(
+                            min(timing[f"{label}_s"]) / bound, 2)
                 if "before_s" in timing:
-                    best_before = min(timing["before_s"])
-                    timing["before_ratio_to_git_log"] = round(best_before / bound, 2)
-                    timing["after_over_before"] = round(best_after / best_before, 3)
+                    timing["after_over_before_wall"] = round(
+                        min(timing["after_s"]) / min(timing["before_s"]), 3)
+                    timing["after_over_before_cpu"] = round(
+                        min(timing["after_cpu_s"]) / min(timing["before_cpu_s"]), 3)
             result["timing"] = timing
             print(f"== {path.name}: backfill {json.dumps(timing)}")
         results.append(result)
