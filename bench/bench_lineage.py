@@ -178,7 +178,7 @@ def main() -> int:
                 bound = git_log_numstat(path, args.repeat)
                 timing: dict[str, Any] = {"git_log_numstat_s": round(bound, 2)}
                 for attempt in range(args.repeat):  # interleaved: drift hits both alike
-                    runs = [("after", None)]
+                    runs: list[tuple[str, str | None]] = [("after", None)]
                     if args.before_src is not None:
                         runs.insert(0, ("before", str(args.before_src)))
                     for label, pythonpath in runs:
