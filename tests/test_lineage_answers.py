@@ -134,3 +134,15 @@ def test_the_rename_limit_is_configurable_and_a_warning_says_when_it_was_hit(
     assert any(c.change_kind == "removed" for c in changes.changes)
     env = _call("changed", repo=str(r.path), rev_range="HEAD", limit=1)
     assert any(sha[:12] in w and "WARPLINE_RENAME_LIMIT" in w for w in env["warnings"])
+
+
+def test_a_file_move_keeping_the_dotted_name_updates_the_entity_path(tmp_path: Path) -> None:
+    r = FixtureRepo(tmp_path / "repo")
+    r.commit({"flask/app.py": "def run():\n    return 1\n"})
+    r.commit({}, renames={"flask/app.py": "src/flask/app.py"})
+    env = _call("timeline", repo=str(r.path), entity="python:function:flask.app.run",
+                sort_order="asc")
+    assert env["data"]["entity"]["path"] == "src/flask/app.py"
+    moved = env["data"]["items"][-1]
+    assert (moved["change_kind"], moved["path"], moved["previous_path"]) == (
+        "moved", "src/flask/app.py", "flask/app.py")

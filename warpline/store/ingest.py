@@ -248,7 +248,8 @@ class Ingestor:
         for change in changes.changes:
             entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh,
                                         learned)
-            if change.change_kind == "moved" and change.previous_locator:
+            if (change.change_kind == "moved" and change.previous_locator
+                    and change.previous_locator != change.locator):
                 self._link_lineage(conn, change.previous_locator, entity_id, change.kind,
                                    change.previous_path or change.path, fresh, learned)
             rows.append((commit_id, entity_id, change.change_kind, change.path,
