@@ -138,3 +138,19 @@ def test_equal_commit_times_order_a_rename_chain_by_topology(repo: FixtureRepo) 
     commits = _timeline_commits(repo, "python:function:uri.quote_uri")
     assert commits[-1] == _git(repo, "rev-parse", "HEAD")
     assert commits[-2] == _git(repo, "rev-parse", "HEAD~1")
+
+
+def test_another_branch_asked_for_by_range_is_answered_but_not_counted_as_head_history(
+    repo: FixtureRepo,
+) -> None:
+    _git(repo, "checkout", "-q", "-b", "topic")
+    _edit(repo, V1.replace("strip()", "strip(' ')"), "topic edit")
+    topic = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "main")
+    env = _call("changed", repo=str(repo.path), rev_range="main..topic")
+    assert {i["commit"] for i in env["data"]["items"]} == {topic}
+    window = _call("churn", repo=str(repo.path), entity_refs=[LOC],
+                   window={"rev_range": "main..topic"})
+    assert window["data"]["items"][0]["churn_count"] == 1
+    assert _churn(repo, LOC) == 1  # HEAD (main) never had the topic commit
+    assert topic not in _timeline_commits(repo, LOC)

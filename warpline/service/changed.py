@@ -102,7 +102,7 @@ def _range_commits(ctx: RepoContext, params: Any,
         return None, {"rev_range": None, "base_commit": None,
                       "head_commit": None if tip is None else str(tip.id),
                       "commit_count": ctx.store.conn.execute(
-                          "SELECT count(*) FROM commits").fetchone()[0]}
+                          "SELECT count(*) FROM commits WHERE reachable = 1").fetchone()[0]}
     commits = single if single is not None else commits_in_range(ctx.repo, base, head)
     _ensure_ingested(ctx, commits, warnings)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),

@@ -113,7 +113,7 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_lineages (lineage INTEGER PRIMARY KEY)")
     conn.execute("DELETE FROM q_lineages")
     conn.executemany("INSERT INTO q_lineages (lineage) VALUES (?)", ((x,) for x in lineages))
-    clauses = ["e.lineage IN (SELECT lineage FROM q_lineages)", "c.reachable = 1"]
+    clauses = ["e.lineage IN (SELECT lineage FROM q_lineages)"]
     args: list[Any] = []
     if since is not None:
         clauses.append("ce.changed_at >= ?")
@@ -126,6 +126,8 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
         conn.execute("DELETE FROM q_commits")
         conn.executemany("INSERT OR IGNORE INTO q_commits (sha) VALUES (?)", ((s,) for s in shas))
         clauses.append("c.sha IN (SELECT sha FROM q_commits)")
+    else:  # only history HEAD reaches; an explicit range is its own set of commits
+        clauses.append("c.reachable = 1")
     base = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
             "JOIN commits c ON c.id = ce.commit_id WHERE " + " AND ".join(clauses))
     out = Counts()
@@ -137,7 +139,7 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
         # equal commit times are normal after a rebase), its author and, per lineage, its
         # entity (the lineage's current member).
         for key, _, last, name, email, entity_id in conn.execute(
-                f"SELECT {group}, max(c.topo * 1048576 + ce.id), ce.changed_at, "
+                f"SELECT {group}, max(coalesce(c.topo, 0) * 4294967296 + ce.id), ce.changed_at, "
                 f"c.author_name, c.author_email, e.id {base} GROUP BY {group}", args):
             count, first = counts[key]
             target[key] = (count, first, int(last), f"{name} <{email}>")
