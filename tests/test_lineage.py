@@ -276,3 +276,33 @@ def test_a_conflict_resolution_is_still_the_merge_s_own_change(repo: FixtureRepo
     merge = repo.merge_commit(ours, theirs, {"m.py": LONG.replace("x + 5\n", "x + 5000\n")})
     assert {(c.locator, c.change_kind) for c in _changes(repo, merge).values()} == {
         ("core:file:m.py", "modified"), ("python:function:m.f", "modified")}
+
+
+def test_past_the_comparison_bound_exact_and_same_name_pairs_remain_and_it_is_said(
+    repo: FixtureRepo,
+) -> None:
+    def module(prefix: str, op: str, n: int) -> str:
+        return "".join(f"def {prefix}{i}(x):\n    y = x {op} {i}\n    z = y {op} {i}\n"
+                       f"    return z\n\n\n" for i in range(n))
+
+    repo.commit({"a.py": module("alpha", "*", 250), "keep.py": "def kept(v):\n    return v\n"})
+    # 250 removed and 250 unrelated added (62,500 pairs: past the bound), plus one function
+    # moved to another file keeping its name.
+    sha = repo.commit({"a.py": module("beta", "-", 250), "keep.py": None,
+                       "b.py": "def kept(v):\n    return v\n"})
+    changes = commit_changes(repo.repo, repo.repo.get(sha))
+    assert changes.limits_hit == ("lineage_limit",)
+    kept = {c.locator: c for c in changes.changes}["python:function:b.kept"]
+    assert (kept.change_kind, kept.previous_locator) == ("moved", "python:function:keep.kept")
+
+
+def test_a_bulk_rename_with_identical_bodies_pairs_every_function(repo: FixtureRepo) -> None:
+    def module(prefix: str) -> str:
+        return "".join(f"def {prefix}{i}(x):\n    return x * {i}\n\n\n" for i in range(300))
+
+    repo.commit({"a.py": module("alpha")})
+    sha = repo.commit({"a.py": module("beta")})
+    changes = commit_changes(repo.repo, repo.repo.get(sha))
+    moved = {c.locator: c.previous_locator for c in changes.changes if c.change_kind == "moved"}
+    assert len(moved) == 300 and changes.limits_hit == ()
+    assert moved["python:function:a.beta7"] == "python:function:a.alpha7"
