@@ -40,7 +40,7 @@ from difflib import SequenceMatcher
 
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
-from warpline.git.pyentities import EntityKey
+from warpline.git.pyentities import Entity, EntityKey
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -155,7 +155,7 @@ def _candidates(
     changes: list[EntityChange], sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]
 ) -> list[Candidate]:
     out: list[Candidate] = []
-    loaded: dict[str, list[bytes]] = {}
+    loaded: dict[str, tuple[list[bytes], dict[EntityKey, Entity]]] = {}
     for change in changes:
         found = sides.get(change.path)
         if found is None:
@@ -163,12 +163,12 @@ def _candidates(
         side, load = found
         qualname = change.locator[len(f"python:{change.kind}:{side.dotted}.") :]
         key: EntityKey = (change.kind, qualname)  # type: ignore[assignment]
-        entity = side.entities.get(*key)
+        if change.path not in loaded:
+            loaded[change.path] = (load(), {e.key: e for e in side.entities.entities})
+        lines, by_key = loaded[change.path]
+        entity = by_key.get(key)
         if entity is None:
             continue
-        if change.path not in loaded:
-            loaded[change.path] = load()
-        lines = loaded[change.path]
         name = _leaf(qualname).encode()
         out.append(Candidate(change, key, name,
                              _normal(_span_lines(lines, entity.spans), name, False),

@@ -110,13 +110,21 @@ def merge_changes(
         states = [first, *(tree_state(tree, path) for tree in trees[1:])]
         if result in states:
             continue
-        known, again = remerge.state(path)
-        if known:
-            if again == result:
-                continue  # what the automatic re-merge gives: nothing of the merge's own
-            states.append(again)
         kind: ChangeKind = "added" if first is None else "removed" if removed else "modified"
-        _contribution(repo, cache, path, kind, result, states, out, unparsed)
+        found: list[EntityChange] = []
+        unread: list[str] = []
+        _contribution(repo, cache, path, kind, result, states, found, unread)
+        if found:
+            # The re-merge only takes events away: it is computed (once per merge) only when
+            # the parents alone leave some.
+            known, again = remerge.state(path)
+            if known and again == result:
+                continue  # what the automatic re-merge gives: nothing of the merge's own
+            if known:
+                found, unread = [], []
+                _contribution(repo, cache, path, kind, result, [*states, again], found, unread)
+        out.extend(found)
+        unparsed.extend(unread)
     return out, unparsed
 
 
