@@ -306,3 +306,15 @@ def test_a_bulk_rename_with_identical_bodies_pairs_every_function(repo: FixtureR
     moved = {c.locator: c.previous_locator for c in changes.changes if c.change_kind == "moved"}
     assert len(moved) == 300 and changes.limits_hit == ()
     assert moved["python:function:a.beta7"] == "python:function:a.alpha7"
+
+
+def test_an_uncommitted_rename_is_one_move_too(repo: FixtureRepo) -> None:
+    from warpline.git.attribution import worktree_changes
+
+    repo.commit({"hdr.py": PARSER})
+    repo.write_worktree("hdr.py", PARSER.replace("parse_header", "split_header"))
+    moved = {c.locator: c for c in worktree_changes(repo.repo)
+             if c.kind == "function"}
+    assert set(moved) == {"python:function:hdr.split_header"}
+    assert moved["python:function:hdr.split_header"].previous_locator == \
+        "python:function:hdr.parse_header"
