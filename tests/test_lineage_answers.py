@@ -97,7 +97,7 @@ def test_changed_of_a_merge_commit_means_that_commit(tmp_path: Path) -> None:
 def test_unreadable_python_in_the_range_is_named_in_the_warnings(tmp_path: Path) -> None:
     r = FixtureRepo(tmp_path / "repo")
     r.commit({"ok.py": "X = 1\n"})
-    bad = r.commit({"bad.py": "def broken(:\n    pass\n"}, "broken")
+    bad = r.commit({"bad.py": "}}}} ))) ]]]\n"}, "no parser reads this")
     env = _call("changed", repo=str(r.path), rev_range="HEAD")
     assert any(f"bad.py@{bad[:12]}" in w for w in env["warnings"])
     clean = _call("changed", repo=str(r.path), rev_range="HEAD~1")
