@@ -188,14 +188,17 @@ def test_an_overload_signature_edit_marks_the_implementation(repo: FixtureRepo) 
     }
 
 
-def test_a_renamed_function_is_removed_and_added(repo: FixtureRepo) -> None:
+def test_a_renamed_function_is_one_move(repo: FixtureRepo) -> None:
     repo.commit({"calc.py": FOUR})
     sha = repo.commit({"calc.py": FOUR.replace("def two", "def deux")})
-    assert _events(repo, sha) == {
+    changes = {c.locator: c for c in _changes(repo, sha).changes}
+    assert {(loc, c.change_kind) for loc, c in changes.items()} == {
         ("core:file:calc.py", "modified"),
-        ("python:function:calc.two", "removed"),
-        ("python:function:calc.deux", "added"),
+        ("python:function:calc.deux", "moved"),
     }
+    deux = changes["python:function:calc.deux"]
+    assert (deux.previous_locator, deux.previous_path, deux.also_modified) == (
+        "python:function:calc.two", "calc.py", False)
 
 
 def test_a_blank_line_only_edit_records_only_the_file(repo: FixtureRepo) -> None:
@@ -260,16 +263,23 @@ def test_a_renamed_and_edited_file_still_moves_each_entity_once(repo: FixtureRep
     assert len({c.locator for c in changes}) == len(changes)
 
 
-def test_a_rename_that_keeps_the_dotted_name_records_only_the_file(repo: FixtureRepo) -> None:
+def test_a_rename_that_keeps_the_dotted_name_moves_every_entity_with_its_previous_path(
+    repo: FixtureRepo,
+) -> None:
     repo.commit({"src/demo/calc.py": FOUR})
     sha = repo.commit({}, renames={"src/demo/calc.py": "demo/calc.py"})
     changes = _changes(repo, sha).changes
-    assert [(c.locator, c.change_kind, c.previous_path) for c in changes] == [
-        ("core:file:demo/calc.py", "moved", "src/demo/calc.py")
-    ]
+    assert {(c.locator, c.change_kind, c.previous_path, c.also_modified) for c in changes} == {
+        ("core:file:demo/calc.py", "moved", "src/demo/calc.py", False),
+        ("python:module:demo.calc", "moved", "src/demo/calc.py", False),
+        *((f"python:function:demo.calc.{n}", "moved", "src/demo/calc.py", False)
+          for n in ("one", "two", "three", "four")),
+    }
+    # The locator did not change: the previous locator is the same one.
+    assert all(c.previous_locator == c.locator for c in changes if c.kind != "file")
 
 
-def test_an_edit_under_a_rename_that_keeps_the_dotted_name_is_a_modification(
+def test_an_edit_under_a_rename_that_keeps_the_dotted_name_is_a_move_also_modified(
     repo: FixtureRepo,
 ) -> None:
     repo.commit({"src/demo/calc.py": FOUR})
@@ -279,12 +289,15 @@ def test_an_edit_under_a_rename_that_keeps_the_dotted_name_is_a_modification(
     )
     changes = {c.locator: c for c in _changes(repo, sha).changes}
     four = changes["python:function:demo.calc.four"]
-    assert (four.change_kind, four.path, four.previous_path) == (
-        "modified",
+    assert (four.change_kind, four.path, four.previous_path, four.also_modified) == (
+        "moved",
         "demo/calc.py",
         "src/demo/calc.py",
+        True,
     )
-    assert set(changes) == {"core:file:demo/calc.py", "python:function:demo.calc.four"}
+    assert not changes["python:function:demo.calc.one"].also_modified
+    assert changes["core:file:demo/calc.py"].also_modified
+    assert {c.change_kind for c in changes.values()} == {"moved"}
 
 
 def test_a_module_moved_into_a_package_is_one_modification(repo: FixtureRepo) -> None:

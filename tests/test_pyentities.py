@@ -233,16 +233,27 @@ def test_an_empty_file_has_only_its_module() -> None:
     assert fe.line_count == 0
 
 
-def test_source_that_does_not_parse_gives_none_and_never_raises() -> None:
+def test_source_that_no_parser_can_read_gives_none_and_never_raises() -> None:
     for bad in (
         b"def broken(:\n",
         b"x = 1\x00\n",
-        b"x = '\xff\xfe'\n",
-        b"# -*- coding: no-such-codec -*-\nx = 1\n",
-        b"(" * 500 + b")" * 500,
-        b"def f():\nreturn 1\n",
+        b"}}}} ))) ]]]\n",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00",
     ):
         assert parse_entities(bad) is None
+
+
+def test_source_ast_rejects_is_read_by_the_tolerant_parser_and_never_raises() -> None:
+    for bad, keys in (
+        (b"x = '\xff\xfe'\n", set()),
+        (b"# -*- coding: no-such-codec -*-\nx = 1\n", set()),
+        (b"(" * 500 + b")" * 500, set()),
+        (b"def f():\nreturn 1\n", {("function", "f")}),
+        (b"print 'py2'\n\n\ndef f(x):\n    print x\n    return x\n", {("function", "f")}),
+    ):
+        found = parse_entities(bad)
+        assert found is not None
+        assert set(found.counts) == keys
 
 
 def test_invalid_escape_sequences_parse_quietly() -> None:

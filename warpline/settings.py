@@ -42,13 +42,20 @@ LOG_LEVEL = Setting("WARPLINE_LOG_LEVEL", "log level of `warpline-mcp` (its stde
 DEBUG = Setting("WARPLINE_DEBUG", "set: the CLI prints a traceback with an internal error",
                 "unset")
 
+RENAME_LIMIT = Setting("WARPLINE_RENAME_LIMIT", "files git's rename detection examines per "
+                       "commit (a commit past it is named in the answers' warnings)", "`10000`")
+RECORD = Setting("WARPLINE_RECORD", "`1`: the pytest plugin records a test map (as "
+                 "`--warpline-record`)", "unset")
+
 NO_COLOR = Setting("NO_COLOR", "set: CLI tables without colour (the no-color.org "
                    "convention)", "unset")
 
 SETTINGS: tuple[Setting, ...] = (
     LOOMWEAVE_COMMAND, EDGE_SOURCES, FILIGREE_API_URL, INTERACTIVE_BUDGET_S,
-    AUTO_CAPTURE_BUDGET_S, FILIGREE_DEADLINE_S, INGEST_WORKERS, LOG_LEVEL, DEBUG, NO_COLOR,
+    AUTO_CAPTURE_BUDGET_S, FILIGREE_DEADLINE_S, INGEST_WORKERS, LOG_LEVEL, DEBUG,
+    RENAME_LIMIT, RECORD, NO_COLOR,
 )
+DEFAULT_RENAME_LIMIT = 10_000
 
 KNOWN_EDGE_SOURCES = ("loomweave", "builtin")
 DEFAULT_INTERACTIVE_BUDGET_S = 3.0
@@ -133,6 +140,21 @@ def markdown_table() -> str:
     lines = ["| variable | meaning | default |", "| --- | --- | --- |"]
     lines.extend(f"| `{s.name}` | {s.meaning} | {s.default} |" for s in SETTINGS)
     return "\n".join(lines)
+
+
+def rename_limit() -> int:
+    """Files git's rename detection may examine per commit; a value that is not a positive
+    integer falls back to the default."""
+    try:
+        value = int((_raw(RENAME_LIMIT) or "").strip())
+    except ValueError:
+        return DEFAULT_RENAME_LIMIT
+    return value if value > 0 else DEFAULT_RENAME_LIMIT
+
+
+def record_test_map() -> bool:
+    """``WARPLINE_RECORD`` set to a true word (1, true, yes, on)."""
+    return (_raw(RECORD) or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 # -- variables other programs set: read here too, so nothing else touches os.environ ------

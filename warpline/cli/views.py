@@ -28,11 +28,16 @@ def _footer(env: Env) -> list[str]:
     return lines
 
 
+def _kind(item: dict[str, Any]) -> str:
+    """``moved+modified`` for a moved entity whose own text changed too."""
+    return "moved+modified" if item.get("also_modified") else str(item["change_kind"])
+
+
 def _changed(env: Env, width: int) -> list[str]:
     items = env["data"]["items"]
     if not items:
         return ["no changes recorded for this query"]
-    rows = [(i["change_kind"], i["entity"]["kind"], i["entity"]["locator"], _short(i["commit"]),
+    rows = [(_kind(i), i["entity"]["kind"], i["entity"]["locator"], _short(i["commit"]),
              i["changed_at"], i["actor"]) for i in items]
     total = env["data"].get("total", len(items))
     return [table(("CHANGE", "KIND", "ENTITY", "COMMIT", "WHEN", "ACTOR"), rows, width=width),
@@ -47,7 +52,7 @@ def _timeline(env: Env, width: int) -> list[str]:
         return [f"no entity named {asked!r}"]
     head = f"{entity.get('locator') or entity.get('sei')}  (sei: {entity.get('sei') or '-'})"
     items = env["data"]["items"]
-    rows = [(i["changed_at"], i["change_kind"], _short(i["commit"]), i["actor"], i["path"])
+    rows = [(i["changed_at"], _kind(i), _short(i["commit"]), i["actor"], i["path"])
             for i in items]
     body = table(("WHEN", "CHANGE", "COMMIT", "ACTOR", "PATH"), rows, width=width) \
         if rows else "no recorded changes"

@@ -15,17 +15,28 @@ Rules chosen where the design is silent:
   and submodule pointers get that event only.
 * A Python file that does not parse on either side of the change gets only its file event
   and is listed in ``unparsed_files``.
-* A rename that keeps the dotted name (``src/a/b.py`` -> ``a/b.py``) is an ordinary edit:
-  edited entities are ``modified`` with ``previous_path`` set, the rest get no event.
+* A rename that keeps the dotted name (``src/a/b.py`` -> ``a/b.py``) moves every
+  definition of the file: ``moved`` with ``previous_path`` set (the locator is unchanged,
+  so ``previous_locator`` equals it) and ``also_modified`` for the edited ones; entities
+  added or removed by the edit are ``added``/``removed``.
+* A file renamed to another dotted name moves its definitions the same way (with the old
+  locator); ``also_modified`` when an entity's own text changed.
+* Removed and added definitions of one commit are then paired into ``moved`` events when
+  they are the same definition renamed or moved (``warpline.git.lineage``).
+* Rename detection examines up to ``rename_limit()`` files (``WARPLINE_RENAME_LIMIT``,
+  default 10,000; libgit2's own default is 1,000). A commit past it is marked
+  ``limits_hit = ("rename_limit",)`` and answers covering it say so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind
 
+from warpline import settings
 from warpline.git.diffmap import (
     PySide,
     all_changes,
@@ -33,9 +44,11 @@ from warpline.git.diffmap import (
     file_event,
     finalize,
     moved_changes,
+    own_texts,
 )
 from warpline.git.events import ChangeKind, CommitChanges, CommitInfo, EntityChange
 from warpline.git.hunks import hunks_and_lines
+from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.merges import merge_changes
 from warpline.git.parsecache import (
     DIFF_FLAGS,
@@ -46,15 +59,24 @@ from warpline.git.parsecache import (
     python_dotted,
     side_result,
 )
-from warpline.git.pyentities import split_lines
+from warpline.git.pyentities import EntityKey, split_lines
 from warpline.git.worktree import worktree_events
 
 __all__ = [
+    "DEFAULT_RENAME_LIMIT",
     "DefinitionCache",
     "commit_changes",
     "commit_info",
+    "rename_limit",
     "worktree_changes",
 ]
+
+DEFAULT_RENAME_LIMIT = settings.DEFAULT_RENAME_LIMIT
+
+
+def rename_limit() -> int:
+    """Files git's rename detection may examine per commit (``WARPLINE_RENAME_LIMIT``)."""
+    return settings.rename_limit()
 
 _STATUS_KIND: dict[int, ChangeKind] = {
     DeltaStatus.ADDED: "added",
@@ -80,11 +102,13 @@ def commit_changes(
     """Every entity ``commit`` changed: against its first parent, or, for a merge, what the
     merge itself introduced. Pass one ``cache`` across a backfill."""
     cache = cache if cache is not None else DefinitionCache(maxsize=256)
+    limits: list[str] = []
     if len(commit.parent_ids) > 1:
         changes, unparsed = merge_changes(repo, commit, cache)
     else:
-        changes, unparsed = _first_parent_changes(repo, commit, cache)
-    return CommitChanges(commit_info(commit), finalize(changes), tuple(sorted(set(unparsed))))
+        changes, unparsed = _first_parent_changes(repo, commit, cache, limits)
+    return CommitChanges(commit_info(commit), finalize(changes), tuple(sorted(set(unparsed))),
+                         tuple(limits))
 
 
 def worktree_changes(repo: pygit2.Repository) -> tuple[EntityChange, ...]:
@@ -93,16 +117,32 @@ def worktree_changes(repo: pygit2.Repository) -> tuple[EntityChange, ...]:
     return finalize(worktree_events(repo))
 
 
+def _find_renames(diff: pygit2.Diff, limits: list[str]) -> None:
+    if len(diff) < 2:  # a rename needs a deletion and an addition
+        return
+    limit = rename_limit()
+    statuses = [d.status for d in diff.deltas]
+    deleted, added = statuses.count(DeltaStatus.DELETED), statuses.count(DeltaStatus.ADDED)
+    if not deleted or not added:
+        return
+    diff.find_similar(DiffFind.FIND_RENAMES, rename_limit=limit)
+    if max(deleted, added) > limit:
+        after = [d.status for d in diff.deltas]
+        if DeltaStatus.DELETED in after and DeltaStatus.ADDED in after:
+            limits.append("rename_limit")
+
+
 def _first_parent_changes(
-    repo: pygit2.Repository, commit: pygit2.Commit, cache: DefinitionCache
+    repo: pygit2.Repository, commit: pygit2.Commit, cache: DefinitionCache,
+    limits: list[str],
 ) -> tuple[list[EntityChange], list[str]]:
     tree = commit.tree
     if commit.parent_ids:
         diff = commit.parents[0].tree.diff_to_tree(tree, DIFF_FLAGS, 0, 0)
     else:
         diff = tree.diff_to_tree(flags=DIFF_FLAGS, context_lines=0, interhunk_lines=0, swap=True)
-    if len(diff) > 1:  # a rename needs a deletion and an addition
-        diff.find_similar(DiffFind.FIND_RENAMES)
+    _find_renames(diff, limits)
+    sides = SideIndex()
     out: list[EntityChange] = []
     unparsed: list[str] = []
     for delta in diff.deltas:
@@ -111,19 +151,30 @@ def _first_parent_changes(
         old_path = None if kind == "added" else old_f.path
         new_path = None if kind == "removed" else new_f.path
         path = new_path or old_f.path
-        out.append(file_event(kind, path, old_path))
+        out.append(file_event(kind, path, old_path, old_f.id != new_f.id))
         old_dotted = python_dotted(old_path, old_f.mode)
         new_dotted = python_dotted(new_path, new_f.mode)
         if old_dotted is None and new_dotted is None:
             continue
         if old_path is not None and new_path is not None and old_dotted == new_dotted:
-            parsed = _edited(repo, cache, (old_path, new_path, new_dotted), delta, out)
+            parsed = _edited(repo, cache, (old_path, new_path, new_dotted), delta, out, sides)
         else:
             parsed = _whole(repo, cache, (old_path, old_dotted, old_f.id),
-                            (new_path, new_dotted, new_f.id), out)  # fmt: skip
+                            (new_path, new_dotted, new_f.id), out, sides)  # fmt: skip
         if not parsed:
             unparsed.append(path)
+    out, capped = pair_definitions(out, sides)
+    if capped:
+        limits.append("lineage_limit")
     return out, unparsed
+
+
+def _same(lines: list[bytes]) -> list[bytes]:
+    return lines
+
+
+def _lines_loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], list[bytes]]:
+    return lambda: split_lines(blob_data(repo, oid))
 
 
 def _whole(
@@ -132,6 +183,7 @@ def _whole(
     old: tuple[str | None, str | None, pygit2.Oid],
     new: tuple[str | None, str | None, pygit2.Oid],
     out: list[EntityChange],
+    sides_seen: SideIndex,
 ) -> bool:
     """A file appeared, disappeared, or moved to another dotted name. False: unparsed."""
     sides: list[SideResult] = []
@@ -144,11 +196,23 @@ def _whole(
     if old_side.unparsed or new_side.unparsed:
         return False
     if old_side.side is not None and new_side.side is not None:
-        moved_changes(old_side.side, new_side.side, out)
+        edited: set[EntityKey] = set()
+        if old[2] != new[2]:
+            old_fe, new_fe = old_side.side.entities, new_side.side.entities
+            before = own_texts(old_fe, split_lines(blob_data(repo, old[2])),
+                               [(1, old_fe.line_count)], old_fe.keys())
+            after = own_texts(new_fe, split_lines(blob_data(repo, new[2])),
+                              [(1, new_fe.line_count)], new_fe.keys())
+            edited = {k for k in before.keys() & after.keys() if before[k] != after[k]}
+        moved_changes(old_side.side, new_side.side, out, edited)
     elif new_side.side is not None:
         all_changes(new_side.side, "added", out)
     elif old_side.side is not None:
         all_changes(old_side.side, "removed", out)
+    if old_side.side is not None:
+        sides_seen.old[old_side.side.path] = (old_side.side, _lines_loader(repo, old[2]))
+    if new_side.side is not None:
+        sides_seen.new[new_side.side.path] = (new_side.side, _lines_loader(repo, new[2]))
     return True
 
 
@@ -158,13 +222,20 @@ def _edited(
     where: tuple[str, str, str | None],
     delta: pygit2.DiffDelta,
     out: list[EntityChange],
+    sides: SideIndex,
 ) -> bool:
     """A Python file edited in place (or renamed without changing its dotted name)."""
     old_path, new_path, dotted = where
     assert dotted is not None
     old_id, new_id = delta.old_file.id, delta.new_file.id
     if old_id == new_id:
-        return True  # a pure rename keeping the dotted name: no entity changed
+        if old_path != new_path:  # a pure rename keeping the dotted name: all moved
+            fe = cache.get(old_id, partial(blob_data, repo, old_id))
+            if fe is None:
+                return False
+            _moved_in_place(PySide(old_path, dotted, fe), PySide(new_path, dotted, fe), [],
+                            out)
+        return True
     kept = cache.take_source(old_id)
     old_data, old_lines = kept if kept is not None else (blob_data(repo, old_id), None)
     old_fe = cache.get(old_id, lambda: old_data)
@@ -179,13 +250,25 @@ def _edited(
     if new_fe is None:
         return False
     cache.keep_source(new_id, new_data, new_lines)
-    edited_changes(
-        PySide(old_path, dotted, old_fe),
-        PySide(new_path, dotted, new_fe),
-        hunks,
-        windows,
-        old_lines,
-        new_lines,
-        out,
-    )
+    old_side, new_side = PySide(old_path, dotted, old_fe), PySide(new_path, dotted, new_fe)
+    sides.old[old_path] = (old_side, partial(_same, old_lines))
+    sides.new[new_path] = (new_side, partial(_same, new_lines))
+    found: list[EntityChange] = []
+    edited_changes(old_side, new_side, hunks, windows, old_lines, new_lines, found)
+    if old_path == new_path:
+        out.extend(found)
+    else:
+        _moved_in_place(old_side, new_side, found, out)
     return True
+
+
+def _moved_in_place(old: PySide, new: PySide, found: list[EntityChange],
+                    out: list[EntityChange]) -> None:
+    """A file renamed keeping its dotted name: every surviving entity is ``moved`` (its
+    locator unchanged), ``also_modified`` when the edit touched it."""
+    modified = {c.locator for c in found if c.change_kind == "modified"}
+    out.extend(c for c in found if c.change_kind != "modified")
+    for key in old.entities.keys() & new.entities.keys():
+        locator = new.locator(key)
+        out.append(EntityChange(locator, key[0], "moved", new.path, locator, old.path,
+                                locator in modified))

@@ -37,6 +37,9 @@ __all__ = [
 ]
 
 
+_RANGE_END = b"\x00"
+
+
 @dataclass(frozen=True, slots=True)
 class PySide:
     """One version of a Python file that parsed."""
@@ -49,10 +52,12 @@ class PySide:
         return entity_locator(key[0], self.dotted, key[1])
 
 
-def file_event(change_kind: ChangeKind, path: str, previous_path: str | None) -> EntityChange:
+def file_event(change_kind: ChangeKind, path: str, previous_path: str | None,
+               also_modified: bool = False) -> EntityChange:
     if change_kind == "moved" and previous_path is not None:
         return EntityChange(
-            file_locator(path), "file", "moved", path, file_locator(previous_path), previous_path
+            file_locator(path), "file", "moved", path, file_locator(previous_path), previous_path,
+            also_modified,
         )
     return EntityChange(file_locator(path), "file", change_kind, path)
 
@@ -63,15 +68,19 @@ def all_changes(side: PySide, change_kind: ChangeKind, out: list[EntityChange]) 
         out.append(EntityChange(side.locator(key), key[0], change_kind, side.path))
 
 
-def moved_changes(old: PySide, new: PySide, out: list[EntityChange]) -> None:
+def moved_changes(old: PySide, new: PySide, out: list[EntityChange],
+                  edited: set[EntityKey] | None = None) -> None:
     """A rename that changed the dotted name: survivors move (edited or not, one event
-    each, carrying where they came from); the rest are added or removed."""
+    each, carrying where they came from, ``also_modified`` for those in ``edited``); the
+    rest are added or removed."""
     old_keys, new_keys = old.entities.keys(), new.entities.keys()
+    edited = edited or set()
     for key in new_keys:
         if key in old_keys:
             out.append(
                 EntityChange(
-                    new.locator(key), key[0], "moved", new.path, old.locator(key), old.path
+                    new.locator(key), key[0], "moved", new.path, old.locator(key), old.path,
+                    key in edited,
                 )
             )
         else:
@@ -123,14 +132,18 @@ def own_texts(
     ranges: Iterable[tuple[int, int]],
     keys: Iterable[EntityKey],
 ) -> dict[EntityKey, list[bytes]]:
-    """The non-blank lines each of ``keys`` owns inside ``ranges``, in order."""
+    """The non-blank lines each of ``keys`` owns inside ``ranges``, in order, each range
+    closed by a separator: a line moved from one range to another (a statement moved
+    within a definition, across unchanged lines) makes the texts differ."""
     out: dict[EntityKey, list[bytes]] = {key: [] for key in keys}
     for first, last in ranges:
-        if last < first:
-            continue
-        for line, owner in zip(lines[first - 1 : last], entities.paint(first, last), strict=False):
-            if owner in out and line.strip():
-                out[owner].append(line)
+        if last >= first:
+            for line, owner in zip(lines[first - 1 : last], entities.paint(first, last),
+                                   strict=False):
+                if owner in out and line.strip():
+                    out[owner].append(line)
+        for text in out.values():
+            text.append(_RANGE_END)
     return out
 
 

@@ -21,6 +21,8 @@ class EntityChange:
     ``path`` is the repo-relative file the entity lives in after the commit (for
     ``removed``: before it). ``previous_locator``/``previous_path`` are set for ``moved``
     (and may be set for a ``modified`` entity whose file was renamed and edited).
+    ``also_modified`` is meaningful for ``moved`` only: the entity's own text changed too
+    (a moved-and-edited definition), else it moved unchanged.
     """
 
     locator: str
@@ -29,6 +31,7 @@ class EntityChange:
     path: str
     previous_locator: str | None = None
     previous_path: str | None = None
+    also_modified: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,3 +51,6 @@ class CommitChanges:
     changes: tuple[EntityChange, ...]
     # Repo-relative paths of Python files that did not parse (they still get a file event).
     unparsed_files: tuple[str, ...] = field(default=())
+    # Limits this commit's answer is partial under: "rename_limit" (git's rename detection
+    # stopped pairing files), "lineage_limit" (definition pairing stopped comparing).
+    limits_hit: tuple[str, ...] = field(default=())

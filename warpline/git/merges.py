@@ -1,9 +1,17 @@
 """What a merge commit itself introduced (DESIGN §4): not the branches' changes again.
 
+The re-merge rule: the parents are merged again automatically (libgit2's three-way
+``merge_trees`` from their merge base, renames followed, what ``git show --remerge-diff``
+compares against), and that re-merge counts as one more "parent" below. So a clean merge
+where the branches edited different lines of one function, or where one branch still had a
+file under its pre-rename path, introduces nothing; a conflict resolution or an evil edit
+does. Where the re-merge itself conflicted on a path, that path is judged against the
+parents only. Octopus merges and merges without a merge base use the parents only.
+
 * A path whose state in the merge (blob and mode, or absence) equals its state in ANY
-  parent contributes nothing. Only paths that differ from every parent are examined, and
-  only those differing from the first parent need a look at all (a tree diff without
-  patches finds them).
+  parent (or in the re-merge) contributes nothing. Only paths that differ from every
+  parent are examined, and only those differing from the first parent need a look at all
+  (a tree diff without patches finds them).
 * Python files: an entity counts as changed only when its own text in the merge matches
   its text in no parent (a conflict resolution, an "evil" edit). It is ``added`` when no
   parent has it, ``removed`` when every parent has it and the merge does not, else
@@ -42,6 +50,48 @@ State = TreeState
 Interval = tuple[int, int]
 
 
+class _Remerge:
+    """The automatic re-merge of a two-parent merge, computed on first use."""
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit) -> None:
+        self._repo = repo
+        self._commit = commit
+        self._index: pygit2.Index | None = None
+        self._conflicted: set[str] = set()
+        self._failed = len(commit.parent_ids) != 2
+
+    def _load(self) -> pygit2.Index | None:
+        if self._index is None and not self._failed:
+            ours, theirs = self._commit.parents
+            try:
+                base_id = self._repo.merge_base(ours.id, theirs.id)
+                if base_id is None:
+                    self._failed = True
+                    return None
+                base = self._repo[base_id].peel(pygit2.Commit)
+                index = self._repo.merge_trees(base.tree, ours.tree, theirs.tree)
+            except (pygit2.GitError, KeyError, ValueError):
+                self._failed = True
+                return None
+            conflicts = index.conflicts
+            if conflicts is not None:
+                for entries in conflicts:
+                    self._conflicted.update(e.path for e in entries if e is not None)
+            self._index = index
+        return self._index
+
+    def state(self, path: str) -> tuple[bool, State]:
+        """(known, state): known False when there is no re-merge or it conflicted here."""
+        index = self._load()
+        if index is None or path in self._conflicted:
+            return False, None
+        try:
+            entry = index[path]
+        except KeyError:
+            return True, None  # the re-merge has no file there
+        return True, (entry.id, entry.mode)
+
+
 def merge_changes(
     repo: pygit2.Repository, commit: pygit2.Commit, cache: DefinitionCache
 ) -> tuple[list[EntityChange], list[str]]:
@@ -49,6 +99,7 @@ def merge_changes(
     diff = trees[0].diff_to_tree(commit.tree, DiffOption.INCLUDE_TYPECHANGE, 0, 0)
     out: list[EntityChange] = []
     unparsed: list[str] = []
+    remerge = _Remerge(repo, commit)
     for delta in diff.deltas:
         removed = delta.status == DeltaStatus.DELETED
         path = delta.old_file.path if removed else delta.new_file.path
@@ -60,7 +111,20 @@ def merge_changes(
         if result in states:
             continue
         kind: ChangeKind = "added" if first is None else "removed" if removed else "modified"
-        _contribution(repo, cache, path, kind, result, states, out, unparsed)
+        found: list[EntityChange] = []
+        unread: list[str] = []
+        _contribution(repo, cache, path, kind, result, states, found, unread)
+        if found:
+            # The re-merge only takes events away: it is computed (once per merge) only when
+            # the parents alone leave some.
+            known, again = remerge.state(path)
+            if known and again == result:
+                continue  # what the automatic re-merge gives: nothing of the merge's own
+            if known:
+                found, unread = [], []
+                _contribution(repo, cache, path, kind, result, [*states, again], found, unread)
+        out.extend(found)
+        unparsed.extend(unread)
     return out, unparsed
 
 

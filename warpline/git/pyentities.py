@@ -1,7 +1,8 @@
 """Python source -> definitions with line spans, and line -> innermost owning entity.
 
-``parse_entities(source)`` returns a ``FileEntities`` or None when the source does not
-parse (SyntaxError, null bytes, bad encoding, absurd nesting): it never raises.
+``parse_entities(source)`` returns a ``FileEntities`` or None when the source cannot be
+read: ``ast`` first, then the error-tolerant tree-sitter fallback (``pytolerant``) for
+py2-era or partly broken files. It never raises.
 ``warpline.git.pyincremental`` derives a new version's ``FileEntities`` from the old one
 by re-parsing only the statements a diff touched.
 
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.locators import PythonKind
 from warpline.git.pyscan import MODULE_KEY, EntityKey, Node, scan_body
+from warpline.git.pytolerant import tolerant_body
 
 __all__ = [
     "MODULE_KEY",
@@ -165,13 +167,16 @@ class FileEntities:
 
 
 def parse_entities(source: bytes) -> FileEntities | None:
-    """Parse ``source``; None when it is not valid Python or past the per-file caps
-    (``warpline.git.filecaps``): never raises."""
+    """Parse ``source``; when ``ast`` cannot, the error-tolerant parser
+    (``warpline.git.pytolerant``) reads what it can. None when neither can, or when it is
+    past the per-file caps (``warpline.git.filecaps``): never raises."""
     if too_large(source):
         return None
     lines = split_lines(source)
     with no_gc():
         body = parse_body(source)
+        if body is None:
+            body = tolerant_body(source)
         if body is None:
             return None
         try:

@@ -171,3 +171,15 @@ def commits_in_range(
     if base is not None:
         walker.hide(base.id)
     return list(walker)
+
+
+def range_commits(
+    repo: pygit2.Repository, text: str, field: str = "rev_range"
+) -> tuple[pygit2.Commit | None, pygit2.Commit, list[pygit2.Commit]]:
+    """``A..B`` -> (A, B, commits reachable from B and not from A, parents first); a single
+    rev -> (its first parent, rev, [rev]): that one commit, a merge included (never the
+    branch it merged)."""
+    base, head = parse_rev_range(repo, text, field)
+    if ".." not in text:
+        return base, head, [head]
+    return base, head, commits_in_range(repo, base, head)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from functools import partial
 
 import pygit2
 
@@ -18,6 +19,7 @@ from warpline.git.diffmap import PySide, all_changes, edited_changes, file_event
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.filecaps import too_large
 from warpline.git.hunks import hunks_between
+from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.parsecache import (
     TreeState,
     blob_data,
@@ -38,13 +40,15 @@ def worktree_events(repo: pygit2.Repository) -> list[EntityChange]:
         return []
     tree = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).tree
     out: list[EntityChange] = []
+    sides = SideIndex()
     for path in sorted(repo.status(untracked_files="all", ignored=False)):
         if path.endswith("/") or path == ".weft" or path.startswith(".weft/"):
             continue
         old = tree_state(tree, path) if tree is not None else None
         new = _disk_state(os.path.join(workdir, path), path)
-        _path_events(repo, path, old, new, out)
-    return out
+        _path_events(repo, path, old, new, out, sides)
+    paired, _ = pair_definitions(out, sides)  # renames and moves, as in a commit
+    return paired
 
 
 # (git file mode, content or None when it is not read, blob id when it was hashed)
@@ -91,6 +95,7 @@ def _path_events(
     old: TreeState,
     disk: DiskState | None,
     out: list[EntityChange],
+    sides: SideIndex,
 ) -> None:
     if old is None and disk is None:
         return
@@ -114,6 +119,10 @@ def _path_events(
     new_fe = parse_entities(new_data) if new_dotted else None
     if (old_dotted and old_fe is None) or (new_dotted and new_fe is None):
         return  # does not parse: the file event only
+    if old_dotted and old_fe is not None:
+        sides.old[path] = (PySide(path, old_dotted, old_fe), partial(split_lines, old_data))
+    if new_dotted and new_fe is not None:
+        sides.new[path] = (PySide(path, new_dotted, new_fe), partial(split_lines, new_data))
     if old_dotted and new_dotted and old_fe is not None and new_fe is not None:
         hunks = hunks_between(old_data, new_data)
         old_side, new_side = PySide(path, old_dotted, old_fe), PySide(path, new_dotted, new_fe)

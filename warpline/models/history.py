@@ -21,6 +21,8 @@ from warpline.models.envelope import EnvelopeBase
 from warpline.models.vocab import ChangeKind, ChangeOrigin, SeiResolution
 
 _CHANGE_ID = "warpline:change:<row id>; null for uncommitted working-tree changes."
+_ALSO_MODIFIED = ("For a moved event: true when the entity's own text also changed (moved "
+                  "and edited), false when it moved unchanged; null for other change kinds.")
 
 
 class ChangeItem(WireModel):
@@ -37,6 +39,7 @@ class ChangeItem(WireModel):
         default=None, description="The locator before a rename (moved events)."
     )
     previous_path: str | None = None
+    also_modified: bool | None = Field(default=None, description=_ALSO_MODIFIED)
 
 
 class RevRangeInfo(WireModel):
@@ -88,6 +91,7 @@ class TimelineItem(WireModel):
     locator: str = Field(description="The entity's locator at that commit.")
     previous_locator: str | None = None
     previous_path: str | None = None
+    also_modified: bool | None = Field(default=None, description=_ALSO_MODIFIED)
 
 
 class EntityTimelineData(WireModel):

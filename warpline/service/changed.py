@@ -10,7 +10,7 @@ import pygit2
 from warpline import settings
 from warpline.errors import InvalidRevRange
 from warpline.git.attribution import worktree_changes
-from warpline.git.repo import commits_in_range, head_commit, parse_rev_range, resolve_commit
+from warpline.git.repo import commits_in_range, head_commit, range_commits, resolve_commit
 from warpline.models import ChangeListEnvelope
 from warpline.models.inputs import ChangeListInput
 from warpline.service import events_query as eq
@@ -42,6 +42,7 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         pager = Pager.of(params)
         rows, total = eq.select_events(ctx.store.conn, shas, where, sort_by, order,
                                        pager.end + 1)
+        warnings.extend(eq.range_notes(ctx.store.conn, shas))
         items = [eq.item_from_row(row) for row in rows]
         if params.include_worktree:
             items.extend(_worktree_items(ctx, where))
@@ -81,8 +82,9 @@ def _range_commits(ctx: RepoContext, params: Any,
     if params.rev_range is not None and (params.base_ref or params.head_ref):
         raise InvalidRevRange("Pass either `rev_range` or `base_ref`/`head_ref`, not both.",
                               field="rev_range", value=params.rev_range)
+    single: list[pygit2.Commit] | None = None
     if params.rev_range is not None:
-        base, head = parse_rev_range(ctx.repo, params.rev_range)
+        base, head, single = range_commits(ctx.repo, params.rev_range)
         text = params.rev_range
     elif params.base_ref or params.head_ref:
         head = resolve_commit(ctx.repo, params.head_ref or "HEAD", field="head_ref")
@@ -94,8 +96,8 @@ def _range_commits(ctx: RepoContext, params: Any,
         return None, {"rev_range": None, "base_commit": None,
                       "head_commit": None if tip is None else str(tip.id),
                       "commit_count": ctx.store.conn.execute(
-                          "SELECT count(*) FROM commits").fetchone()[0]}
-    commits = commits_in_range(ctx.repo, base, head)
+                          "SELECT count(*) FROM commits WHERE reachable = 1").fetchone()[0]}
+    commits = single if single is not None else commits_in_range(ctx.repo, base, head)
     _ensure_ingested(ctx, commits, warnings)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),
             "head_commit": str(head.id), "commit_count": len(commits)}
@@ -134,6 +136,7 @@ def _worktree_items(ctx: RepoContext, where: eq.Where) -> list[dict[str, Any]]:
             "changed_at": None,
             "previous_locator": change.previous_locator,
             "previous_path": change.previous_path,
+            "also_modified": change.also_modified if change.change_kind == "moved" else None,
             "origin": "worktree",
         }
         if where.matches(item):

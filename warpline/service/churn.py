@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline.errors import InvalidEntityRef
-from warpline.git.repo import commits_in_range, parse_rev_range
+from warpline.git.repo import range_commits
 from warpline.models import EntityChurnCountEnvelope
 from warpline.models.inputs import EntityChurnCountInput
 from warpline.service.closest import NameIndex, unknown_entity_warning
@@ -42,8 +42,8 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
         until = parse_instant(window["until"], "window.until") if window.get("until") else None
         shas = None
         if window.get("rev_range"):
-            base, head = parse_rev_range(ctx.repo, window["rev_range"])
-            shas = [str(c.id) for c in commits_in_range(ctx.repo, base, head)]
+            _, _, commits = range_commits(ctx.repo, window["rev_range"])
+            shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}
         counts = _stats(conn, lineages, since, until, shas)
         items = []
@@ -94,7 +94,8 @@ Stat = tuple[int, int, int, str]  # count, first, last, last actor
 class Counts:
     """Counts per lineage and per entity, and each lineage's current member.
 
-    The current member of a rename chain (the one with the latest event) carries the
+    The current member of a rename chain (the one with the topologically latest event)
+    carries the
     whole chain's history; a locator renamed away keeps only its own events, so a stale
     locator and its successor are never both credited with the same changes.
     """
@@ -130,6 +131,8 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
         conn.execute("DELETE FROM q_commits")
         conn.executemany("INSERT OR IGNORE INTO q_commits (sha) VALUES (?)", ((s,) for s in shas))
         clauses.append("c.sha IN (SELECT sha FROM q_commits)")
+    else:  # only history HEAD reaches; an explicit range is its own set of commits
+        clauses.append("c.reachable = 1")
     base = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
             "JOIN commits c ON c.id = ce.commit_id WHERE " + " AND ".join(clauses))
     out = Counts()
@@ -137,10 +140,12 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
         counts = {r[0]: (int(r[1]), int(r[2])) for r in conn.execute(
             f"SELECT {group}, count(*), min(ce.changed_at) {base} GROUP BY {group}", args)}
         # SQLite returns the bare columns of the row holding max() when max() is the only
-        # aggregate: that is the latest event's author (and, per lineage, its entity).
-        for key, last, name, email, entity_id in conn.execute(
-                f"SELECT {group}, max(ce.changed_at), c.author_name, c.author_email, e.id "
-                f"{base} GROUP BY {group}", args):
+        # aggregate: that is the topologically latest event (never the latest timestamp:
+        # equal commit times are normal after a rebase), its author and, per lineage, its
+        # entity (the lineage's current member).
+        for key, _, last, name, email, entity_id in conn.execute(
+                f"SELECT {group}, max(coalesce(c.topo, 0) * 4294967296 + ce.id), ce.changed_at, "
+                f"c.author_name, c.author_email, e.id {base} GROUP BY {group}", args):
             count, first = counts[key]
             target[key] = (count, first, int(last), f"{name} <{email}>")
             if group == "e.lineage":

@@ -19,7 +19,8 @@ _SORT_SQL = {
 }
 _SELECT = (
     "SELECT ce.id, ce.change_kind, ce.path, ce.previous_locator, ce.changed_at, e.id, "
-    "e.locator, e.kind, e.sei, c.sha, c.author_name, c.author_email "
+    "e.locator, e.kind, e.sei, c.sha, c.author_name, c.author_email, ce.previous_path, "
+    "ce.also_modified "
     "FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
     "JOIN commits c ON c.id = ce.commit_id"
 )
@@ -111,6 +112,8 @@ def _scope(conn: sqlite3.Connection, shas: Sequence[str] | None,
     if shas is not None:
         _load_commits(conn, shas)
         parts.append("c.sha IN (SELECT sha FROM q_commits)")
+    else:  # every recorded commit HEAD reaches; rewritten-away commits never count
+        parts.append("c.reachable = 1")
     return (" WHERE " + " AND ".join(parts)) if parts else "", args
 
 
@@ -138,7 +141,8 @@ def item_from_row(row: Sequence[Any]) -> dict[str, Any]:
         "commit": row[9],
         "changed_at": iso_z(row[4]),
         "previous_locator": row[3],
-        "previous_path": None,
+        "previous_path": row[12],
+        "also_modified": bool(row[13]) if row[1] == "moved" else None,
         "origin": "commit",
     }
 
@@ -184,3 +188,45 @@ def distinct_refs(
         key_ids.append(int(entity_id))
         refs.append({"kind": "sei", "value": sei} if sei else {"kind": "locator", "value": locator})
     return refs[:bound], key_ids[:bound], len(refs) > bound
+
+
+_NOTE_LIMIT = 5
+_LIMIT_WORDS = {
+    "rename_limit": ("changed more files than rename detection examines "
+                     "(WARPLINE_RENAME_LIMIT): some renames there are recorded as removed "
+                     "plus added. Raise the limit and re-ingest to pair them"),
+    "lineage_limit": ("had more removed and added definitions than lineage pairing compares: "
+                      "some renamed or moved definitions there are recorded as removed plus "
+                      "added"),
+}
+
+
+def range_notes(conn: sqlite3.Connection, shas: Sequence[str] | None) -> list[str]:
+    """What the answer's commits could not fully read, in words: Python file versions no
+    parser could read (only their file events are recorded) and limits attribution hit."""
+    if shas is not None:
+        _load_commits(conn, shas)
+        scope = "c.sha IN (SELECT sha FROM q_commits)"
+    else:
+        scope = "c.reachable = 1"
+    rows = conn.execute(
+        "SELECT c.sha, c.unparsed_files, c.limits_hit FROM commits c WHERE "
+        f"(c.unparsed_files != '[]' OR c.limits_hit != '[]') AND {scope} "
+        "ORDER BY c.topo DESC, c.id DESC").fetchall()
+    unread: list[str] = []
+    limited: dict[str, list[str]] = {}
+    for sha, unparsed, limits in rows:
+        unread.extend(f"{path}@{sha[:12]}" for path in json.loads(unparsed))
+        for name in json.loads(limits):
+            limited.setdefault(name, []).append(sha[:12])
+    notes: list[str] = []
+    if unread:
+        more = f" and {len(unread) - _NOTE_LIMIT} more" if len(unread) > _NOTE_LIMIT else ""
+        notes.append(f"{len(unread)} Python file versions in this range could not be read for "
+                     "definitions (only their file events are recorded, entity changes there "
+                     f"are unknown): {', '.join(unread[:_NOTE_LIMIT])}{more}.")
+    for name, commits in sorted(limited.items()):
+        words = _LIMIT_WORDS.get(name, f"hit the limit {name!r}")
+        notes.append(f"{len(commits)} commits in this range {words}: "
+                     f"{', '.join(commits[:_NOTE_LIMIT])}.")
+    return notes

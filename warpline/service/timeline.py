@@ -1,6 +1,8 @@
 """``warpline_entity_timeline_get`` / ``timeline``: one entity's ordered change history.
 
-The history follows the entity's lineage, so it continues across file renames.
+The history follows the entity's lineage in both directions (file renames, definitions
+renamed or moved), in topological order, over commits HEAD reaches only; asking for an
+old name says (in a warning) which locator the lineage continues as.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
             "page": pager.wire(total),
         }
         stitched = len(locators) > 1
+        if entity is not None and stitched:
+            warnings.extend(_where_it_went(ctx.store.conn, entity))
         return envelope(
             model=EntityTimelineEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
             filters=filters, sort={"by": "changed_at", "order": params.sort_order},
@@ -96,9 +100,21 @@ def _entity_out(entity: EntityRow | None, kind: str, value: str) -> dict[str, An
             "warpline_entity_key_id": entity.id, "path": entity.path, "kind": entity.kind}
 
 
+def _where_it_went(conn: Any, entity: EntityRow) -> list[str]:
+    """Asking for an old name: say which locator the lineage continues as now."""
+    row = conn.execute(
+        "SELECT e.locator, c.sha FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
+        "JOIN commits c ON c.id = ce.commit_id WHERE e.lineage = ? AND c.reachable = 1 "
+        "ORDER BY c.topo DESC, ce.id DESC LIMIT 1", (entity.lineage,)).fetchone()
+    if row is None or row[0] == entity.locator:
+        return []
+    return [f"{entity.locator} was renamed or moved: its history continues as {row[0]} "
+            f"(latest change in commit {row[1][:12]}); this timeline covers the whole lineage."]
+
+
 def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
             limit: int) -> tuple[list[dict[str, Any]], int, set[str]]:
-    clauses = ["e.lineage = ?"]
+    clauses = ["e.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [entity.lineage]
     kinds = filters.get("change_kinds") or []
     if kinds:
@@ -115,12 +131,14 @@ def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, o
     direction = "DESC" if order == "desc" else "ASC"
     rows = conn.execute(
         f"SELECT ce.id, ce.change_kind, c.author_name, c.author_email, c.sha, ce.changed_at, "
-        f"ce.path, e.locator, ce.previous_locator {base}{scope} "
-        f"ORDER BY ce.changed_at {direction}, ce.id {direction} LIMIT ? OFFSET ?",
+        f"ce.path, e.locator, ce.previous_locator, ce.previous_path, ce.also_modified "
+        f"{base}{scope} "
+        f"ORDER BY c.topo {direction}, ce.id {direction} LIMIT ? OFFSET ?",
         [*args, limit, offset]).fetchall()
     locators = {r[0] for r in conn.execute(
         "SELECT locator FROM entities WHERE lineage = ?", (entity.lineage,))}
     items = [{"change_id": f"warpline:change:{r[0]}", "change_kind": r[1],
               "actor": f"{r[2]} <{r[3]}>", "commit": r[4], "changed_at": iso_z(r[5]),
-              "path": r[6], "locator": r[7], "previous_locator": r[8]} for r in rows]
+              "path": r[6], "locator": r[7], "previous_locator": r[8], "previous_path": r[9],
+              "also_modified": bool(r[10]) if r[1] == "moved" else None} for r in rows]
     return items, int(total), locators

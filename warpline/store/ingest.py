@@ -1,9 +1,10 @@
 """Writing the walker's facts into the store: one transaction per commit, never twice.
 
 ``backfill`` ingests everything reachable from HEAD, oldest first; ``catch_up`` does the
-same within a time budget for interactive read tools; ``ingest_one`` is the hook's entry
-point. A commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming
-after a kill, and several processes ingesting at once all converge on one row per commit.
+same within a time budget for interactive read tools, then refreshes which stored commits
+HEAD reaches (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A
+commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill,
+and several processes ingesting at once all converge on one row per commit.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.store import pipeline, shallow_ingest
 from warpline.store.db import Store
+from warpline.store.reach import refresh_reachability
 from warpline.store.stopping import StopRequest
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
@@ -228,6 +230,9 @@ class Ingestor:
         report.reopened = reopened
         if head is not None and report.complete:
             self._push_tip(str(head.id))
+        # Commits are written unreachable; this flags what HEAD reaches (cheap when HEAD
+        # has not moved) and retires what a rewrite left behind.
+        refresh_reachability(self.store, self.repo, head, complete=report.complete)
         return report
 
     # -- one commit ---------------------------------------------------------------
@@ -277,11 +282,12 @@ class Ingestor:
         tips = self._tips()
         cur = conn.execute(
             "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
-            " committed_at, parent_count, event_count, unparsed_files, ingested_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " committed_at, parent_count, event_count, unparsed_files, ingested_at,"
+            " limits_hit, reachable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
             (info.sha, info.author_name, info.author_email, info.authored_at,
              info.committed_at, len(info.parents), len(changes.changes),
-             json.dumps(list(changes.unparsed_files)), int(time.time())),
+             json.dumps(list(changes.unparsed_files)), int(time.time()),
+             json.dumps(list(changes.limits_hit))),
         )
         if cur.rowcount == 0:
             return None  # another run (or process) ingested it already
@@ -290,14 +296,17 @@ class Ingestor:
         for change in changes.changes:
             entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh,
                                         learned)
-            if change.change_kind == "moved" and change.previous_locator:
+            if (change.change_kind == "moved" and change.previous_locator
+                    and change.previous_locator != change.locator):
                 self._link_lineage(conn, change.previous_locator, entity_id, change.kind,
                                    change.previous_path or change.path, fresh, learned)
             rows.append((commit_id, entity_id, change.change_kind, change.path,
-                         change.previous_locator, change.previous_path, info.committed_at))
+                         change.previous_locator, change.previous_path, info.committed_at,
+                         int(change.also_modified)))
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
-            " previous_locator, previous_path, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            " previous_locator, previous_path, changed_at, also_modified)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         ).rowcount
         if inserted != len(rows):

@@ -183,6 +183,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         ) WITHOUT ROWID;
         """,
     ),
+    # 5: also_modified (a moved entity whose own text changed too, 0 for other kinds),
+    # limits_hit (JSON list of limits a commit's attribution stopped at: rename_limit,
+    # lineage_limit, named by answers covering the commit), reachable (1 while HEAD reaches
+    # the commit as of store_meta reach_tip, rewritten-away commits are kept with 0 and
+    # never counted or named) and topo (a topological position, parents first: the order of
+    # lineage and churn, never timestamps).
+    Migration(
+        5,
+        "lineage_and_reachability",
+        """
+        ALTER TABLE change_events ADD COLUMN also_modified INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE commits ADD COLUMN limits_hit TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE commits ADD COLUMN reachable INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE commits ADD COLUMN topo INTEGER;
+        CREATE INDEX commits_by_reachable ON commits(reachable);
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

@@ -9,25 +9,24 @@ to its rootdir: ``repo_id`` converts).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pygit2
 
+from warpline import settings
 from warpline.errors import WarplineError
 from warpline.store.testmaps import MapRow, write_map
 from warpline.testmap.recorder import Recorder, Recording
 
 RECORD_ENV = "WARPLINE_RECORD"
-_TRUE = ("1", "true", "yes", "on")
 SOURCE = "pytest-plugin"
 
 
 def record_requested(flag: bool) -> bool:
     """``--warpline-record``, or ``WARPLINE_RECORD=1`` in the environment."""
-    return flag or os.environ.get(RECORD_ENV, "").strip().lower() in _TRUE
+    return flag or settings.record_test_map()
 
 
 @dataclass(slots=True)

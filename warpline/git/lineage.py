@@ -1,0 +1,342 @@
+"""Lineage within one commit: a removed definition and an added one that are the same
+definition renamed or moved become one ``moved`` event (DESIGN §3, Lineage).
+
+The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``):
+
+* Candidates are the classes and functions a commit removed and added (any files, any
+  classes). Modules and files are paired by git's own rename detection, not here.
+* A definition's *text* is its whole span (decorators, signature, body, nested
+  definitions), each line stripped, blank and comment-only lines dropped, and every
+  occurrence of its own name replaced by a placeholder (so a renamed recursive call or a
+  ``super(Name, self)`` still matches).
+* The score of a pair is ``difflib``'s ratio of the two texts as line sequences.
+  A pair keeping its name (a move to another module or class) needs ``SAME_NAME_MIN``
+  (dunder names, shared by unrelated classes, count as renamed); a renamed pair needs
+  ``RENAME_MIN`` (``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES`` lines, where one line is
+  a large share of the ratio) and at least ``RENAME_MIN_LINES`` text lines
+  (tiny bodies such as ``pass`` or ``return None`` say nothing about identity), unless it
+  stayed in its file with its text otherwise identical.
+* Assignment is greedy, best score first, one-to-one; ties prefer the same name, then the
+  same file, then locator order. Top-level candidates (those whose enclosing definition
+  was not itself removed/added) are paired first; when a pair has nested definitions, the
+  nested ones with the same relative qualname pair with each other (a class rename carries
+  its methods). What is left is scored once more (a method renamed inside a renamed class).
+* A function split in two keeps its lineage in the half most similar to it; the other half
+  is ``added``.
+* ``also_modified`` says the definition's own text changed too (own lines, name replaced,
+  comments kept): a moved-and-edited definition is distinguishable from a moved-only one.
+
+The work is bounded: every removed/added pair is scored only when there are at most
+``MAX_COMPARISONS`` of them in one round; past that, only exact text matches and pairs
+keeping their name are looked up (by hashing), and when definitions stay unpaired the
+commit says so (``limit_hit``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
+
+from warpline.git.diffmap import PySide
+from warpline.git.events import EntityChange
+from warpline.git.pyentities import Entity, EntityKey
+
+__all__ = [
+    "MAX_COMPARISONS",
+    "RENAME_MIN",
+    "RENAME_MIN_LINES",
+    "SAME_NAME_MIN",
+    "SHORT_RENAME_MIN",
+    "SHORT_TEXT_LINES",
+    "Candidate",
+    "SideIndex",
+    "pair_definitions",
+    "score",
+]
+
+SAME_NAME_MIN = 0.5
+RENAME_MIN = 0.6
+RENAME_MIN_LINES = 3
+SHORT_TEXT_LINES = 6
+SHORT_RENAME_MIN = 0.8
+MAX_COMPARISONS = 40_000
+
+# Diagnostics for bench/bench_lineage.py: when a list, every scored pair is appended as
+# (score, old locator, new locator, same name); None (the default) records nothing.
+TRACE: list[tuple[float, str, str, bool]] | None = None
+
+_PLACEHOLDER = b"\x00"
+Text = tuple[bytes, ...]
+
+
+@dataclass(slots=True)
+class SideIndex:
+    """The parsed sides one commit's diff saw, by path: old (before) and new (after),
+    with a loader for each blob's lines (read only when pairing needs them)."""
+
+    old: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
+    new: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Candidate:
+    change: EntityChange
+    key: EntityKey
+    name: bytes
+    text: Text
+    own: Text
+
+    @property
+    def qualname(self) -> str:
+        return self.key[1]
+
+
+def _leaf(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
+
+
+def _parent(qualname: str) -> str | None:
+    if "." not in qualname:
+        return None
+    head = qualname.rsplit(".", 1)[0]
+    return head[: -len(".<locals>")] if head.endswith(".<locals>") else head
+
+
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _replace_name(text: bytes, name: bytes) -> bytes:
+    """``text`` with every whole-word occurrence of ``name`` replaced by the placeholder."""
+    at = text.find(name)
+    if at < 0:
+        return text
+    out: list[bytes] = []
+    start, size = 0, len(name)
+    while at >= 0:
+        end = at + size
+        if (at == 0 or text[at - 1] not in _WORD) and (end == len(text)
+                                                         or text[end] not in _WORD):
+            out.append(text[start:at])
+            out.append(_PLACEHOLDER)
+            start = end
+        at = text.find(name, end)
+    out.append(text[start:])
+    return b"".join(out)
+
+
+def _normal(lines: list[bytes], name: bytes, keep_comments: bool) -> Text:
+    out: list[bytes] = []
+    for line in lines:
+        text = line.strip()
+        if not text or (not keep_comments and text.startswith(b"#")):
+            continue
+        out.append(_replace_name(text, name))
+    return tuple(out)
+
+
+def _span_lines(lines: list[bytes], spans: tuple[tuple[int, int], ...]) -> list[bytes]:
+    out: list[bytes] = []
+    for first, last in spans:
+        out.extend(lines[first - 1 : last])
+    return out
+
+
+def score(a: Text, b: Text) -> float:
+    """Similarity of two normalised texts, 0..1."""
+    if a == b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _candidates(
+    changes: list[EntityChange], sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    loaded: dict[str, tuple[list[bytes], dict[EntityKey, Entity]]] = {}
+    for change in changes:
+        found = sides.get(change.path)
+        if found is None:
+            continue
+        side, load = found
+        qualname = change.locator[len(f"python:{change.kind}:{side.dotted}.") :]
+        key: EntityKey = (change.kind, qualname)  # type: ignore[assignment]
+        if change.path not in loaded:
+            loaded[change.path] = (load(), {e.key: e for e in side.entities.entities})
+        lines, by_key = loaded[change.path]
+        entity = by_key.get(key)
+        if entity is None:
+            continue
+        name = _leaf(qualname).encode()
+        out.append(Candidate(change, key, name,
+                             _normal(_span_lines(lines, entity.spans), name, False),
+                             _normal(_span_lines(lines, entity.own), name, True)))
+    return out
+
+
+@dataclass(slots=True)
+class _Pairing:
+    pairs: list[tuple[Candidate, Candidate]] = field(default_factory=list)
+    comparisons: int = 0
+    limit_hit: bool = False
+
+
+def _distinct_name(old: Candidate, new: Candidate) -> bool:
+    """Kept a name that says something: dunders (``__init__``, ``__repr__``) are shared by
+    unrelated classes, so they count as a rename."""
+    return old.name == new.name and not (old.name.startswith(b"__")
+                                         and old.name.endswith(b"__"))
+
+
+def _eligible(old: Candidate, new: Candidate, value: float) -> bool:
+    if _distinct_name(old, new):
+        return value >= SAME_NAME_MIN
+    if value == 1.0 and old.change.path == new.change.path:
+        return True  # renamed in place, text otherwise identical (however short)
+    shorter = min(len(old.text), len(new.text))
+    if shorter < RENAME_MIN_LINES:
+        return False
+    return value >= (SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN)
+
+
+def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> None:
+    """Pair ``olds`` with ``news`` (same kind), best first, one-to-one.
+
+    Exact texts and same names are looked up by hashing; every other pair costs one step
+    of the budget, and past it only those lookups remain (``limit_hit``)."""
+    scored: list[tuple[float, int, int, str, str, int, int]] = []
+    by_text: dict[tuple[str, Text], list[int]] = {}
+    by_name: dict[tuple[str, bytes], list[int]] = {}
+    for j, new in enumerate(news):
+        by_text.setdefault((new.key[0], new.text), []).append(j)
+        by_name.setdefault((new.key[0], new.name), []).append(j)
+    open_budget = len(olds) * len(news) <= MAX_COMPARISONS
+    for i, old in enumerate(olds):
+        exact = by_text.get((old.key[0], old.text), [])
+        for j in exact:
+            if _eligible(old, news[j], 1.0):
+                scored.append(_ranked(1.0, old, news[j], i, j))
+        if open_budget:
+            others: list[int] | range = range(len(news))
+        else:
+            others = by_name.get((old.key[0], old.name), [])
+            if len(others) > len(news) // 2:
+                others = []
+        for j in others:
+            new = news[j]
+            if new.key[0] != old.key[0] or j in exact:
+                continue
+            value = _compare(old, new, state)
+            if value is not None and _eligible(old, new, value):
+                scored.append(_ranked(value, old, new, i, j))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2], s[3], s[4]))
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    for *_, i, j in scored:
+        if i in used_old or j in used_new:
+            continue
+        used_old.add(i)
+        used_new.add(j)
+        state.pairs.append((olds[i], news[j]))
+    if not open_budget and len(used_old) < len(olds) and len(used_new) < len(news):
+        state.limit_hit = True  # pairs beyond the budget were not looked for
+
+
+def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
+    """The score of a pair, or None when it cannot reach its threshold."""
+    same = _distinct_name(old, new)
+    bound = SAME_NAME_MIN if same else RENAME_MIN
+    shorter = min(len(old.text), len(new.text))
+    if not same and shorter < RENAME_MIN_LINES:
+        return None
+    total = len(old.text) + len(new.text)
+    if total == 0 or 2 * shorter / total < bound:
+        return None  # the length ratio already rules it out
+    state.comparisons += 1
+    matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
+    if TRACE is None and matcher.quick_ratio() < bound:
+        return None
+    value = matcher.ratio()
+    if TRACE is not None:
+        TRACE.append((value, old.change.locator, new.change.locator, same))
+    return value
+
+
+def _ranked(value: float, old: Candidate, new: Candidate, i: int,
+            j: int) -> tuple[float, int, int, str, str, int, int]:
+    return (round(value, 6), 0 if old.name == new.name else 1,
+            0 if old.change.path == new.change.path else 1, old.change.locator,
+            new.change.locator, i, j)
+
+
+def _roots(cands: list[Candidate]) -> list[Candidate]:
+    present = {(c.change.path, c.qualname) for c in cands}
+    return [c for c in cands if (c.change.path, _parent(c.qualname)) not in present]
+
+
+def _nested(cands: list[Candidate]) -> dict[tuple[str, str], list[Candidate]]:
+    """Each candidate's nested candidates (any depth), by (path, qualname)."""
+    present = {(c.change.path, c.qualname) for c in cands}
+    out: dict[tuple[str, str], list[Candidate]] = {}
+    for c in cands:
+        parent = _parent(c.qualname)
+        while parent is not None:
+            if (c.change.path, parent) in present:
+                out.setdefault((c.change.path, parent), []).append(c)
+            parent = _parent(parent)
+    return out
+
+
+def _carry(old: Candidate, new: Candidate, nested_old: dict[tuple[str, str], list[Candidate]],
+           nested_new: dict[tuple[str, str], list[Candidate]], state: _Pairing,
+           paired: set[int]) -> None:
+    """Nested definitions of a pair with the same relative qualname pair with each other."""
+    prefix_old, prefix_new = len(old.qualname) + 1, len(new.qualname) + 1
+    inner_new = {(c.key[0], c.qualname[prefix_new:]): c
+                 for c in nested_new.get((new.change.path, new.qualname), [])
+                 if id(c) not in paired}
+    for child in nested_old.get((old.change.path, old.qualname), []):
+        if id(child) in paired:
+            continue
+        match = inner_new.pop((child.key[0], child.qualname[prefix_old:]), None)
+        if match is not None:
+            paired.update((id(child), id(match)))
+            state.pairs.append((child, match))
+
+
+def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
+        list[EntityChange], bool]:
+    """Replace paired ``removed``/``added`` definitions in ``changes`` by ``moved`` events.
+    Returns the new list and whether the comparison bound was hit."""
+    added_locators = {c.locator for c in changes if c.change_kind == "added"}
+    removed = [c for c in changes if c.change_kind == "removed"
+               and c.kind in ("class", "function") and c.locator not in added_locators]
+    removed_locators = {c.locator for c in removed}
+    added = [c for c in changes if c.change_kind == "added"
+             and c.kind in ("class", "function") and c.locator not in removed_locators]
+    if not removed or not added:
+        return changes, False
+    olds = _candidates(removed, sides.old)
+    news = _candidates(added, sides.new)
+    state = _Pairing()
+    _greedy(_roots(olds), _roots(news), state)
+    paired: set[int] = {id(c) for pair in state.pairs for c in pair}
+    nested_old, nested_new = _nested(olds), _nested(news)
+    for old, new in list(state.pairs):
+        _carry(old, new, nested_old, nested_new, state, paired)
+    paired = {id(c) for pair in state.pairs for c in pair}
+    _greedy([c for c in olds if id(c) not in paired], [c for c in news if id(c) not in paired],
+            state)
+    if not state.pairs:
+        return changes, state.limit_hit
+    replaced: set[int] = set()
+    moved: list[EntityChange] = []
+    for old, new in state.pairs:
+        replaced.update((id(old.change), id(new.change)))
+        moved.append(replace(new.change, change_kind="moved",
+                             previous_locator=old.change.locator,
+                             previous_path=old.change.path, also_modified=old.own != new.own))
+    kept = [c for c in changes if id(c) not in replaced]
+    return kept + moved, state.limit_hit

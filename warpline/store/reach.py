@@ -1,0 +1,86 @@
+"""Which stored commits are history that exists: reachable from HEAD (DESIGN §3).
+
+A commit rewritten away (``commit --amend``, ``rebase``, ``reset``) stays in the store with
+``reachable = 0``; answers about history never count or name it. Deciding this is cheap:
+
+* ``store_meta['reach_tip']`` is the HEAD the flags were last computed for. When HEAD is
+  that commit, nothing is done (one meta read per call).
+* When HEAD descends from it, only the commits between them are walked and flagged.
+* Otherwise (HEAD moved back or sideways) every stored flag is recomputed from one walk
+  from HEAD.
+
+``commits.topo`` is a topological position (parents before children), assigned in walk
+order: the order of lineage and churn, never a timestamp (equal commit times are normal
+after a rebase). Commits ingested but never reachable keep ``topo`` null.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pygit2
+from pygit2.enums import SortMode
+
+from warpline.store.db import Store
+
+__all__ = ["REACH_TIP_KEY", "refresh_reachability"]
+
+REACH_TIP_KEY = "reach_tip"
+_CHUNK = 500
+
+
+def refresh_reachability(store: Store, repo: pygit2.Repository, head: pygit2.Commit | None,
+                         *, complete: bool = True) -> None:
+    """Bring ``commits.reachable``/``topo`` up to date with ``head``. ``complete`` False
+    (the ingest is still behind) flags what is stored without advancing the recorded tip,
+    so commits ingested later are flagged by the next call."""
+    tip = store.meta_get(REACH_TIP_KEY)
+    head_sha = None if head is None else str(head.id)
+    if tip == head_sha and tip is not None:
+        return
+    with store.transaction() as conn:
+        if head is None:
+            conn.execute("UPDATE commits SET reachable = 0 WHERE reachable = 1")
+        elif tip is not None and _descends(repo, head, tip):
+            _mark(conn, repo, head, tip)
+        else:
+            _recompute(conn, repo, head)
+        if complete and head_sha is not None:
+            store.meta_set(conn, REACH_TIP_KEY, head_sha)
+
+
+def _descends(repo: pygit2.Repository, head: pygit2.Commit, tip: str) -> bool:
+    try:
+        return bool(repo.descendant_of(head.id, pygit2.Oid(hex=tip)))
+    except (KeyError, ValueError, pygit2.GitError):
+        return False  # the old tip is gone (gc'd after a rewrite)
+
+
+def _walk(repo: pygit2.Repository, head: pygit2.Commit, hide: str | None) -> list[str]:
+    walker = repo.walk(head.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    if hide is not None:
+        walker.hide(pygit2.Oid(hex=hide))
+    return [str(c.id) for c in walker]
+
+
+def _mark(conn: sqlite3.Connection, repo: pygit2.Repository, head: pygit2.Commit,
+          tip: str) -> None:
+    """HEAD moved forward: flag the commits between the old tip and HEAD."""
+    shas = _walk(repo, head, tip)
+    start = int(conn.execute("SELECT coalesce(max(topo), 0) FROM commits").fetchone()[0])
+    conn.executemany("UPDATE commits SET reachable = 1, topo = ? WHERE sha = ?",
+                     ((start + 1 + i, sha) for i, sha in enumerate(shas)))
+
+
+def _recompute(conn: sqlite3.Connection, repo: pygit2.Repository, head: pygit2.Commit) -> None:
+    """HEAD is not a descendant of the last tip: one walk decides every flag."""
+    shas = _walk(repo, head, None)
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS reach_walk "
+                 "(sha TEXT PRIMARY KEY, topo INTEGER NOT NULL)")
+    conn.execute("DELETE FROM reach_walk")
+    conn.executemany("INSERT OR IGNORE INTO reach_walk (sha, topo) VALUES (?, ?)",
+                     ((sha, i + 1) for i, sha in enumerate(shas)))
+    conn.execute("UPDATE commits SET reachable = 0, topo = NULL")
+    conn.execute("UPDATE commits SET reachable = 1, topo = (SELECT w.topo FROM reach_walk w "
+                 "WHERE w.sha = commits.sha) WHERE sha IN (SELECT sha FROM reach_walk)")
+    conn.execute("DELETE FROM reach_walk")
