@@ -28,6 +28,11 @@ TINY: dict[str, list[str]] = {
     "bench_hook.py": ["--commits", "2", "--files", "5"],
     "bench_mcp_startup.py": ["-n", "1"],
     "bench_work.py": ["--seis", "1,5", "--issues", "3", "--repeat", "1"],
+    "bench_caps.py": ["--mb", "1", "--refs", "1000"],
+    "bench_lineage.py": ["{tmp}/history", "--sample", "3", "--no-timing"],
+    "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
+    # The real requests suite (the corpus beside the clone), offline, a few edits.
+    "bench_selection.py": ["--tiny"],
 }
 
 
