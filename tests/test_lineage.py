@@ -10,6 +10,7 @@ import pytest
 from tests.gitfixture import FixtureRepo
 from warpline.git.attribution import commit_changes
 from warpline.git.events import EntityChange
+from warpline.git.repo import resolve_commit
 
 PARSER = '''\
 import re
@@ -57,7 +58,7 @@ class ProgressReporter:
 
 
 def _changes(repo: FixtureRepo, sha: str) -> dict[str, EntityChange]:
-    commit = repo.repo.get(sha)
+    commit = resolve_commit(repo.repo, sha)
     return {c.locator: c for c in commit_changes(repo.repo, commit).changes}
 
 
@@ -290,7 +291,7 @@ def test_past_the_comparison_bound_exact_and_same_name_pairs_remain_and_it_is_sa
     # moved to another file keeping its name.
     sha = repo.commit({"a.py": module("beta", "-", 250), "keep.py": None,
                        "b.py": "def kept(v):\n    return v\n"})
-    changes = commit_changes(repo.repo, repo.repo.get(sha))
+    changes = commit_changes(repo.repo, resolve_commit(repo.repo, sha))
     assert changes.limits_hit == ("lineage_limit",)
     kept = {c.locator: c for c in changes.changes}["python:function:b.kept"]
     assert (kept.change_kind, kept.previous_locator) == ("moved", "python:function:keep.kept")
@@ -302,7 +303,7 @@ def test_a_bulk_rename_with_identical_bodies_pairs_every_function(repo: FixtureR
 
     repo.commit({"a.py": module("alpha")})
     sha = repo.commit({"a.py": module("beta")})
-    changes = commit_changes(repo.repo, repo.repo.get(sha))
+    changes = commit_changes(repo.repo, resolve_commit(repo.repo, sha))
     moved = {c.locator: c.previous_locator for c in changes.changes if c.change_kind == "moved"}
     assert len(moved) == 300 and changes.limits_hit == ()
     assert moved["python:function:a.beta7"] == "python:function:a.alpha7"

@@ -12,6 +12,7 @@ from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from tests.test_lineage import REPORTER
 from warpline.git.attribution import commit_changes
+from warpline.git.repo import resolve_commit
 
 OLD = "python:function:progress.ProgressReporter.report_speed"
 NEW = "python:function:progress.ProgressReporterThread.report_speed"
@@ -117,7 +118,7 @@ def test_a_commit_moving_5000_modules_moves_every_one(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("WARPLINE_RENAME_LIMIT", raising=False)
     r, sha = _many_modules(tmp_path, 5000)
-    changes = commit_changes(r.repo, r.repo.get(sha))
+    changes = commit_changes(r.repo, resolve_commit(r.repo, sha))
     kinds = {c.change_kind for c in changes.changes}
     assert kinds == {"moved"}
     assert sum(1 for c in changes.changes if c.kind == "module") == 5000
@@ -129,7 +130,7 @@ def test_the_rename_limit_is_configurable_and_a_warning_says_when_it_was_hit(
 ) -> None:
     monkeypatch.setenv("WARPLINE_RENAME_LIMIT", "1000")
     r, sha = _many_modules(tmp_path, 5000)
-    changes = commit_changes(r.repo, r.repo.get(sha))
+    changes = commit_changes(r.repo, resolve_commit(r.repo, sha))
     assert changes.limits_hit == ("rename_limit",)
     assert any(c.change_kind == "removed" for c in changes.changes)
     env = _call("changed", repo=str(r.path), rev_range="HEAD", limit=1)

@@ -23,6 +23,7 @@ import os
 import random
 import string
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ class Generator:
 
     def argument(self, name: str) -> Any:
         r = self.rng
-        special = {
+        special: dict[str, Callable[[], Any]] = {
             "repo": lambda: r.choice([self.repo] * 6 + ["relative", "/nonexistent", 5, ""]),
             "rev_range": lambda: r.choice(["HEAD~1..HEAD", "HEAD~2..HEAD", "HEAD..HEAD",
                                            "nope..HEAD", "HEAD...HEAD~1", self.scalar()]),

@@ -46,7 +46,7 @@ def test_backfill_reports_exactly_the_events_the_store_holds(tmp_path: Path) -> 
 
 def test_the_ingest_report_names_unparsable_files(tmp_path: Path) -> None:
     repo = FixtureRepo(tmp_path / "repo")
-    repo.commit({"ok.py": "def g():\n    return 1\n", "bad.py": "def broken(:\n    pass\n"},
+    repo.commit({"ok.py": "def g():\n    return 1\n", "bad.py": "}}}} ))) ]]]\n"},
                 message="one")
     done = _cli(repo.path, "backfill", "--json")
     assert json.loads(done.stdout)["unparsed_paths"] == ["bad.py"]

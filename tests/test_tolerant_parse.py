@@ -14,6 +14,7 @@ from tests.gitfixture import FixtureRepo
 from warpline.git.attribution import commit_changes
 from warpline.git.pyentities import parse_body, parse_entities
 from warpline.git.pytolerant import available
+from warpline.git.repo import resolve_commit
 
 pytestmark = pytest.mark.skipif(not available(), reason="tree-sitter is a runtime dependency")
 
@@ -40,7 +41,7 @@ class Legacy(object):
 
 
 def _events(repo: FixtureRepo, sha: str) -> tuple[set[tuple[str, str]], tuple[str, ...]]:
-    changes = commit_changes(repo.repo, repo.repo.get(sha))
+    changes = commit_changes(repo.repo, resolve_commit(repo.repo, sha))
     return {(c.locator, c.change_kind) for c in changes.changes}, changes.unparsed_files
 
 

@@ -62,15 +62,23 @@ class _Finder(importlib.abc.MetaPathFinder):
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
             return spec
-        loader = spec.loader
-        run = loader.exec_module
-
-        def exec_module(module: ModuleType) -> None:
-            run(module)
-            install(module)
-
-        loader.exec_module = exec_module  # type: ignore[method-assign]
+        # A loader of its own: the found one may serve other modules too (pytest's
+        # assertion-rewriting hook loads every module of a package that ships a pytest
+        # plugin, warpline's included), so it is wrapped, never patched.
+        spec.loader = _GuardLoader(spec.loader)
         return spec
+
+
+class _GuardLoader(importlib.abc.Loader):
+    def __init__(self, inner: importlib.abc.Loader) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.inner.exec_module(module)
+        install(module)
 
 
 if TARGET in sys.modules:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from warpline.cli import EXIT_OK, emit_json, emit_text
+from warpline.cli.output import EXIT_OK, emit_json, emit_text
 
 
 def _import_coverage(args: argparse.Namespace) -> int:

@@ -160,6 +160,11 @@ def _own_tests(seed: Seed) -> list[str]:
     """A changed test function runs itself; a changed test module runs its file; a changed
     ``conftest.py`` module (hooks, plugins, module-level fixtures) runs its directory."""
     path = seed.path or ""
+    if path.rsplit("/", 1)[-1] == "conftest.py":  # not a test file by pytest's own rules
+        dotted = dotted_module(path)
+        if dotted is not None and seed.locator == entity_locator("module", dotted, ""):
+            return [path.rsplit("/", 1)[0] if "/" in path else "."]
+        return []
     if not path or not suggest.is_test_file(path):
         return []
     node_id = suggest.pytest_id(seed.locator, path)
@@ -168,8 +173,6 @@ def _own_tests(seed: Seed) -> list[str]:
     dotted = dotted_module(path)
     if dotted is None or seed.locator != entity_locator("module", dotted, ""):
         return []
-    if path.rsplit("/", 1)[-1] == "conftest.py":
-        return [path.rsplit("/", 1)[0] if "/" in path else "."]
     return [path] if _collectable(path) else []
 
 

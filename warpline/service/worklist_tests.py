@@ -74,6 +74,10 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
             floor)
         ids = testcommand.ids_of(union["command"]) if union else selection.tests
         why = union["why"] if union else "Runs the tests the static graph names."
+        if union:  # the selection states what the command runs (floor files included)
+            selection.tests = list(ids)
+            if selection.basis == "none" and ids:
+                selection.basis = "static"
     else:
         ids = selection.tests
         source = "the test map" if selection.basis == "map" else \
