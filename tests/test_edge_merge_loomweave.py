@@ -35,19 +35,27 @@ def _env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _path_without_node(root: Path) -> str:
-    """A PATH holding every executable of the current PATH except node (a real absence)."""
-    bin_dir = root / "bin-without-node"
-    bin_dir.mkdir()
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
+    """The current PATH with node really absent: a directory holding node is replaced by a
+    directory of links to its other executables; every other directory stays itself (tools
+    such as loomweave find their plugins beside their own real location)."""
+    entries = []
+    for index, directory in enumerate(os.environ.get("PATH", "").split(os.pathsep)):
         if not os.path.isdir(directory):
             continue
-        for name in os.listdir(directory):
-            if name in ("node", "nodejs") or (bin_dir / name).exists():
-                continue
+        names = os.listdir(directory)
+        if "node" not in names and "nodejs" not in names:
+            entries.append(directory)
+            continue
+        farm = root / f"bin-without-node-{index}"
+        farm.mkdir()
+        for name in names:
             source = Path(directory) / name
-            if source.is_file() and os.access(source, os.X_OK):
-                (bin_dir / name).symlink_to(source)
-    return str(bin_dir)
+            if name in ("node", "nodejs") or not source.is_file() \
+                    or not os.access(source, os.X_OK):
+                continue
+            (farm / name).symlink_to(source)
+        entries.append(str(farm))
+    return os.pathsep.join(entries)
 
 
 def _analyzed(root: Path, *, without_node: bool) -> FixtureRepo:
