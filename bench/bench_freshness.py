@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pygit2
 from pygit2.enums import SortMode
 
-from warpline.service.context import RepoContext
-from warpline.service.freshness import summarise, verification_states
+from warpline.service.admin.freshness import summarise, verification_states
+from warpline.service.shared.context import RepoContext
 from warpline.store.db import Store
 
 

@@ -41,8 +41,8 @@ from warpline.graph.builtin_source import capture_builtin
 from warpline.graph.loomweave_source import capture_from_loomweave
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
 from warpline.registry import call_tool
-from warpline.service import snapshots_store
-from warpline.service.snapshot import snapshot_data
+from warpline.service.graph.snapshot import snapshot_data
+from warpline.store import snapshots
 from warpline.store.db import Store
 from warpline.store.ingest import Ingestor
 
@@ -54,7 +54,7 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def reverify_latency(repo: Path, arguments: dict[str, Any], repeat: int = 5) -> dict[str, Any]:
-    snapshots_store._GRAPHS.clear()  # cold: the graph is read and built in this call
+    snapshots._GRAPHS.clear()  # cold: the graph is read and built in this call
     cold, env = timed(lambda: call_tool("reverify", {"repo": str(repo), **arguments}))
     warm = [timed(lambda: call_tool("reverify", {"repo": str(repo), **arguments}))[0]
             for _ in range(repeat)]
@@ -159,9 +159,9 @@ def bench_synthetic(root: Path, edges: int, seed: int = 0) -> dict[str, Any]:
     sha = str(repo.create_commit("refs/heads/main", sig, sig, "one",
                                  index.write_tree(repo), []))
     with Store.open(repo_path) as store:
-        new = snapshots_store.NewSnapshot(sha, "builtin", "synthetic", "full", "FULL",
+        new = snapshots.NewSnapshot(sha, "builtin", "synthetic", "full", "FULL",
                                           int(time.time()), capture, ())
-        seconds, _ = timed(lambda: snapshots_store.write_snapshot(
+        seconds, _ = timed(lambda: snapshots.write_snapshot(
             store, new, lambda sid: snapshot_data(new, sid, "created")))
     seeds = [names[i] for i in rng.sample(range(1, nodes), 10)]
     out: dict[str, Any] = {"nodes": nodes, "edges": edges, "store_write_s": round(seconds, 2)}

@@ -34,7 +34,8 @@ IN_PROCESS = """
 import json, sys, time
 t0 = time.perf_counter()
 from warpline.registry import call_tool
-import warpline.service.churn, warpline.service.validation  # what a churn call imports
+# what a churn call imports
+import warpline.service.history.churn, warpline.service.shared.validation
 t1 = time.perf_counter()
 call_tool("churn", json.loads(sys.argv[1]))
 t2 = time.perf_counter()

@@ -30,8 +30,8 @@ import httpx
 
 from tests.filigree_server import filigree_dashboard, free_loopback_port
 from warpline.federation.filigree import ENV_VAR
-from warpline.service.context import open_context
-from warpline.service.work import DEFAULT_DEADLINE_S, enrich_work
+from warpline.service.admin.work import DEFAULT_DEADLINE_S, enrich_work
+from warpline.service.shared.context import open_context
 
 
 def _sei(n: int) -> str:

@@ -1,4 +1,4 @@
-"""Verification freshness (``warpline.service.freshness``) over real commit graphs.
+"""Verification freshness (``warpline.service.admin.freshness``) over real commit graphs.
 
 History used by most tests (commit times increase left to right)::
 
@@ -19,9 +19,9 @@ import pytest
 
 from tests.gitfixture import FixtureRepo
 from warpline.models.common import iso_z
-from warpline.service import freshness
-from warpline.service.context import RepoContext, open_context
-from warpline.service.freshness import summarise, verification_states
+from warpline.service.admin import freshness
+from warpline.service.admin.freshness import summarise, verification_states
+from warpline.service.shared.context import RepoContext, open_context
 
 MISSING = "0123456789abcdef0123456789abcdef01234567"  # well-formed, not in the repository
 

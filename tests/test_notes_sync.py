@@ -135,7 +135,7 @@ def test_sync_with_an_unknown_remote_names_the_field(clones: tuple[Path, Path, P
 def test_sync_against_an_unreachable_path_is_peer_unavailable(
         clones: tuple[Path, Path, Path], tmp_path: Path) -> None:
     _, ci, _ = clones
-    from warpline.service.sync import sync
+    from warpline.service.admin.sync import sync
 
     with pytest.raises(WarplineError) as caught:
         sync(ci, pygit2.Repository(str(ci)), str(tmp_path / "gone.git"))

@@ -29,7 +29,7 @@ from tests.filigree_server import FiligreeServer, filigree_dashboard, free_loopb
 from tests.gitfixture import FixtureRepo
 from warpline.federation.filigree import ENV_VAR
 from warpline.registry import call_tool
-from warpline.service import work
+from warpline.service.admin import work
 from warpline.store.db import store_path
 
 CORE = "def helper():\n    return 1\n\n\ndef caller():\n    return helper()\n"

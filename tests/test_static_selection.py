@@ -33,7 +33,7 @@ from tests.staticfixture import (
 from warpline.graph.builtin_source import capture_builtin
 from warpline.graph.graph import graph_from_capture
 from warpline.graph.model import EdgeCapture
-from warpline.service import suggest
+from warpline.service.graph import suggest
 
 
 @pytest.fixture(autouse=True)
@@ -103,7 +103,7 @@ def test_discovery_follows_the_projects_pytest_configuration(app_repo: FixtureRe
     repo = pygit2.Repository(str(app_repo.path))
     graph = graph_from_capture(capture_builtin(repo, repo.head.peel(pygit2.Commit)))
     graph.graph["discovery"] = capture_builtin(repo, repo.head.peel(pygit2.Commit)).discovery
-    from warpline.service.discovery import collected_ids, graph_tests
+    from warpline.service.testing.discovery import collected_ids, graph_tests
 
     found = sorted(i for t in graph_tests(graph) for i in collected_ids(graph, t))
     assert found == [

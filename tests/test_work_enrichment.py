@@ -1,4 +1,4 @@
-"""``warpline.service.work.enrich_work`` against a real filigree dashboard, a dead port and
+"""``warpline.service.admin.work.enrich_work`` against a real filigree dashboard, a dead port and
 a server that never answers."""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from tests.gitfixture import FixtureRepo
 from warpline import settings
 from warpline.federation.filigree import ENV_VAR
 from warpline.models import FiligreeAction, WorkLink
-from warpline.service import work
-from warpline.service.context import RepoContext, open_context
-from warpline.service.work import enrich_work
+from warpline.service.admin import work
+from warpline.service.admin.work import enrich_work
+from warpline.service.shared.context import RepoContext, open_context
 
 DEADLINE_S = 0.5
 MARGIN_S = 0.75  # scheduling slack on top of the deadline under test

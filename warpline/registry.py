@@ -109,49 +109,49 @@ class ToolSpec(Generic[P]):
 # -- handlers: each imports its service module on first call ------------------------------
 
 def _change_list(params: ChangeListInput, cwd: Path | None) -> Envelope:
-    from warpline.service.changed import change_list
+    from warpline.service.history.changed import change_list
 
     return change_list(params, cwd)
 
 
 def _entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> Envelope:
-    from warpline.service.timeline import entity_timeline
+    from warpline.service.history.timeline import entity_timeline
 
     return entity_timeline(params, cwd)
 
 
 def _churn_count(params: EntityChurnCountInput, cwd: Path | None) -> Envelope:
-    from warpline.service.churn import churn_count
+    from warpline.service.history.churn import churn_count
 
     return churn_count(params, cwd)
 
 
 def _impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> Envelope:
-    from warpline.service.impact import impact_radius
+    from warpline.service.graph.impact import impact_radius
 
     return impact_radius(params, cwd)
 
 
 def _reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> Envelope:
-    from warpline.service.reverify import reverify_worklist
+    from warpline.service.graph.reverify import reverify_worklist
 
     return reverify_worklist(params, cwd)
 
 
 def _capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> Envelope:
-    from warpline.service.snapshot import capture_snapshot
+    from warpline.service.graph.snapshot import capture_snapshot
 
     return capture_snapshot(params, cwd)
 
 
 def _verification_record(params: VerificationRecordInput, cwd: Path | None) -> Envelope:
-    from warpline.service.verification import verification_record
+    from warpline.service.admin.verification import verification_record
 
     return verification_record(params, cwd)
 
 
 def _project_status(params: ProjectStatusInput, cwd: Path | None) -> Envelope:
-    from warpline.service.status import project_status
+    from warpline.service.admin.status import project_status
 
     return project_status(params, cwd)
 
@@ -286,7 +286,7 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
 
 def dispatch(spec: ToolSpec[Any], arguments: dict[str, Any], cwd: Path | None) -> Envelope:
     """The one place every tool call runs: input validation, then the handler."""
-    from warpline.service.validation import validate_input
+    from warpline.service.shared.validation import validate_input
 
     params = validate_input(spec, arguments)
     try:

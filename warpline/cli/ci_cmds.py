@@ -32,7 +32,7 @@ def _selection(envelope: dict[str, Any]) -> list[str]:
 
 
 def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str]) -> Any:
-    from warpline.service.sync import sync
+    from warpline.service.admin.sync import sync
 
     try:
         return sync(root, repo, remote, push=False).to_dict()
@@ -45,7 +45,7 @@ def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str])
 def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
     from warpline.cli.formats import REVERIFY, render_format
     from warpline.registry import call_tool
-    from warpline.service.ci import detect
+    from warpline.service.admin.ci import detect
 
     found = detect(repo, base=args.base, head=args.head)
     warnings: list[str] = []
@@ -87,8 +87,8 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
 
 def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:
     from warpline.registry import call_tool
-    from warpline.service.ci import record_target
-    from warpline.service.sync import sync
+    from warpline.service.admin.ci import record_target
+    from warpline.service.admin.sync import sync
 
     sha, actor = record_target(repo, head=args.head)
     arguments: dict[str, Any] = {"repo": str(root), "commit": sha, "kind": args.record}
@@ -113,7 +113,7 @@ def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:
 
 
 def _ci(args: argparse.Namespace) -> int:
-    from warpline.service.context import open_repo_only
+    from warpline.service.shared.context import open_repo_only
 
     root, repo = open_repo_only(args.repo, Path.cwd())
     if args.record:

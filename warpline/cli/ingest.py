@@ -49,7 +49,7 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 
 
 def _backfill(args: argparse.Namespace) -> int:
-    from warpline.service.context import catch_up, open_context
+    from warpline.service.shared.context import catch_up, open_context
     from warpline.store.ingest import stderr_progress
     from warpline.store.stopping import stop_on_signals
 
@@ -67,7 +67,7 @@ def _backfill(args: argparse.Namespace) -> int:
 
 def _ingest_commit(args: argparse.Namespace) -> int:
     from warpline.git.repo import resolve_commit
-    from warpline.service.context import open_context
+    from warpline.service.shared.context import open_context
     from warpline.store.ingest import Ingestor
 
     started = time.perf_counter()

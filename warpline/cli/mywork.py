@@ -1,5 +1,6 @@
 """The CLI's default for range commands: "my work" when neither a range nor entities are
-given (see ``warpline.service.mywork``). The note goes to stderr, so ``--json`` stays clean."""
+given (see ``warpline.service.shared.mywork``). The note goes to stderr, so ``--json``
+stays clean."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def default_to_my_work(args: argparse.Namespace, out: dict[str, Any],
     if getattr(args, "all", False) or any(
             key in out for key in ("rev_range", "base_ref", "head_ref", *seed_keys)):
         return
-    from warpline.service.mywork import my_work
+    from warpline.service.shared.mywork import my_work
 
     work = my_work(out.get("repo", args.repo), Path.cwd())
     out["rev_range"] = work.rev_range

@@ -11,8 +11,8 @@ from warpline.cli.output import EXIT_OK, emit_json, emit_text
 
 
 def _sync(args: argparse.Namespace) -> int:
-    from warpline.service.context import open_repo_only
-    from warpline.service.sync import sync
+    from warpline.service.admin.sync import sync
+    from warpline.service.shared.context import open_repo_only
 
     root, repo = open_repo_only(args.repo, Path.cwd())
     report = sync(root, repo, args.remote, push=not args.no_push)

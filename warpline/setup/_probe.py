@@ -17,7 +17,7 @@ import pygit2
 from warpline.store.probe import StoreProbe, probe_store
 
 if TYPE_CHECKING:
-    from warpline.service.snapshot_choice import Choice
+    from warpline.service.graph.snapshot_choice import Choice
 
 
 def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice | None]:
@@ -27,7 +27,7 @@ def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice | Non
     def pick(conn: sqlite3.Connection, handle: pygit2.Repository) -> str | None:
         if conn.execute("SELECT 1 FROM snapshots LIMIT 1").fetchone() is None:
             return None
-        from warpline.service.snapshot_choice import choose
+        from warpline.service.graph.snapshot_choice import choose
 
         choice = choose(conn, handle)
         if choice is None:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import pygit2
 
-from warpline.service.context import open_repo_only
+from warpline.service.shared.context import open_repo_only
 from warpline.setup import hooks, ingest_log, mcp_config, peers
 from warpline.setup._check import Check
 from warpline.setup._files import Action

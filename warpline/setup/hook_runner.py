@@ -60,7 +60,7 @@ def hook_ingest(repo: str, hook: str) -> int:
 def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
     """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile."""
     from warpline.git.repo import head_commit
-    from warpline.service import context
+    from warpline.service.shared import context
     from warpline.store.stopping import stop_on_signals
 
     ingested = failed = 0

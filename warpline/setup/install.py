@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warpline.service.context import open_repo_only
+from warpline.service.shared.context import open_repo_only
 from warpline.setup import hooks, ingest_log, mcp_config
 from warpline.setup._files import PROBLEMS, Action, Result
 from warpline.setup.executables import command_for, portable_command

@@ -20,14 +20,14 @@ from warpline.setup._probe import probe as probe_store
 from warpline.store.probe import StoreProbe
 
 if TYPE_CHECKING:
-    from warpline.service.snapshot_choice import Choice
+    from warpline.service.graph.snapshot_choice import Choice
 
 
 def session_context(repo: str | None, cwd: Path | None = None) -> dict[str, Any]:
     """``{"line", "repo", "in_repo", "store", "snapshot", "next"}``; never raises."""
     target = str(Path(cwd or Path.cwd()) / (repo or "."))
     try:
-        from warpline.service.context import open_repo_only
+        from warpline.service.shared.context import open_repo_only
 
         root, handle = open_repo_only(repo or ".", cwd)
     except Exception as exc:

@@ -122,7 +122,7 @@ def plan_selection(root: Path, rev_range: str | None) -> dict[str, Any]:
     """The selection for ``--warpline-select[=REV_RANGE]``: the range (default: the
     commits not on the upstream) plus the working tree. Returns ``selection`` (the wire
     object), ``tests`` (repo-relative ids) and ``warnings``."""
-    from warpline.service.select_plan import plan
+    from warpline.service.testing.select_plan import plan
 
     return plan(root, rev_range)
 

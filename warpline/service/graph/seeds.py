@@ -26,10 +26,16 @@ import networkx as nx
 from warpline.errors import MissingRequiredField
 from warpline.git.attribution import worktree_changes
 from warpline.git.locators import is_python_path
-from warpline.service.capture_scope import parse_changed_refs
-from warpline.service.context import RepoContext
-from warpline.service.resolve import EntityRow, Ref, entities_by_ids, qualname_locators, resolve
-from warpline.service.sei import backfill_seis
+from warpline.service.graph.capture_scope import parse_changed_refs
+from warpline.service.shared.context import RepoContext
+from warpline.service.shared.resolve import (
+    EntityRow,
+    Ref,
+    entities_by_ids,
+    qualname_locators,
+    resolve,
+)
+from warpline.service.shared.sei import backfill_seis
 
 _CHUNK = 900
 
@@ -171,7 +177,7 @@ class _GraphIndex:
 
 def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
                 out: Seeds) -> list[Seed]:
-    from warpline.service.changed import _range_commits
+    from warpline.service.history.changed import _range_commits
 
     query = SimpleNamespace(rev_range=rev_range, base_ref=None, head_ref=None)
     shas, info = _range_commits(ctx, query, warnings)

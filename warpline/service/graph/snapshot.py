@@ -24,13 +24,14 @@ from warpline.graph.loomweave_source import loomweave_version
 from warpline.graph.model import EdgeCapture
 from warpline.models import EdgeSnapshotEnvelope
 from warpline.models.inputs import EdgeSnapshotCaptureInput
-from warpline.service import edge_basis, edge_sources
-from warpline.service.capture_scope import apply_max_entities, restrict_to_changed
-from warpline.service.context import RepoContext, behind_warning, catch_up, open_repo_only
-from warpline.service.envelope import envelope, iso_z, parse_instant
-from warpline.service.gcpause import gc_paused
-from warpline.service.snapshot_choice import choose
-from warpline.service.snapshots_store import (
+from warpline.service.graph import edge_basis, edge_sources
+from warpline.service.graph.capture_scope import apply_max_entities, restrict_to_changed
+from warpline.service.graph.gcpause import gc_paused
+from warpline.service.graph.snapshot_choice import choose
+from warpline.service.shared.context import RepoContext, behind_warning, catch_up, open_repo_only
+from warpline.service.shared.envelope import envelope, iso_z, parse_instant
+from warpline.store.db import Store, store_path
+from warpline.store.snapshots import (
     NewSnapshot,
     SnapshotRow,
     basis,
@@ -39,7 +40,6 @@ from warpline.service.snapshots_store import (
     snapshots,
     write_snapshot,
 )
-from warpline.store.db import Store, store_path
 
 TOOL = "warpline_edge_snapshot_capture"
 MAX_FAILED_ON_WIRE = 1000

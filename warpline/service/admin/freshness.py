@@ -46,8 +46,8 @@ import pygit2
 from pygit2.enums import SortMode
 
 from warpline.git import notes
-from warpline.service.context import RepoContext
-from warpline.service.envelope import iso_z
+from warpline.service.shared.context import RepoContext
+from warpline.service.shared.envelope import iso_z
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError)
 STATES = ("fresh", "stale", "unverified")

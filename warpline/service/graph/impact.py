@@ -13,12 +13,12 @@ from typing import Any
 from warpline.graph.graph import Affected
 from warpline.models import ImpactRadiusEnvelope
 from warpline.models.inputs import ImpactRadiusInput
-from warpline.service.context import ingest_status
-from warpline.service.envelope import envelope
-from warpline.service.graph_call import graph_call
-from warpline.service.graph_query import GraphView
-from warpline.service.paging import Pager
-from warpline.service.seeds import Seeds
+from warpline.service.graph.graph_call import graph_call
+from warpline.service.graph.graph_query import GraphView
+from warpline.service.graph.seeds import Seeds
+from warpline.service.shared.context import ingest_status
+from warpline.service.shared.envelope import envelope
+from warpline.service.shared.paging import Pager
 
 TOOL = "warpline_impact_radius_get"
 MAX_CHANGED_LISTED = 1000

@@ -13,12 +13,12 @@ from typing import Any
 from warpline.errors import InvalidEntityRef, MissingRequiredField
 from warpline.models import EntityTimelineEnvelope
 from warpline.models.inputs import EntityTimelineInput
-from warpline.service.closest import unknown_entity_warning
-from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
-from warpline.service.envelope import envelope, iso_z, parse_instant
-from warpline.service.paging import Pager
-from warpline.service.resolve import EntityRow, parse_ref, resolve
-from warpline.service.sei import backfill_seis
+from warpline.service.shared.closest import unknown_entity_warning
+from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.shared.envelope import envelope, iso_z, parse_instant
+from warpline.service.shared.paging import Pager
+from warpline.service.shared.resolve import EntityRow, parse_ref, resolve
+from warpline.service.shared.sei import backfill_seis
 
 TOOL = "warpline_entity_timeline_get"
 _KIND_PREFERENCE = {"function": 0, "class": 1, "module": 2, "file": 3}

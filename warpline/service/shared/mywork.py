@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pygit2
 
-from warpline.service.context import open_repo_only
+from warpline.service.shared.context import open_repo_only
 
 UPSTREAM_RANGE = "@{upstream}..HEAD"
 WORKTREE_ONLY = "HEAD..HEAD"

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.service import suggest, testcommand
-from warpline.service.seeds import Seed
-from warpline.service.testselect import Selection, select, static_entries
+from warpline.service.graph import suggest
+from warpline.service.graph.seeds import Seed
+from warpline.service.testing import testcommand
+from warpline.service.testing.testselect import Selection, select, static_entries
 
 MAP_PER_ITEM = 20
 

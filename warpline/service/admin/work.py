@@ -32,7 +32,7 @@ from warpline.federation.filigree import (
     most_urgent_priority,
     review_actions,
 )
-from warpline.service.context import RepoContext
+from warpline.service.shared.context import RepoContext
 
 log = logging.getLogger("warpline.work")
 

@@ -20,11 +20,11 @@ import networkx as nx
 from warpline import settings
 from warpline.git.repo import head_commit
 from warpline.graph.graph import Affected, downstream
-from warpline.service import edge_basis, edge_sources
-from warpline.service.context import RepoContext
-from warpline.service.snapshot import snapshot_data
-from warpline.service.snapshot_choice import Choice, choose, staleness
-from warpline.service.snapshots_store import NewSnapshot, graph_for, write_snapshot
+from warpline.service.graph import edge_basis, edge_sources
+from warpline.service.graph.snapshot import snapshot_data
+from warpline.service.graph.snapshot_choice import Choice, choose, staleness
+from warpline.service.shared.context import RepoContext
+from warpline.store.snapshots import NewSnapshot, graph_for, write_snapshot
 
 
 @dataclass(slots=True)

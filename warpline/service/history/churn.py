@@ -17,12 +17,12 @@ from warpline.errors import InvalidEntityRef
 from warpline.git.repo import range_commits
 from warpline.models import EntityChurnCountEnvelope
 from warpline.models.inputs import EntityChurnCountInput
-from warpline.service.closest import NameIndex, unknown_entity_warning
-from warpline.service.context import behind_warning, catch_up, ingest_status, open_context
-from warpline.service.envelope import envelope, iso_z, parse_instant
-from warpline.service.paging import Pager
-from warpline.service.resolve import EntityRow, Ref, parse_ref, resolve
-from warpline.service.sei import backfill_seis
+from warpline.service.shared.closest import NameIndex, unknown_entity_warning
+from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.shared.envelope import envelope, iso_z, parse_instant
+from warpline.service.shared.paging import Pager
+from warpline.service.shared.resolve import EntityRow, Ref, parse_ref, resolve
+from warpline.service.shared.sei import backfill_seis
 
 TOOL = "warpline_entity_churn_count_get"
 MAX_UNKNOWN_WARNINGS = 5  # closest-name hints for the first unknown refs only

@@ -15,9 +15,9 @@ import networkx as nx
 
 from warpline.graph.loomweave_source import index_path, resolve_seis
 from warpline.graph.model import GraphEdge
-from warpline.service.context import RepoContext
-from warpline.service.resolve import EntityRow
-from warpline.service.seeds import Seed, rows_by_locator
+from warpline.service.graph.seeds import Seed, rows_by_locator
+from warpline.service.shared.context import RepoContext
+from warpline.service.shared.resolve import EntityRow
 
 
 class EntityBook:

@@ -19,9 +19,9 @@ import pygit2
 from warpline.git.shallow import boundary, partial_history_warning
 from warpline.models import ProjectStatusEnvelope
 from warpline.models.inputs import ProjectStatusInput
-from warpline.service.context import open_repo_only
-from warpline.service.envelope import envelope
-from warpline.service.snapshot_choice import choose
+from warpline.service.graph.snapshot_choice import choose
+from warpline.service.shared.context import open_repo_only
+from warpline.service.shared.envelope import envelope
 from warpline.store.migrations import SCHEMA_VERSION
 from warpline.store.probe import StoreProbe, probe_store
 

@@ -17,7 +17,7 @@ from typing import Any
 from warpline.errors import InvalidChangedRefs
 from warpline.graph.loomweave_source import resolve_locators
 from warpline.graph.model import EdgeCapture
-from warpline.service.resolve import Ref, entities_by_ids, parse_ref, qualname_locators
+from warpline.service.shared.resolve import Ref, entities_by_ids, parse_ref, qualname_locators
 from warpline.store.db import Store
 
 

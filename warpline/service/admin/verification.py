@@ -22,8 +22,8 @@ from warpline.git import notes
 from warpline.git.repo import resolve_commit
 from warpline.models import VerificationRecordEnvelope
 from warpline.models.inputs import VerificationRecordInput
-from warpline.service.context import open_repo_only
-from warpline.service.envelope import envelope, iso_z
+from warpline.service.shared.context import open_repo_only
+from warpline.service.shared.envelope import envelope, iso_z
 from warpline.store.db import Store
 
 TOOL = "warpline_verification_record"

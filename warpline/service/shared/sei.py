@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from warpline.service.context import RepoContext
-from warpline.service.resolve import Ref
+from warpline.service.shared.context import RepoContext
+from warpline.service.shared.resolve import Ref
 
 _CHUNK = 900
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from warpline.service.snapshot_choice import relation
+from warpline.service.graph.snapshot_choice import relation
 from warpline.store.testmaps import MapRow, maps
 
 MAX_WALK = 20_000

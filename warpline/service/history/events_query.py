@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from warpline.service.envelope import iso_z, parse_instant
+from warpline.service.shared.envelope import iso_z, parse_instant
 
 _SORT_SQL = {
     "changed_at": "ce.changed_at",

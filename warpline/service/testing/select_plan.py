@@ -14,9 +14,9 @@ from typing import Any
 import pygit2
 
 from warpline.models.inputs import ReverifyWorklistInput
-from warpline.service.graph_call import graph_call
-from warpline.service.testmap_choice import choose_map
-from warpline.service.testselect import select, static_entries
+from warpline.service.graph.graph_call import graph_call
+from warpline.service.testing.testmap_choice import choose_map
+from warpline.service.testing.testselect import select, static_entries
 
 
 def default_range(repo: pygit2.Repository, conn: Any) -> tuple[str | None, str]:
@@ -43,7 +43,7 @@ def default_range(repo: pygit2.Repository, conn: Any) -> tuple[str | None, str]:
 
 
 def plan(root: Path, rev_range: str | None) -> dict[str, Any]:
-    from warpline.service.context import open_context
+    from warpline.service.shared.context import open_context
 
     scope = f"the range {rev_range} and the working tree"
     if not rev_range:

@@ -22,8 +22,8 @@ from typing import Any
 import pygit2
 
 from warpline.git.locators import is_python_path
-from warpline.service.envelope import iso_z
-from warpline.service.snapshots_store import SnapshotRow, snapshots
+from warpline.service.shared.envelope import iso_z
+from warpline.store.snapshots import SnapshotRow, snapshots
 
 MAX_DIRTY_PATHS = 100
 

@@ -22,16 +22,17 @@ from typing import Any
 from warpline.graph.graph import Affected
 from warpline.models import ReverifyWorklistEnvelope
 from warpline.models.inputs import ReverifyWorklistInput
-from warpline.service import freshness, suggest
-from warpline.service.context import ingest_status
-from warpline.service.envelope import envelope
-from warpline.service.graph_call import graph_call
-from warpline.service.graph_entities import EntityBook
-from warpline.service.graph_query import GraphView
-from warpline.service.impact import follow_ups, listed, seed_warnings
-from warpline.service.paging import Pager
-from warpline.service.seeds import Seed
-from warpline.service.worklist_tests import select_flag, worklist_tests
+from warpline.service.admin import freshness
+from warpline.service.graph import suggest
+from warpline.service.graph.graph_call import graph_call
+from warpline.service.graph.graph_entities import EntityBook
+from warpline.service.graph.graph_query import GraphView
+from warpline.service.graph.impact import follow_ups, listed, seed_warnings
+from warpline.service.graph.seeds import Seed
+from warpline.service.shared.context import ingest_status
+from warpline.service.shared.envelope import envelope
+from warpline.service.shared.paging import Pager
+from warpline.service.testing.worklist_tests import select_flag, worklist_tests
 
 TOOL = "warpline_reverify_worklist_get"
 # filigree answers one request at a time (2–5 ms each, measured): 200 SEIs plus their
@@ -194,7 +195,7 @@ def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | No
 
 def _work(ctx: Any, book: EntityBook, items: list[Item],
           warnings: list[str]) -> tuple[str, list[dict[str, Any]]]:
-    from warpline.service.work import enrich_work
+    from warpline.service.admin.work import enrich_work
 
     first = sorted(items, key=lambda i: (i.reason != "changed", i.depth, i.locator))
     first = first[:MAX_WORK_ITEMS]

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.service.context import RepoContext, behind_warning, catch_up, open_context
-from warpline.service.gcpause import gc_paused
-from warpline.service.graph_entities import EntityBook
-from warpline.service.graph_query import GraphView, open_graph
-from warpline.service.seeds import Seeds, collect, require_seed_arguments
+from warpline.service.graph.gcpause import gc_paused
+from warpline.service.graph.graph_entities import EntityBook
+from warpline.service.graph.graph_query import GraphView, open_graph
+from warpline.service.graph.seeds import Seeds, collect, require_seed_arguments
+from warpline.service.shared.context import RepoContext, behind_warning, catch_up, open_context
 from warpline.store.ingest import IngestReport
 
 

@@ -13,17 +13,17 @@ from warpline.git.attribution import worktree_changes
 from warpline.git.repo import commits_in_range, head_commit, range_commits, resolve_commit
 from warpline.models import ChangeListEnvelope
 from warpline.models.inputs import ChangeListInput
-from warpline.service import events_query as eq
-from warpline.service.context import (
+from warpline.service.history import events_query as eq
+from warpline.service.shared.context import (
     RepoContext,
     behind_warning,
     catch_up,
     ingest_status,
     open_context,
 )
-from warpline.service.envelope import envelope
-from warpline.service.next_actions import follow_ups
-from warpline.service.paging import Pager
+from warpline.service.shared.envelope import envelope
+from warpline.service.shared.next_actions import follow_ups
+from warpline.service.shared.paging import Pager
 from warpline.store.ingest import Ingestor
 
 TOOL = "warpline_change_list"

@@ -27,10 +27,10 @@ import networkx as nx
 
 from warpline.git.locators import dotted_module, entity_locator
 from warpline.git.pyentities import parse_entities
-from warpline.service import suggest
-from warpline.service.envelope import iso_z
-from warpline.service.seeds import Seed
-from warpline.service.testmap_choice import MapChoice, choose_map
+from warpline.service.graph import suggest
+from warpline.service.graph.seeds import Seed
+from warpline.service.shared.envelope import iso_z
+from warpline.service.testing.testmap_choice import MapChoice, choose_map
 from warpline.store.testmaps import known_entities, map_tests, tests_executing
 
 RECORD_COMMAND = "pytest --warpline-record"
