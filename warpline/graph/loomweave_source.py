@@ -74,6 +74,8 @@ FROM source_file_resolution_coverage AS c
 JOIN sei_bindings AS b ON b.current_locator = c.source_file_id AND b.status = 'alive'
 WHERE c.calls_status = 'degraded' OR c.references_status = 'degraded'
 """
+_ANALYZED_AT = ("SELECT analyzed_at_commit FROM runs WHERE status = 'completed' "
+                "ORDER BY completed_at DESC LIMIT 1")
 _PLUGIN_VERSION = "SELECT plugin_version FROM plugin_index_meta WHERE plugin_id = 'python'"
 
 
@@ -140,6 +142,17 @@ def _read_only(repo_root: str | os.PathLike[str]) -> Iterator[sqlite3.Connection
         ) from exc
     finally:
         connection.close()
+
+
+def index_analyzed_commit(repo_root: str | os.PathLike[str]) -> str | None:
+    """The commit loomweave's newest completed run analyzed (None when unknown: no index,
+    an unreadable one, or no completed run)."""
+    try:
+        with _read_only(repo_root) as db:
+            row = db.execute(_ANALYZED_AT).fetchone()
+    except PeerUnavailable:
+        return None
+    return None if row is None or not row[0] else str(row[0])
 
 
 def _check_locator(locator: str, kind: str, path: str) -> str | None:

@@ -25,7 +25,9 @@ def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice | Non
     chosen: list[Choice] = []
 
     def pick(conn: sqlite3.Connection, handle: pygit2.Repository) -> str | None:
-        if conn.execute("SELECT 1 FROM snapshots LIMIT 1").fetchone() is None:
+        from warpline.store.snapshots import any_snapshot  # networkx: only when asked
+
+        if not any_snapshot(conn):
             return None
         from warpline.service.graph.snapshot_choice import choose
 

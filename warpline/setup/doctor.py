@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import sqlite3
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -36,9 +35,10 @@ from warpline.setup.executables import command_for
 from warpline.setup.install import install, run_backfill
 from warpline.setup.local_state import read_config
 from warpline.setup.node_check import loomweave_node_check
+from warpline.store import health
 from warpline.store.db import store_path
 from warpline.store.migrations import SCHEMA_VERSION
-from warpline.store.probe import StoreProbe, open_read_only
+from warpline.store.probe import StoreProbe
 
 _HANDSHAKE_TIMEOUT_S = 30.0
 
@@ -216,7 +216,7 @@ def _store(root: Path, probe: StoreProbe) -> Check:
     if probe.status != "ok":
         return Check("store", "fail", True, f"{probe.path} cannot be read ({probe.reason})",
                      _install_fix(root) + "  (moves it aside and rebuilds it from git)", "store")
-    damage = _quick_check(probe.path)
+    damage = health.damage(probe.path)
     if damage is not None:
         return Check("store", "fail", True, f"{probe.path} is damaged (SQLite quick_check: "
                      f"{damage})", _install_fix(root) + "  (moves it aside and rebuilds it "
@@ -225,16 +225,6 @@ def _store(root: Path, probe: StoreProbe) -> Check:
     note = "" if version == SCHEMA_VERSION else f", migrates to {SCHEMA_VERSION} on next write"
     return Check("store", "ok", True, f"schema {version}{note}; {probe.change_event_count} "
                  "change events")
-
-
-def _quick_check(path: Path) -> str | None:
-    """SQLite's own page-level check, read-only; None when it finds nothing wrong."""
-    try:
-        with open_read_only(path) as conn:
-            rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)")]
-    except sqlite3.Error as exc:
-        return str(exc)
-    return None if rows == ["ok"] else "; ".join(rows)
 
 
 def _behind(root: Path, probe: StoreProbe) -> Check:
@@ -250,16 +240,7 @@ def _behind(root: Path, probe: StoreProbe) -> Check:
 
 
 def _failures(root: Path, probe: StoreProbe) -> Check:
-    unresolved: list[tuple[str, str]] = []
-    if probe.status == "ok":
-        try:
-            with open_read_only(probe.path) as conn:
-                unresolved = [(str(r[0]), str(r[1])) for r in conn.execute(
-                    "SELECT f.sha, f.error FROM ingest_failures f WHERE NOT EXISTS "
-                    "(SELECT 1 FROM commits c WHERE c.sha = f.sha) GROUP BY f.sha "
-                    "ORDER BY max(f.failed_at) DESC LIMIT 20")]
-        except sqlite3.Error as exc:
-            unresolved = [("?" * 12, f"the failures table cannot be read: {exc}")]
+    unresolved = health.unresolved_failures(probe.path) if probe.status == "ok" else []
     records = ingest_log.recent(root)
     last = records[-1] if records else None
     fix = _install_fix(root) + "  (retries the ingest)"

@@ -85,6 +85,11 @@ def snapshots(conn: sqlite3.Connection, *, usable_only: bool = True,
     return [_row(r) for r in rows]
 
 
+def any_snapshot(conn: sqlite3.Connection) -> bool:
+    """Whether the store holds any snapshot row at all (a cheap first question)."""
+    return conn.execute("SELECT 1 FROM snapshots LIMIT 1").fetchone() is not None
+
+
 def replay(conn: sqlite3.Connection, key: str) -> Replay | None:
     with sqlite_errors("reading an idempotency record"):
         raw = conn.execute("SELECT value FROM store_meta WHERE key = ?",

@@ -48,6 +48,7 @@ from pygit2.enums import SortMode
 from warpline.git import notes
 from warpline.service.shared.context import RepoContext
 from warpline.service.shared.envelope import iso_z
+from warpline.store.verifications import records as stored_records
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError)
 STATES = ("fresh", "stale", "unverified")
@@ -74,15 +75,8 @@ def _commit(repo: pygit2.Repository, sha: str) -> pygit2.Commit | None:
 
 def load_verified(ctx: RepoContext, kinds: Sequence[str] | None) -> list[_Verified]:
     """Records of allowed kinds (store rows and git notes) grouped per commit, newest first."""
-    sql = ("SELECT commit_sha, kind, verified_at, id FROM verifications "
-           "WHERE source = 'warpline'")
-    args: list[Any] = []
-    if kinds is not None:
-        allowed = sorted(set(kinds))
-        sql += f" AND kind IN ({', '.join('?' * len(allowed))})"
-        args.extend(allowed)
     grouped: dict[str, tuple[set[str], int, int]] = {}
-    rows: list[tuple[Any, ...]] = list(ctx.store.conn.execute(sql, args))
+    rows = stored_records(ctx.store.conn, "warpline", kinds)
     # Records other machines pushed travel as git notes; they count like local rows
     # (row id 0: a local row of the same time is "newer").
     wanted = None if kinds is None else set(kinds)

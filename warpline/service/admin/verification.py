@@ -25,6 +25,7 @@ from warpline.models.inputs import VerificationRecordInput
 from warpline.service.shared.context import open_repo_only
 from warpline.service.shared.envelope import envelope, iso_z
 from warpline.store.db import Store
+from warpline.store.verifications import insert_once
 
 TOOL = "warpline_verification_record"
 SOURCE = "warpline"
@@ -82,16 +83,6 @@ def record(store: Store, sha: str, kind: str, actor: str | None,
         actor, at = noted.actor, noted.verified_at
     else:
         at = int(time.time())
-    with store.transaction() as conn:
-        cursor = conn.execute(
-            "INSERT INTO verifications (commit_sha, kind, source, actor, verified_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (commit_sha, kind, source) DO NOTHING",
-            (sha, kind, SOURCE, actor, at),
-        )
-        inserted = cursor.rowcount == 1 and noted is None
-        row = conn.execute(
-            "SELECT actor, verified_at FROM verifications "
-            "WHERE commit_sha = ? AND kind = ? AND source = ?",
-            (sha, kind, SOURCE),
-        ).fetchone()
-    return ("recorded" if inserted else "already_recorded"), tuple(row)
+    inserted, row = insert_once(store, sha, kind, SOURCE, actor, at)
+    inserted = inserted and noted is None
+    return ("recorded" if inserted else "already_recorded"), row

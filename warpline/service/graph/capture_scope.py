@@ -17,7 +17,7 @@ from typing import Any
 from warpline.errors import InvalidChangedRefs
 from warpline.graph.loomweave_source import resolve_locators
 from warpline.graph.model import EdgeCapture
-from warpline.service.shared.resolve import Ref, entities_by_ids, parse_ref, qualname_locators
+from warpline.service.shared.resolve import Ref, by_ids, parse_ref, qualname_locators, resolve
 from warpline.store.db import Store
 
 
@@ -39,14 +39,14 @@ def _named(capture: EdgeCapture, refs: list[Ref], store: Store | None,
     present = {e.locator for e in capture.entities}
     seis = [r.value for r in refs if r.kind == "sei" and r.value not in by_sei]
     if seis and store is not None:
-        marks = ",".join("?" * len(seis))
-        by_sei.update({str(s): str(loc) for s, loc in store.conn.execute(
-            f"SELECT sei, locator FROM entities WHERE sei IN ({marks})", seis)})
+        sei_refs = [Ref("sei", s) for s in seis]
+        by_sei.update({ref.value: rows[0].locator for ref, rows
+                       in zip(sei_refs, resolve(store.conn, sei_refs), strict=True) if rows})
     missing_seis = [s for s in seis if s not in by_sei]
     if missing_seis:
         by_sei.update(resolve_locators(root, missing_seis))
     ids = [int(r.value) for r in refs if r.kind == "warpline_entity_key_id"]
-    by_id = entities_by_ids(store.conn, ids) if ids and store is not None else {}
+    by_id = by_ids(store.conn, ids) if ids and store is not None else {}
     named: set[str] = set()
     unresolved: list[str] = []
     for ref in refs:

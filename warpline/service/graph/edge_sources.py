@@ -14,7 +14,6 @@ Otherwise the built-in extractor reads the commit's own blobs.
 from __future__ import annotations
 
 import os
-import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -27,6 +26,7 @@ from warpline.errors import PeerUnavailable
 from warpline.graph.builtin_source import capture_builtin
 from warpline.graph.loomweave_source import (
     capture_from_loomweave,
+    index_analyzed_commit,
     index_path,
     loomweave_available,
 )
@@ -50,22 +50,6 @@ class SourcePlan:
 
 def builtin_version() -> str:
     return f"builtin-{__version__}"
-
-
-def index_analyzed_commit(root: Path) -> str | None:
-    """The commit loomweave's newest completed run analyzed (None when unknown)."""
-    path = index_path(root)
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            row = conn.execute(
-                "SELECT analyzed_at_commit FROM runs WHERE status = 'completed' "
-                "ORDER BY completed_at DESC LIMIT 1").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None
-    return None if row is None or not row[0] else str(row[0])
 
 
 def index_mtime(root: Path) -> int:

@@ -15,9 +15,10 @@ import networkx as nx
 
 from warpline.graph.loomweave_source import index_path, resolve_seis
 from warpline.graph.model import GraphEdge
-from warpline.service.graph.seeds import Seed, rows_by_locator
+from warpline.service.graph.seeds import Seed
 from warpline.service.shared.context import RepoContext
-from warpline.service.shared.resolve import EntityRow
+from warpline.service.shared.resolve import by_locators
+from warpline.store.entities import EntityRow
 
 
 class EntityBook:
@@ -39,7 +40,7 @@ class EntityBook:
         if not wanted:
             return
         self._fetched.update(wanted)
-        self._rows.update(rows_by_locator(self._ctx.store.conn, wanted))
+        self._rows.update(by_locators(self._ctx.store.conn, wanted))
         if self._has_index:
             missing = [loc for loc in wanted if self._known_sei(loc) is None]
             if missing:

@@ -13,8 +13,6 @@ the sort key alone (changed and downstream interleave).
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from warpline.service.shared.context import ingest_status
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.paging import Pager
 from warpline.service.testing.worklist_tests import select_flag, worklist_tests
+from warpline.store.events import latest_change_per_lineage
 
 TOOL = "warpline_reverify_worklist_get"
 # filigree answers one request at a time (2–5 ms each, measured): 200 SEIs plus their
@@ -155,22 +154,9 @@ def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:
     return items
 
 
-def _latest_changes(conn: sqlite3.Connection, lineages: Iterable[int]) -> dict[int, str]:
-    """The newest commit in which each lineage (an entity across renames) changed."""
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_lineages (lineage INTEGER PRIMARY KEY)")
-    conn.execute("DELETE FROM q_lineages")
-    conn.executemany("INSERT OR IGNORE INTO q_lineages (lineage) VALUES (?)",
-                     ((x,) for x in lineages))
-    # SQLite takes the bare columns from the row holding max(): the newest change.
-    return {int(lineage): str(sha) for lineage, sha, _ in conn.execute(
-        "SELECT e.lineage, c.sha, max(ce.changed_at * 1000000000 + c.id) FROM change_events ce "
-        "JOIN entities e ON e.id = ce.entity_id JOIN commits c ON c.id = ce.commit_id "
-        "WHERE e.lineage IN (SELECT lineage FROM q_lineages) GROUP BY e.lineage")}
-
-
 def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None) -> None:
     lineage_of = {i.locator: book.lineage(i.locator) for i in items}
-    latest = _latest_changes(ctx.store.conn,
+    latest = latest_change_per_lineage(ctx.store.conn,
                              {x for x in lineage_of.values() if x is not None})
 
     def change_of(locator: str) -> str | None:

@@ -15,8 +15,6 @@ are any (the file event only restates them); other files' seeds stay.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any
@@ -28,16 +26,10 @@ from warpline.git.attribution import worktree_changes
 from warpline.git.locators import is_python_path
 from warpline.service.graph.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext
-from warpline.service.shared.resolve import (
-    EntityRow,
-    Ref,
-    entities_by_ids,
-    qualname_locators,
-    resolve,
-)
+from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
-
-_CHUNK = 900
+from warpline.store.entities import EntityRow
+from warpline.store.events import changed_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +80,7 @@ def collect(ctx: RepoContext, params: Any, warnings: list[str],
 
     conn = ctx.store.conn
     ids = list(params.changed_entity_key_ids or [])
-    rows = entities_by_ids(conn, ids)
+    rows = by_ids(conn, ids)
     out.unknown_key_ids = [i for i in ids if i not in rows]
     for key_id in ids:
         if key_id in rows:
@@ -185,26 +177,11 @@ def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
     return [_seed(row) for row in changed_in(ctx.store.conn, shas or [])]
 
 
-def changed_in(conn: sqlite3.Connection, shas: Iterable[str]) -> list[EntityRow]:
-    """The distinct entities that changed in the commits ``shas``."""
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_seed_commits (sha TEXT PRIMARY KEY)")
-    conn.execute("DELETE FROM q_seed_commits")
-    conn.executemany("INSERT OR IGNORE INTO q_seed_commits (sha) VALUES (?)",
-                     ((s,) for s in shas))
-    rows = conn.execute(
-        "SELECT DISTINCT e.id, e.locator, e.kind, e.path, e.sei, e.lineage "
-        "FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
-        "JOIN commits c ON c.id = ce.commit_id "
-        "WHERE c.sha IN (SELECT sha FROM q_seed_commits) ORDER BY e.locator").fetchall()
-    return [EntityRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], int(r[5]))
-            for r in rows]
-
-
 def _from_worktree(ctx: RepoContext) -> list[Seed]:
     if ctx.repo.head_is_unborn and not ctx.repo.status():
         return []
     changes = worktree_changes(ctx.repo)
-    known = rows_by_locator(ctx.store.conn, [c.locator for c in changes])
+    known = by_locators(ctx.store.conn, [c.locator for c in changes])
     seeds = []
     for change in changes:
         row = known.get(change.locator)
@@ -212,19 +189,6 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
                           row.id if row else None, row.sei if row else None,
                           row.lineage if row else None, uncommitted=True))
     return seeds
-
-
-def rows_by_locator(conn: sqlite3.Connection, locators: Iterable[str]) -> dict[str, EntityRow]:
-    wanted = sorted(set(locators))
-    out: dict[str, EntityRow] = {}
-    for start in range(0, len(wanted), _CHUNK):
-        chunk = wanted[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        for r in conn.execute("SELECT id, locator, kind, path, sei, lineage FROM entities "
-                              f"WHERE locator IN ({marks})", chunk):
-            out[str(r[1])] = EntityRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4],
-                                       int(r[5]))
-    return out
 
 
 def _fold_files(seeds: list[Seed]) -> list[Seed]:

@@ -24,6 +24,7 @@ from warpline.service.shared.context import (
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.next_actions import follow_ups
 from warpline.service.shared.paging import Pager
+from warpline.store.events import Where, reachable_commit_count, select_events
 from warpline.store.ingest import Ingestor
 
 TOOL = "warpline_change_list"
@@ -37,10 +38,10 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         warnings = behind_warning(ctx, report)
         shas, range_info = _range_commits(ctx, params, warnings)
         range_text = range_info["rev_range"]
-        where = eq.Where.from_filters(params.filters)
+        where = eq.where_from_filters(params.filters)
         sort_by, order = params.sort_by, params.sort_order
         pager = Pager.of(params)
-        rows, total = eq.select_events(ctx.store.conn, shas, where, sort_by, order,
+        rows, total = select_events(ctx.store.conn, shas, where, sort_by, order,
                                        pager.end + 1)
         warnings.extend(eq.range_notes(ctx.store.conn, shas))
         items = [eq.item_from_row(row) for row in rows]
@@ -95,8 +96,7 @@ def _range_commits(ctx: RepoContext, params: Any,
         tip = head_commit(ctx.repo)
         return None, {"rev_range": None, "base_commit": None,
                       "head_commit": None if tip is None else str(tip.id),
-                      "commit_count": ctx.store.conn.execute(
-                          "SELECT count(*) FROM commits WHERE reachable = 1").fetchone()[0]}
+                      "commit_count": reachable_commit_count(ctx.store.conn)}
     commits = single if single is not None else commits_in_range(ctx.repo, base, head)
     _ensure_ingested(ctx, commits, warnings)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),
@@ -120,7 +120,7 @@ def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
             f"is partial. Run `warpline backfill --repo {ctx.root}` and ask again.")
 
 
-def _worktree_items(ctx: RepoContext, where: eq.Where) -> list[dict[str, Any]]:
+def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
     """Uncommitted changes against HEAD: computed on the fly, never stored."""
     items: list[dict[str, Any]] = []
     if head_commit(ctx.repo) is None and not ctx.repo.status():

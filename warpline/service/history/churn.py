@@ -21,8 +21,10 @@ from warpline.service.shared.closest import NameIndex, unknown_entity_warning
 from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
-from warpline.service.shared.resolve import EntityRow, Ref, parse_ref, resolve
+from warpline.service.shared.resolve import Ref, parse_ref, resolve
 from warpline.service.shared.sei import backfill_seis
+from warpline.store.entities import EntityRow
+from warpline.store.lineages import Stat, churn_stats
 
 TOOL = "warpline_entity_churn_count_get"
 MAX_UNKNOWN_WARNINGS = 5  # closest-name hints for the first unknown refs only
@@ -87,7 +89,6 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
 
 
 
-Stat = tuple[int, int, int, str]  # count, first, last, last actor
 
 
 @dataclass(slots=True)
@@ -115,42 +116,8 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
     """Counts per lineage and per entity, in a few grouped queries (never one per ref)."""
     if not lineages:
         return Counts()
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_lineages (lineage INTEGER PRIMARY KEY)")
-    conn.execute("DELETE FROM q_lineages")
-    conn.executemany("INSERT INTO q_lineages (lineage) VALUES (?)", ((x,) for x in lineages))
-    clauses = ["e.lineage IN (SELECT lineage FROM q_lineages)"]
-    args: list[Any] = []
-    if since is not None:
-        clauses.append("ce.changed_at >= ?")
-        args.append(since)
-    if until is not None:
-        clauses.append("ce.changed_at <= ?")
-        args.append(until)
-    if shas is not None:
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_commits (sha TEXT PRIMARY KEY)")
-        conn.execute("DELETE FROM q_commits")
-        conn.executemany("INSERT OR IGNORE INTO q_commits (sha) VALUES (?)", ((s,) for s in shas))
-        clauses.append("c.sha IN (SELECT sha FROM q_commits)")
-    else:  # only history HEAD reaches; an explicit range is its own set of commits
-        clauses.append("c.reachable = 1")
-    base = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
-            "JOIN commits c ON c.id = ce.commit_id WHERE " + " AND ".join(clauses))
-    out = Counts()
-    for group, target in (("e.lineage", out.by_lineage), ("e.id", out.by_entity)):
-        counts = {r[0]: (int(r[1]), int(r[2])) for r in conn.execute(
-            f"SELECT {group}, count(*), min(ce.changed_at) {base} GROUP BY {group}", args)}
-        # SQLite returns the bare columns of the row holding max() when max() is the only
-        # aggregate: that is the topologically latest event (never the latest timestamp:
-        # equal commit times are normal after a rebase), its author and, per lineage, its
-        # entity (the lineage's current member).
-        for key, _, last, name, email, entity_id in conn.execute(
-                f"SELECT {group}, max(coalesce(c.topo, 0) * 4294967296 + ce.id), ce.changed_at, "
-                f"c.author_name, c.author_email, e.id {base} GROUP BY {group}", args):
-            count, first = counts[key]
-            target[key] = (count, first, int(last), f"{name} <{email}>")
-            if group == "e.lineage":
-                out.current[key] = int(entity_id)
-    return out
+    by_lineage, by_entity, current = churn_stats(conn, lineages, since, until, shas)
+    return Counts(by_lineage, by_entity, current)
 
 
 def _unknown(ref: Ref, sei_locator: str | None) -> dict[str, Any]:

@@ -17,8 +17,10 @@ from warpline.service.shared.closest import unknown_entity_warning
 from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
-from warpline.service.shared.resolve import EntityRow, parse_ref, resolve
+from warpline.service.shared.resolve import parse_ref, resolve
 from warpline.service.shared.sei import backfill_seis
+from warpline.store.entities import EntityRow, lineage_locators
+from warpline.store.lineages import latest_locator, timeline_rows
 
 TOOL = "warpline_entity_timeline_get"
 _KIND_PREFERENCE = {"function": 0, "class": 1, "module": 2, "file": 3}
@@ -102,10 +104,7 @@ def _entity_out(entity: EntityRow | None, kind: str, value: str) -> dict[str, An
 
 def _where_it_went(conn: Any, entity: EntityRow) -> list[str]:
     """Asking for an old name: say which locator the lineage continues as now."""
-    row = conn.execute(
-        "SELECT e.locator, c.sha FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
-        "JOIN commits c ON c.id = ce.commit_id WHERE e.lineage = ? AND c.reachable = 1 "
-        "ORDER BY c.topo DESC, ce.id DESC LIMIT 1", (entity.lineage,)).fetchone()
+    row = latest_locator(conn, entity.lineage)
     if row is None or row[0] == entity.locator:
         return []
     return [f"{entity.locator} was renamed or moved: its history continues as {row[0]} "
@@ -114,29 +113,11 @@ def _where_it_went(conn: Any, entity: EntityRow) -> list[str]:
 
 def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
             limit: int) -> tuple[list[dict[str, Any]], int, set[str]]:
-    clauses = ["e.lineage = ?", "c.reachable = 1"]
-    args: list[Any] = [entity.lineage]
-    kinds = filters.get("change_kinds") or []
-    if kinds:
-        clauses.append(f"ce.change_kind IN ({','.join('?' * len(kinds))})")
-        args.extend(kinds)
-    for key, op in (("since", ">="), ("until", "<=")):
-        if filters.get(key):
-            clauses.append(f"ce.changed_at {op} ?")
-            args.append(parse_instant(filters[key], f"filters.{key}"))
-    scope = " WHERE " + " AND ".join(clauses)
-    base = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
-            "JOIN commits c ON c.id = ce.commit_id")
-    total = conn.execute(f"SELECT count(*) {base}{scope}", args).fetchone()[0]
-    direction = "DESC" if order == "desc" else "ASC"
-    rows = conn.execute(
-        f"SELECT ce.id, ce.change_kind, c.author_name, c.author_email, c.sha, ce.changed_at, "
-        f"ce.path, e.locator, ce.previous_locator, ce.previous_path, ce.also_modified "
-        f"{base}{scope} "
-        f"ORDER BY c.topo {direction}, ce.id {direction} LIMIT ? OFFSET ?",
-        [*args, limit, offset]).fetchall()
-    locators = {r[0] for r in conn.execute(
-        "SELECT locator FROM entities WHERE lineage = ?", (entity.lineage,))}
+    since, until = (parse_instant(filters[key], f"filters.{key}") if filters.get(key) else None
+                    for key in ("since", "until"))
+    rows, total = timeline_rows(conn, entity.lineage, filters.get("change_kinds") or [],
+                                since, until, order, offset, limit)
+    locators = lineage_locators(conn, entity.lineage)
     items = [{"change_id": f"warpline:change:{r[0]}", "change_kind": r[1],
               "actor": f"{r[2]} <{r[3]}>", "commit": r[4], "changed_at": iso_z(r[5]),
               "path": r[6], "locator": r[7], "previous_locator": r[8], "previous_path": r[9],

@@ -12,6 +12,8 @@ import difflib
 import re
 import sqlite3
 
+from warpline.store.entities import some_locators
+
 MAX_SCAN = 400_000
 _PREFIX = re.compile(r"^(core:file:|python:(module|class|function):)")
 _SPLIT = re.compile(r"[./:]")
@@ -32,9 +34,8 @@ class NameIndex:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.by_last: dict[str, set[str]] = {}
-        rows = conn.execute("SELECT DISTINCT locator FROM entities LIMIT ?", (MAX_SCAN,))
-        for (locator,) in rows:
-            name = display(str(locator))
+        for locator in some_locators(conn, MAX_SCAN):
+            name = display(locator)
             self.by_last.setdefault(_last(name), set()).add(name)
 
     def closest(self, query: str, limit: int = 5) -> list[str]:

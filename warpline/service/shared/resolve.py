@@ -10,27 +10,19 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
 from warpline.errors import InvalidEntityRef, WarplineError
 from warpline.models.vocab import EntityRefKind
+from warpline.store.entities import Column, EntityRow, rows_by
 
 REF_KINDS: tuple[str, ...] = get_args(EntityRefKind)
 _LOCATOR = re.compile(r"^(core:file:|python:(module|class|function):)\S")
 _SEI_PREFIX = "loomweave:eid:"
-_CHUNK = 900
-
-
-@dataclass(frozen=True, slots=True)
-class EntityRow:
-    id: int
-    locator: str
-    kind: str
-    path: str
-    sei: str | None
-    lineage: int
+_COLUMN: dict[str, Column] = {"locator": "locator", "sei": "sei", "path": "path",
+                               "warpline_entity_key_id": "id"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +32,6 @@ class Ref:
 
     def as_wire(self) -> dict[str, str]:
         return {"kind": self.kind, "value": self.value}
-
-
-_COLUMNS = "id, locator, kind, path, sei, lineage"
-
-
-def _row(raw: Sequence[Any]) -> EntityRow:
-    return EntityRow(int(raw[0]), str(raw[1]), str(raw[2]), str(raw[3]),
-                     None if raw[4] is None else str(raw[4]), int(raw[5]))
 
 
 def parse_ref(raw: object, *, field: str,
@@ -121,60 +105,39 @@ def normalise_path(value: str) -> str:
 
 
 def resolve(conn: sqlite3.Connection, refs: Sequence[Ref]) -> list[list[EntityRow]]:
-    """Rows for each ref, in ref order (batched: one query per kind per chunk)."""
+    """Rows for each ref, in ref order (batched: one query per kind per 900 refs). The one
+    path from refs to entity rows: every tool, and every lookup by key id or locator,
+    comes through here or ``by_ids`` / ``by_locators`` below, all over ``store.entities``."""
     results: list[list[EntityRow]] = [[] for _ in refs]
     by_kind: dict[str, list[int]] = {}
     for index, ref in enumerate(refs):
         by_kind.setdefault(ref.kind, []).append(index)
     for kind, indexes in by_kind.items():
         if kind == "qualname":
-            _resolve_qualnames(conn, refs, indexes, results)
+            # One lookup for every candidate locator of every qualname in the batch.
+            expanded = {i: qualname_locators(refs[i].value) for i in indexes}
+            hits = rows_by(conn, "locator", [c for cs in expanded.values() for c in cs])
+            for i, candidates in expanded.items():
+                results[i] = sorted((row for c in candidates for row in hits.get(c, [])),
+                                    key=lambda row: row.id)
             continue
-        column = {"locator": "locator", "sei": "sei", "path": "path",
-                  "warpline_entity_key_id": "id"}[kind]
-        for start in range(0, len(indexes), _CHUNK):
-            chunk = indexes[start : start + _CHUNK]
-            keys = [sql_id(int(refs[i].value)) if column == "id" else refs[i].value
-                    for i in chunk]
-            marks = ",".join("?" * len(keys))
-            hits: dict[object, list[EntityRow]] = {}
-            for raw in conn.execute(
-                    f"SELECT {_COLUMNS} FROM entities WHERE {column} IN ({marks}) ORDER BY id",
-                    keys):
-                row = _row(raw)
-                hits.setdefault(getattr(row, column if column != "id" else "id"), []).append(row)
-            for i in chunk:
-                key: object = int(refs[i].value) if column == "id" else refs[i].value
-                results[i] = hits.get(key, [])
+        column = _COLUMN[kind]
+        keys = {i: int(refs[i].value) if column == "id" else refs[i].value for i in indexes}
+        hits = rows_by(conn, column, keys.values())
+        for i, key in keys.items():
+            results[i] = hits.get(key, [])
     return results
 
 
-def _resolve_qualnames(conn: sqlite3.Connection, refs: Sequence[Ref], indexes: list[int],
-                       results: list[list[EntityRow]]) -> None:
-    for i in indexes:
-        candidates = qualname_locators(refs[i].value)
-        rows = [_row(r) for r in conn.execute(
-            f"SELECT {_COLUMNS} FROM entities WHERE locator IN (?, ?, ?) ORDER BY id",
-            candidates)]
-        results[i] = rows
+def by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
+    """Rows by key id (ids naming nothing are absent)."""
+    refs = [Ref("warpline_entity_key_id", str(i)) for i in dict.fromkeys(ids)]
+    return {int(ref.value): rows[0] for ref, rows in zip(refs, resolve(conn, refs), strict=True)
+            if rows}
 
 
-_SQL_INT_MAX = 2**63 - 1
-
-
-def sql_id(value: int) -> int:
-    """A key id as an SQLite integer: one past SQLite's range (no row has it) becomes -1,
-    which matches nothing, instead of an ``OverflowError`` in the driver."""
-    return value if -_SQL_INT_MAX <= value <= _SQL_INT_MAX else -1
-
-
-def entities_by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
-    out: dict[int, EntityRow] = {}
-    unique = list(dict.fromkeys(sql_id(i) for i in ids))
-    for start in range(0, len(unique), _CHUNK):
-        chunk = unique[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        for raw in conn.execute(f"SELECT {_COLUMNS} FROM entities WHERE id IN ({marks})", chunk):
-            row = _row(raw)
-            out[row.id] = row
-    return out
+def by_locators(conn: sqlite3.Connection, locators: Iterable[str]) -> dict[str, EntityRow]:
+    """Rows by exact locator (locators naming nothing are absent)."""
+    refs = [Ref("locator", loc) for loc in sorted(set(locators))]
+    return {ref.value: rows[-1] for ref, rows in zip(refs, resolve(conn, refs), strict=True)
+            if rows}

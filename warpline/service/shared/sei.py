@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 from warpline.service.shared.context import RepoContext
 from warpline.service.shared.resolve import Ref
-
-_CHUNK = 900
+from warpline.store.entities import bind_seis, known_seis
 
 
 def backfill_seis(ctx: RepoContext, refs: Sequence[Ref]) -> dict[str, str]:
@@ -25,13 +24,7 @@ def backfill_seis(ctx: RepoContext, refs: Sequence[Ref]) -> dict[str, str]:
     wanted = sorted({ref.value for ref in refs if ref.kind == "sei"})
     if not wanted:
         return {}
-    conn = ctx.store.conn
-    known: set[str] = set()
-    for start in range(0, len(wanted), _CHUNK):
-        chunk = wanted[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        known.update(r[0] for r in conn.execute(
-            f"SELECT sei FROM entities WHERE sei IN ({marks})", chunk))
+    known = known_seis(ctx.store.conn, wanted)
     missing = [s for s in wanted if s not in known]
     if not missing:
         return {}
@@ -39,9 +32,5 @@ def backfill_seis(ctx: RepoContext, refs: Sequence[Ref]) -> dict[str, str]:
 
     pairs = resolve_locators(ctx.root, missing)
     if pairs:
-        with ctx.store.transaction() as tx:
-            for sei, locator in pairs.items():
-                tx.execute("UPDATE entities SET sei = NULL WHERE sei = ? AND locator != ?",
-                           (sei, locator))
-                tx.execute("UPDATE entities SET sei = ? WHERE locator = ?", (sei, locator))
+        bind_seis(ctx.store, pairs)
     return pairs

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pygit2
 
 from warpline.service.graph.snapshot_choice import relation
+from warpline.store.events import count_changed_entities
 from warpline.store.testmaps import MapRow, maps
 
 MAX_WALK = 20_000
@@ -45,7 +46,7 @@ def choose_map(conn: sqlite3.Connection, repo: pygit2.Repository) -> MapChoice |
     _, row, is_ancestor, behind = best
     shas = _commits_since(repo, head, row.commit_sha) if is_ancestor else []
     return MapChoice(row, is_ancestor, behind if is_ancestor else None,
-                     _entities_changed(conn, shas) if is_ancestor else None,
+                     count_changed_entities(conn, shas) if is_ancestor else None,
                      frozenset(_paths_changed(repo, row.commit_sha)))
 
 
@@ -60,19 +61,6 @@ def _commits_since(repo: pygit2.Repository, head: pygit2.Oid | None, sha: str) -
         if len(out) >= MAX_WALK:
             break
     return out
-
-
-def _entities_changed(conn: sqlite3.Connection, shas: list[str]) -> int:
-    if not shas:
-        return 0
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_map_since (sha TEXT PRIMARY KEY)")
-    conn.execute("DELETE FROM q_map_since")
-    conn.executemany("INSERT OR IGNORE INTO q_map_since (sha) VALUES (?)", ((s,) for s in shas))
-    row = conn.execute(
-        "SELECT count(DISTINCT ce.entity_id) FROM change_events ce "
-        "JOIN commits c ON c.id = ce.commit_id WHERE c.sha IN (SELECT sha FROM q_map_since)"
-    ).fetchone()
-    return int(row[0])
 
 
 def _paths_changed(repo: pygit2.Repository, sha: str) -> set[str]:

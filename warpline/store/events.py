@@ -1,0 +1,181 @@
+"""Change-event queries: filters, sort and paging pushed into SQL where they belong.
+
+The service composes answers from these rows; it never writes SQL itself.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from warpline.store.entities import EntityRow, entity_row
+
+_SORT_SQL = {
+    "changed_at": "ce.changed_at",
+    "locator": "e.locator",
+    "path": "ce.path",
+    "change_kind": "ce.change_kind",
+    "actor": "c.author_name",
+}
+_JOINS = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
+          "JOIN commits c ON c.id = ce.commit_id")
+_SELECT = (
+    "SELECT ce.id, ce.change_kind, ce.path, ce.previous_locator, ce.changed_at, e.id, "
+    "e.locator, e.kind, e.sei, c.sha, c.author_name, c.author_email, ce.previous_path, "
+    f"ce.also_modified {_JOINS}"
+)
+
+
+def temp_keys(conn: sqlite3.Connection, table: str, values: Iterable[object],
+              column_type: str = "TEXT") -> str:
+    """Fill the temporary one-column table ``table`` with ``values``; a subquery over it."""
+    column = "sha" if column_type == "TEXT" else "lineage"
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} ({column} {column_type} PRIMARY KEY)")
+    conn.execute(f"DELETE FROM {table}")
+    conn.executemany(f"INSERT OR IGNORE INTO {table} ({column}) VALUES (?)",
+                     ((v,) for v in values))
+    return f"(SELECT {column} FROM {table})"
+
+
+@dataclass(slots=True)
+class Where:
+    """Filters over change events (parsed by the service from a tool's ``filters``)."""
+
+    change_kinds: list[str] = field(default_factory=list)
+    entity_kinds: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    actors: list[str] = field(default_factory=list)
+    since: int | None = None
+    until: int | None = None
+    echoed: dict[str, Any] = field(default_factory=dict)
+
+    def echo(self) -> dict[str, Any]:
+        return dict(self.echoed)
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        args: list[Any] = []
+        for column, values in (("ce.change_kind", self.change_kinds),
+                               ("e.kind", self.entity_kinds)):
+            if values:
+                clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+                args.extend(values)
+        if self.paths:
+            # One JSON array parameter, not one OR per prefix: 1,000 prefixes (the schema's
+            # maximum) would pass SQLite's expression depth limit.
+            clauses.append("EXISTS (SELECT 1 FROM json_each(?) p WHERE ce.path = p.value "
+                           "OR substr(ce.path, 1, length(p.value) + 1) = p.value || '/')")
+            args.append(json.dumps(self.paths))
+        if self.actors:
+            ors = []
+            for actor in self.actors:
+                # Case-insensitive substring of "Name <email>", as the schema says.
+                ors.append("instr(lower(c.author_name || ' <' || c.author_email || '>'), "
+                           "lower(?)) > 0")
+                args.append(actor)
+            clauses.append("(" + " OR ".join(ors) + ")")
+        if self.since is not None:
+            clauses.append("ce.changed_at >= ?")
+            args.append(self.since)
+        if self.until is not None:
+            clauses.append("ce.changed_at <= ?")
+            args.append(self.until)
+        return " AND ".join(clauses), args
+
+    def matches(self, item: dict[str, Any]) -> bool:
+        """The same filters, for items that never touch SQL (uncommitted changes)."""
+        entity = item["entity"]
+        if self.change_kinds and item["change_kind"] not in self.change_kinds:
+            return False
+        if self.entity_kinds and entity["kind"] not in self.entity_kinds:
+            return False
+        if self.paths and not any(entity["path"] == p or entity["path"].startswith(p + "/")
+                                  for p in self.paths):
+            return False
+        # Uncommitted changes have no author and happen "now".
+        return not self.actors and self.until is None
+
+
+def _commit_scope(conn: sqlite3.Connection, shas: Sequence[str] | None) -> str:
+    if shas is not None:
+        return f"c.sha IN {temp_keys(conn, 'q_commits', shas)}"
+    return "c.reachable = 1"  # every recorded commit HEAD reaches; rewritten-away never count
+
+
+def _scope(conn: sqlite3.Connection, shas: Sequence[str] | None,
+           where: Where) -> tuple[str, list[Any]]:
+    clause, args = where.sql()
+    parts = [clause] if clause else []
+    parts.append(_commit_scope(conn, shas))
+    return " WHERE " + " AND ".join(parts), args
+
+
+def select_events(conn: sqlite3.Connection, shas: Sequence[str] | None, where: Where,
+                  sort_by: str, order: str, fetch: int) -> tuple[list[Any], int]:
+    """The first ``fetch`` matching rows in sort order, and the total count."""
+    scope, args = _scope(conn, shas, where)
+    direction = "DESC" if order == "desc" else "ASC"
+    total = conn.execute(f"SELECT count(*) {_JOINS}{scope}", args).fetchone()[0]
+    rows = conn.execute(
+        f"{_SELECT}{scope} ORDER BY {_SORT_SQL[sort_by]} {direction}, ce.id {direction} "
+        "LIMIT ?", [*args, fetch]).fetchall()
+    return rows, int(total)
+
+
+def changed_entities_latest_first(conn: sqlite3.Connection, shas: Sequence[str] | None,
+                                  where: Where, fetch: int) -> list[tuple[str, str | None, int]]:
+    """``(locator, sei, key id)`` of the distinct changed entities, latest change first."""
+    scope, args = _scope(conn, shas, where)
+    rows = conn.execute(
+        f"SELECT e.locator, e.sei, e.id, max(ce.changed_at) AS last {_JOINS}{scope} "
+        "GROUP BY e.id ORDER BY last DESC, e.locator LIMIT ?", [*args, fetch]).fetchall()
+    return [(str(r[0]), r[1], int(r[2])) for r in rows]
+
+
+def unread_commits(conn: sqlite3.Connection,
+                   shas: Sequence[str] | None) -> list[tuple[str, list[str], list[str]]]:
+    """``(sha, unparsed paths, limits hit)`` of the commits in scope that attribution could
+    not fully read, newest first."""
+    rows = conn.execute(
+        "SELECT c.sha, c.unparsed_files, c.limits_hit FROM commits c WHERE "
+        f"(c.unparsed_files != '[]' OR c.limits_hit != '[]') AND {_commit_scope(conn, shas)} "
+        "ORDER BY c.topo DESC, c.id DESC").fetchall()
+    return [(str(sha), json.loads(unparsed), json.loads(limits))
+            for sha, unparsed, limits in rows]
+
+
+def reachable_commit_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM commits WHERE reachable = 1").fetchone()[0])
+
+
+def changed_in(conn: sqlite3.Connection, shas: Iterable[str]) -> list[EntityRow]:
+    """The distinct entities that changed in the commits ``shas``."""
+    scope = temp_keys(conn, "q_seed_commits", shas)
+    rows = conn.execute(
+        f"SELECT DISTINCT e.id, e.locator, e.kind, e.path, e.sei, e.lineage {_JOINS} "
+        f"WHERE c.sha IN {scope} ORDER BY e.locator").fetchall()
+    return [entity_row(r) for r in rows]
+
+
+def count_changed_entities(conn: sqlite3.Connection, shas: Sequence[str]) -> int:
+    """How many distinct entities changed in the commits ``shas``."""
+    if not shas:
+        return 0
+    scope = temp_keys(conn, "q_map_since", shas)
+    row = conn.execute("SELECT count(DISTINCT ce.entity_id) FROM change_events ce "
+                       f"JOIN commits c ON c.id = ce.commit_id WHERE c.sha IN {scope}"
+                       ).fetchone()
+    return int(row[0])
+
+
+def latest_change_per_lineage(conn: sqlite3.Connection,
+                              lineages: Iterable[int]) -> dict[int, str]:
+    """The newest commit in which each lineage (an entity across renames) changed."""
+    scope = temp_keys(conn, "q_lineages", lineages, "INTEGER")
+    # SQLite takes the bare columns from the row holding max(): the newest change.
+    return {int(lineage): str(sha) for lineage, sha, _ in conn.execute(
+        f"SELECT e.lineage, c.sha, max(ce.changed_at * 1000000000 + c.id) {_JOINS} "
+        f"WHERE e.lineage IN {scope} GROUP BY e.lineage")}
