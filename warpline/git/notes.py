@@ -193,3 +193,14 @@ def append(repo: pygit2.Repository, record: NoteRecord) -> bool:
         sig = _signature(repo)
         repo.create_note(body, sig, sig, record.commit, NOTES_REF, True)
     return True
+
+
+def try_append(repo: pygit2.Repository, record: NoteRecord) -> str | None:
+    """``append``, for a caller whose record already lives elsewhere (the store): None when
+    the note holds the record, else why it could not be written (a read-only repository, a
+    lock, a damaged notes ref)."""
+    try:
+        append(repo, record)
+    except (pygit2.GitError, OSError, ValueError) as exc:
+        return str(exc)
+    return None

@@ -68,6 +68,17 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (0 if not content or content.endswith(b"\n") else 1)
 
 
+def try_capture_builtin(repo: pygit2.Repository,
+                        commit: pygit2.Commit) -> tuple[EdgeCapture | None, str | None]:
+    """``capture_builtin``, or None and why it failed (a missing object in a damaged or
+    partial clone, an unreadable file, a recursion or memory limit): the caller reports the
+    reason instead of answering with a graph it does not have."""
+    try:
+        return capture_builtin(repo, commit), None
+    except (RecursionError, MemoryError, OSError, pygit2.GitError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+
 def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCapture:
     """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
     repository it belongs to, kept in the signature for sources that need lookups)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 import pygit2
 
 from warpline.git.locators import dotted_module, entity_locator, normalize_path
+from warpline.git.lookups import is_ignored
 from warpline.git.pyentities import MODULE_KEY, EntityKey, parse_entities
 
 _MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -66,12 +67,8 @@ class EntityMapper:
         path = normalize_path(rel.as_posix())
         if not path.endswith(".py") or path.split("/", 1)[0] in (".git", ".weft"):
             return None
-        try:
-            if self.repo.path_is_ignored(path):
-                return None
-        except pygit2.GitError:
-            return None
-        return path
+        # Ignored, or ignore rules git cannot read: not the project's code.
+        return None if is_ignored(self.repo, path) is not False else path
 
     def file_map(self, path: str) -> FileMap | None:
         if path in self._files:

@@ -17,6 +17,7 @@ import pygit2
 
 from warpline import settings
 from warpline.errors import WarplineError
+from warpline.git.lookups import status_or_empty
 from warpline.store.testmaps import MapRow, write_map
 from warpline.testmap.recorder import Recorder, Recording
 
@@ -130,11 +131,7 @@ def plan_selection(root: Path, rev_range: str | None) -> dict[str, Any]:
 def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
     """Changed, staged or untracked (not ignored) paths outside ``.weft``: a run over them
     tested the working tree, not HEAD."""
-    try:
-        status = repo.status(untracked_files="all", ignored=False)
-    except pygit2.GitError:
-        return []
-    return sorted(p for p, flags in status.items()
+    return sorted(p for p, flags in status_or_empty(repo).items()
                   if not (p == ".weft" or p.startswith(".weft/"))
                   and flags != pygit2.enums.FileStatus.IGNORED)
 

@@ -46,11 +46,11 @@ import pygit2
 from pygit2.enums import SortMode
 
 from warpline.git import notes
+from warpline.git.lookups import commit_or_none
 from warpline.service.shared.context import RepoContext
 from warpline.service.shared.envelope import iso_z
 from warpline.store.verifications import records as stored_records
 
-_GIT_ERRORS = (pygit2.GitError, KeyError, ValueError)
 STATES = ("fresh", "stale", "unverified")
 
 
@@ -62,15 +62,6 @@ class _Verified:
     kinds: tuple[str, ...]
     verified_at: int
     last_row: int
-
-
-def _commit(repo: pygit2.Repository, sha: str) -> pygit2.Commit | None:
-    """The commit ``sha`` names, or None when it is malformed or not in the repository."""
-    try:
-        obj = repo.get(pygit2.Oid(hex=sha))
-        return obj.peel(pygit2.Commit) if obj is not None else None
-    except _GIT_ERRORS:
-        return None
 
 
 def load_verified(ctx: RepoContext, kinds: Sequence[str] | None) -> list[_Verified]:
@@ -109,12 +100,13 @@ def containing_records(repo: pygit2.Repository, record_shas: Sequence[str],
 
     Changes that are malformed or not in the repository are absent from the answer.
     """
-    targets = {c.id: c for c in (_commit(repo, sha) for sha in set(changes)) if c is not None}
+    found = (commit_or_none(repo, sha) for sha in set(changes))
+    targets = {c.id: c for c in found if c is not None}
     if not targets:
         return {}
     seeds: dict[pygit2.Oid, int] = {}
     for bit, sha in enumerate(record_shas):
-        record = _commit(repo, sha)
+        record = commit_or_none(repo, sha)
         if record is not None:
             seeds[record.id] = seeds.get(record.id, 0) | (1 << bit)
     if not seeds:
@@ -148,8 +140,8 @@ def commits_not_in(repo: pygit2.Repository, base_sha: str,
                    changes: Iterable[str]) -> dict[str, int | None]:
     """For each change commit, how many commits it reaches that ``base_sha`` does not."""
     wanted = sorted(set(changes))
-    base = _commit(repo, base_sha)
-    commits = {sha: _commit(repo, sha) for sha in wanted}
+    base = commit_or_none(repo, base_sha)
+    commits = {sha: commit_or_none(repo, sha) for sha in wanted}
     answer: dict[str, int | None] = dict.fromkeys(wanted)
     present = [c for c in commits.values() if c is not None]
     if base is None or not present:

@@ -23,6 +23,7 @@ import pygit2
 
 from warpline import settings
 from warpline.errors import InvalidArgument, PeerUnavailable
+from warpline.git.lookups import upstream_branch
 from warpline.git.notes import NOTES_REF
 
 INCOMING_REF = "refs/notes/warpline-incoming"
@@ -80,14 +81,9 @@ def _first_line(text: str) -> str:
 
 def default_remote(repo: pygit2.Repository) -> str:
     """The current branch's upstream remote, else ``origin``."""
-    try:
-        if not repo.head_is_detached and not repo.head_is_unborn:
-            branch = repo.branches.local.get(repo.head.shorthand)
-            upstream = branch.upstream if branch is not None else None
-            if upstream is not None and upstream.remote_name:
-                return str(upstream.remote_name)
-    except (pygit2.GitError, KeyError, ValueError):
-        pass
+    upstream = upstream_branch(repo)
+    if upstream is not None and upstream.remote_name:
+        return str(upstream.remote_name)
     return "origin"
 
 

@@ -62,12 +62,11 @@ def verification_record(params: VerificationRecordInput, cwd: Path | None) -> di
 
 def _write_note(repo: pygit2.Repository, rec: notes.NoteRecord, warnings: list[str]) -> bool:
     """The store row is the record; the note is its copy for other machines."""
-    try:
-        notes.append(repo, rec)
-    except (pygit2.GitError, OSError, ValueError) as exc:
+    failure = notes.try_append(repo, rec)
+    if failure is not None:
         warnings.append(
             f"The record is stored locally but could not be written as a git note under "
-            f"{notes.NOTES_REF} ({exc}); other clones will not see it. Rerun verify-record "
+            f"{notes.NOTES_REF} ({failure}); other clones will not see it. Rerun verify-record "
             "once the repository is writable.")
         return False
     return True

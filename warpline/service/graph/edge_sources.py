@@ -23,7 +23,8 @@ import pygit2
 from warpline import settings
 from warpline._version import __version__
 from warpline.errors import PeerUnavailable
-from warpline.graph.builtin_source import capture_builtin
+from warpline.git.lookups import python_bytes
+from warpline.graph.builtin_source import try_capture_builtin
 from warpline.graph.loomweave_source import (
     capture_from_loomweave,
     index_analyzed_commit,
@@ -103,10 +104,9 @@ def run(chosen: SourcePlan, root: Path, repo: pygit2.Repository,
             return _completed(primary, repo, commit, notes, complete), notes
     if chosen.source == "none":
         return None, notes
-    try:
-        capture = capture_builtin(repo, commit)
-    except (RecursionError, MemoryError, OSError, pygit2.GitError) as exc:
-        notes.append(f"The built-in source failed ({type(exc).__name__}: {exc}).")
+    capture, failure = try_capture_builtin(repo, commit)
+    if capture is None:
+        notes.append(f"The built-in source failed ({failure}).")
         return None, notes
     return _restamp(capture), notes
 
@@ -120,10 +120,9 @@ def _completed(primary: EdgeCapture, repo: pygit2.Repository, commit: pygit2.Com
         notes.append("loomweave's edges were not completed by the built-in extractor (over "
                       "the time budget); capture explicitly for the merged graph.")
         return primary
-    try:
-        secondary = capture_builtin(repo, commit)
-    except (RecursionError, MemoryError, OSError, pygit2.GitError) as exc:
-        notes.append(f"The built-in source failed ({type(exc).__name__}: {exc}); the "
+    secondary, failure = try_capture_builtin(repo, commit)
+    if secondary is None:
+        notes.append(f"The built-in source failed ({failure}); the "
                      "snapshot has loomweave's edges alone.")
         return primary
     merged = merge(primary, _restamp(secondary))
@@ -139,13 +138,5 @@ def _restamp(capture: EdgeCapture) -> EdgeCapture:
 
 def builtin_estimate_seconds(commit: pygit2.Commit) -> float:
     """A cheap upper-bound guess of the built-in capture time (bytes of Python)."""
-    total = 0
-    stack: list[pygit2.Tree] = [commit.tree]
-    while stack:
-        tree = stack.pop()
-        for entry in tree:
-            if isinstance(entry, pygit2.Tree):
-                stack.append(entry)
-            elif isinstance(entry, pygit2.Blob) and (entry.name or "").endswith(".py"):
-                total += entry.size
-    return total / BUILTIN_BYTES_PER_SECOND
+    # Unknown (a missing object): no estimate; the capture itself says what it could read.
+    return (python_bytes(commit) or 0) / BUILTIN_BYTES_PER_SECOND

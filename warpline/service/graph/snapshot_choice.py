@@ -22,6 +22,7 @@ from typing import Any
 import pygit2
 
 from warpline.git.locators import is_python_path
+from warpline.git.lookups import ancestry, status_or_empty
 from warpline.service.shared.envelope import iso_z
 from warpline.store.snapshots import SnapshotRow, snapshots
 
@@ -41,28 +42,11 @@ def _rank(row: SnapshotRow) -> int:
     return 1 if row.mode == "full" else 2
 
 
-def relation(repo: pygit2.Repository, head: pygit2.Oid | None,
-             sha: str) -> tuple[bool, int | None]:
-    """(snapshot commit is HEAD or an ancestor of it, commits from it to HEAD)."""
-    if head is None:
-        return False, None
-    try:
-        oid = pygit2.Oid(hex=sha)
-        if oid == head:
-            return True, 0
-        if sha not in repo or not repo.descendant_of(head, oid):
-            return False, None
-        ahead, _ = repo.ahead_behind(head, oid)
-    except (ValueError, KeyError, pygit2.GitError):
-        return False, None
-    return True, int(ahead)
-
-
 def choose(conn: Any, repo: pygit2.Repository) -> Choice | None:
     head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).id
     best: tuple[tuple[int, int, int, int, int], Choice] | None = None
     for row in snapshots(conn):
-        is_ancestor, behind = relation(repo, head, row.commit_sha)
+        is_ancestor, behind = ancestry(repo, head, row.commit_sha)
         key = (_rank(row), 0 if is_ancestor else 1, behind if behind is not None else 1 << 30,
                -row.captured_at, -row.id)
         if best is None or key < best[0]:
@@ -72,10 +56,7 @@ def choose(conn: Any, repo: pygit2.Repository) -> Choice | None:
 
 def dirty_graph_paths(repo: pygit2.Repository, graph_paths: set[str]) -> list[str]:
     """Uncommitted paths that may change the graph: files in it, or any Python file."""
-    try:
-        status = repo.status(untracked_files="all", ignored=False)
-    except pygit2.GitError:
-        return []
+    status = status_or_empty(repo)
     dirty = sorted(
         path for path in status
         if not (path == ".weft" or path.startswith(".weft/"))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pygit2
 
+from warpline.git.lookups import upstream_branch
 from warpline.service.shared.context import open_repo_only
 
 UPSTREAM_RANGE = "@{upstream}..HEAD"
@@ -27,14 +28,8 @@ class MyWork:
 
 def upstream_name(repo: pygit2.Repository) -> str | None:
     """The current branch's upstream (``origin/main``), or None (detached, none set)."""
-    try:
-        if repo.head_is_unborn or repo.head_is_detached:
-            return None
-        branch = repo.branches.local.get(repo.head.shorthand)
-        upstream = branch.upstream if branch is not None else None
-        return None if upstream is None else str(upstream.shorthand)
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
+    upstream = upstream_branch(repo)
+    return None if upstream is None else str(upstream.shorthand)
 
 
 def my_work(repo: object, cwd: Path | None) -> MyWork:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pygit2
 
+from warpline.git.lookups import upstream_branch
 from warpline.models.inputs import ReverifyWorklistInput
 from warpline.service.graph.graph_call import graph_call
 from warpline.service.testing.testmap_choice import choose_map
@@ -24,12 +25,7 @@ def default_range(repo: pygit2.Repository, conn: Any) -> tuple[str | None, str]:
     if repo.head_is_unborn:
         return None, "the working tree (no commit yet)"
     head = repo.head.peel(pygit2.Commit)
-    try:
-        branch = repo.branches.local.get(repo.head.shorthand) if not repo.head_is_detached \
-            else None
-        upstream = branch.upstream if branch is not None else None
-    except (pygit2.GitError, KeyError, ValueError):
-        upstream = None
+    upstream = upstream_branch(repo)
     if upstream is not None:
         base = upstream.peel(pygit2.Commit)
         if base.id == head.id:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from warpline.service.graph.snapshot_choice import relation
+from warpline.git.lookups import ancestry, paths_changed_since
 from warpline.store.events import count_changed_entities
 from warpline.store.testmaps import MapRow, maps
 
@@ -36,7 +36,7 @@ def choose_map(conn: sqlite3.Connection, repo: pygit2.Repository) -> MapChoice |
     head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).id
     best: tuple[tuple[int, int, int, int, int], MapRow, bool, int | None] | None = None
     for row in maps(conn):
-        is_ancestor, behind = relation(repo, head, row.commit_sha)
+        is_ancestor, behind = ancestry(repo, head, row.commit_sha)
         key = (0 if is_ancestor else 1, 1 if row.partial else 0,
                behind if behind is not None else 1 << 30, -row.recorded_at, -row.id)
         if best is None or key < best[0]:
@@ -47,7 +47,7 @@ def choose_map(conn: sqlite3.Connection, repo: pygit2.Repository) -> MapChoice |
     shas = _commits_since(repo, head, row.commit_sha) if is_ancestor else []
     return MapChoice(row, is_ancestor, behind if is_ancestor else None,
                      count_changed_entities(conn, shas) if is_ancestor else None,
-                     frozenset(_paths_changed(repo, row.commit_sha)))
+                     frozenset(paths_changed_since(repo, row.commit_sha)))
 
 
 def _commits_since(repo: pygit2.Repository, head: pygit2.Oid | None, sha: str) -> list[str]:
@@ -63,23 +63,3 @@ def _commits_since(repo: pygit2.Repository, head: pygit2.Oid | None, sha: str) -
     return out
 
 
-def _paths_changed(repo: pygit2.Repository, sha: str) -> set[str]:
-    """Paths that differ between the map's commit and the working tree (committed since,
-    staged, unstaged, untracked): the only places a test unknown to the map can be."""
-    out: set[str] = set()
-    try:
-        commit = repo.get(pygit2.Oid(hex=sha))
-        if isinstance(commit, pygit2.Commit):
-            diff = repo.diff(commit.tree, None) if repo.head_is_unborn else \
-                commit.tree.diff_to_workdir()
-            for patch_delta in diff.deltas:
-                out.add(patch_delta.new_file.path)
-                out.add(patch_delta.old_file.path)
-        else:
-            return out
-        for path, flags in repo.status(untracked_files="all", ignored=False).items():
-            if flags & pygit2.enums.FileStatus.WT_NEW or flags & pygit2.enums.FileStatus.INDEX_NEW:
-                out.add(path)
-    except (ValueError, KeyError, pygit2.GitError):
-        return out
-    return {p for p in out if not (p == ".weft" or p.startswith(".weft/"))}
