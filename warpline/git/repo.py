@@ -8,6 +8,7 @@ work tree (pass the work tree's top instead) and a bare repository are ``invalid
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -18,6 +19,7 @@ from warpline.errors import InvalidRepo, InvalidRevRange
 
 __all__ = [
     "commits_in_range",
+    "walk_all",
     "discover_top",
     "head_commit",
     "open_repo",
@@ -183,3 +185,18 @@ def range_commits(
     if ".." not in text:
         return base, head, [head]
     return base, head, commits_in_range(repo, base, head)
+
+
+def walk_all(repo: pygit2.Repository, walker: pygit2.Walker) -> list[pygit2.Commit]:
+    """Every commit ``walker`` yields. A commit object missing from the history (a damaged
+    repository, or objects deleted by hand) is ``invalid_repo``: the history cannot be read
+    past it, and guessing would be a confident wrong answer."""
+    try:
+        return list(walker)
+    except pygit2.GitError as exc:
+        missing = re.search(r"[0-9a-f]{40}", str(exc))
+        raise InvalidRepo(
+            f"The repository's history cannot be walked: {exc}. Git's own check (`git fsck "
+            "--connectivity-only`) names what is missing; fetch it again or re-clone.",
+            field="repo", value=repo.workdir,
+            details={"missing_object": missing.group(0) if missing else None}) from None

@@ -22,6 +22,7 @@ from warpline import settings
 from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
+from warpline.git.repo import walk_all
 from warpline.store import pipeline, shallow_ingest
 from warpline.store.db import Store
 from warpline.store.reach import refresh_reachability
@@ -91,7 +92,7 @@ class Ingestor:
                 walker.hide(pygit2.Oid(hex=tip))
             except (KeyError, ValueError, pygit2.GitError):
                 continue  # a tip rewritten away (gc'd); hiding is only an optimisation
-        candidates = list(walker)
+        candidates = walk_all(self.repo, walker)
         done = self.ingested_among([str(c.id) for c in candidates])
         return [c for c in candidates if str(c.id) not in done]
 
