@@ -13,8 +13,8 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
+from warpline.service.shared.choice import choose_map
 from warpline.service.testing.testcommand import MAX_IDS, command_for
-from warpline.service.testing.testmap_choice import choose_map
 from warpline.store.db import Store
 from warpline.store.migrations import SCHEMA_VERSION
 from warpline.store.testmaps import KEEP_MAPS, RecordedMap, hits_by_test, maps, write_map

@@ -19,12 +19,12 @@ from warpline.errors import InvalidRepo, InvalidRevRange
 
 __all__ = [
     "commits_in_range",
-    "walk_all",
     "discover_top",
     "head_commit",
     "open_repo",
     "parse_rev_range",
     "resolve_commit",
+    "walk_all",
 ]
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError)

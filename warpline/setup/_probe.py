@@ -1,5 +1,5 @@
 """The read-only store probe (``warpline.store.probe``) plus the snapshot a graph query
-would use, chosen exactly as the query tools choose it (``service.snapshot_choice``).
+would use, chosen exactly as the query tools choose it (``service.shared.choice``).
 
 The chooser's module pulls in the graph and model layers (several hundred milliseconds of
 imports), so it is imported only when the store holds a snapshot to choose from:
@@ -17,25 +17,26 @@ import pygit2
 from warpline.store.probe import StoreProbe, probe_store
 
 if TYPE_CHECKING:
-    from warpline.service.graph.snapshot_choice import Choice
+    from warpline.service.shared.choice import Choice
+    from warpline.store.snapshots import SnapshotRow
 
 
-def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice | None]:
+def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice[SnapshotRow] | None]:
     """Never raises for a broken store (the probe reports it)."""
-    chosen: list[Choice] = []
+    chosen: list[Choice[SnapshotRow]] = []
 
     def pick(conn: sqlite3.Connection, handle: pygit2.Repository) -> str | None:
         from warpline.store.snapshots import any_snapshot  # networkx: only when asked
 
         if not any_snapshot(conn):
             return None
-        from warpline.service.graph.snapshot_choice import choose
+        from warpline.service.shared.choice import choose_snapshot
 
-        choice = choose(conn, handle)
+        choice = choose_snapshot(conn, handle)
         if choice is None:
             return None
         chosen.append(choice)
-        return choice.snapshot.commit_sha
+        return choice.row.commit_sha
 
     found = probe_store(root, repo, pick)
     return found, (chosen[0] if chosen and found.status == "ok" else None)

@@ -20,7 +20,8 @@ from warpline.setup._probe import probe as probe_store
 from warpline.store.probe import StoreProbe
 
 if TYPE_CHECKING:
-    from warpline.service.graph.snapshot_choice import Choice
+    from warpline.service.shared.choice import Choice
+    from warpline.store.snapshots import SnapshotRow
 
 
 def session_context(repo: str | None, cwd: Path | None = None) -> dict[str, Any]:
@@ -89,11 +90,11 @@ def _store_words(probe: StoreProbe, handle: pygit2.Repository) -> str:
     return f"{events}, {count} commit{'s' if behind != 1 else ''} behind HEAD{head}"
 
 
-def _snapshot(choice: Choice | None) -> dict[str, Any] | None:
+def _snapshot(choice: Choice[SnapshotRow] | None) -> dict[str, Any] | None:
     """The snapshot impact/reverify would use, with its source and freshness."""
     if choice is None:
         return None
-    row = choice.snapshot
+    row = choice.row
     return {"commit": row.commit_sha, "source": row.source, "completeness": row.completeness,
             "captured_at": row.captured_at,
             "commits_behind_head": choice.commits_behind if choice.is_ancestor else None}

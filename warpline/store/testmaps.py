@@ -2,7 +2,7 @@
 
 A map is written whole in one transaction (a reader never sees half of one). Its tests and
 entities are numbered within the map, so a hit is three integers. Several maps are kept
-(the newest ``KEEP_MAPS``); ``warpline.service.testing.testmap_choice`` picks the one a query uses.
+(the newest ``KEEP_MAPS``); ``warpline.service.shared.choice`` picks the one a query uses.
 """
 
 from __future__ import annotations

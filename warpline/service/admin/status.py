@@ -19,7 +19,7 @@ import pygit2
 from warpline.git.shallow import boundary, partial_history_warning
 from warpline.models import ProjectStatusEnvelope
 from warpline.models.inputs import ProjectStatusInput
-from warpline.service.graph.snapshot_choice import choose
+from warpline.service.shared.choice import choose_snapshot
 from warpline.service.shared.context import open_repo_only
 from warpline.service.shared.envelope import envelope
 from warpline.store.migrations import SCHEMA_VERSION
@@ -57,8 +57,8 @@ def project_status(params: ProjectStatusInput, cwd: Path | None) -> dict[str, An
 
 def _snapshot_rev(conn: sqlite3.Connection, repo: pygit2.Repository) -> str | None:
     """The commit of the snapshot impact and reverify would use (same choice, read-only)."""
-    choice = choose(conn, repo)
-    return None if choice is None else choice.snapshot.commit_sha
+    choice = choose_snapshot(conn, repo)
+    return None if choice is None else choice.row.commit_sha
 
 
 def _advice(root: Path, probe: StoreProbe) -> tuple[list[str], list[dict[str, str]]]:

@@ -30,7 +30,7 @@ class GraphCall:
 
     def book(self) -> EntityBook:
         """Entities on the wire (locators, SEIs, key ids) for this call's graph."""
-        source = self.view.choice.snapshot.source if self.view.choice else None
+        source = self.view.choice.row.source if self.view.choice else None
         return EntityBook(self.ctx, self.view.graph, self.seeds.items, source)
 
 

@@ -22,15 +22,15 @@ from warpline.git.repo import head_commit
 from warpline.graph.graph import Affected, downstream
 from warpline.service.graph import edge_basis, edge_sources
 from warpline.service.graph.snapshot import snapshot_data
-from warpline.service.graph.snapshot_choice import Choice, choose, staleness
+from warpline.service.shared.choice import Choice, choose_snapshot, staleness
 from warpline.service.shared.context import RepoContext
-from warpline.store.snapshots import NewSnapshot, graph_for, write_snapshot
+from warpline.store.snapshots import NewSnapshot, SnapshotRow, graph_for, write_snapshot
 
 
 @dataclass(slots=True)
 class GraphView:
     completeness: str
-    choice: Choice | None
+    choice: Choice[SnapshotRow] | None
     graph: nx.DiGraph | None
     staleness: dict[str, Any]
     edges_enrichment: str
@@ -50,7 +50,7 @@ def capture_command(ctx: RepoContext, why: str) -> dict[str, str]:
 
 def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
                warnings: list[str]) -> GraphView:
-    choice = choose(ctx.store.conn, ctx.repo)
+    choice = choose_snapshot(ctx.store.conn, ctx.repo)
     skipped = False
     if choice is None:
         choice, skipped = _auto_capture(ctx, warnings)
@@ -67,12 +67,12 @@ def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
     kinds = frozenset(edge_kinds) if edge_kinds else None
     if kinds == frozenset(("calls", "references")):
         kinds = None  # every kind: the one cached graph
-    graph = graph_for(ctx.store, choice.snapshot, kinds)
+    graph = graph_for(ctx.store, choice.row, kinds)
     paths = graph.graph.get("paths")
     if paths is None:
         paths = graph.graph["paths"] = {d.get("path") for _, d in graph.nodes(data=True)}
     stale = staleness(ctx.repo, choice, paths)
-    row = choice.snapshot
+    row = choice.row
     view = GraphView(row.completeness, choice, graph, stale, "present")
     view.basis = edge_basis.basis_for_view(graph.graph.get("basis") or {}, row.edge_count,
                                            row.completeness)
@@ -109,7 +109,8 @@ def _stale_words(stale: dict[str, Any]) -> str:
             ". Edges added or removed since are not reflected.")
 
 
-def _auto_capture(ctx: RepoContext, warnings: list[str]) -> tuple[Choice | None, bool]:
+def _auto_capture(ctx: RepoContext,
+                  warnings: list[str]) -> tuple[Choice[SnapshotRow] | None, bool]:
     """Capture at HEAD within the budget. Returns (choice, skipped: no source could)."""
     budget = settings.auto_capture_budget_s()
     head = head_commit(ctx.repo)
@@ -144,4 +145,4 @@ def _auto_capture(ctx: RepoContext, warnings: list[str]) -> tuple[Choice | None,
     warnings.append(
         f"No usable edge snapshot existed, so one was captured now at HEAD ({sha[:12]}) "
         f"from the {capture.source} source in {time.monotonic() - started:.1f}s.")
-    return choose(ctx.store.conn, ctx.repo), False
+    return choose_snapshot(ctx.store.conn, ctx.repo), False

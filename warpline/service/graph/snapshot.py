@@ -27,7 +27,7 @@ from warpline.models.inputs import EdgeSnapshotCaptureInput
 from warpline.service.graph import edge_basis, edge_sources
 from warpline.service.graph.capture_scope import apply_max_entities, restrict_to_changed
 from warpline.service.graph.gcpause import gc_paused
-from warpline.service.graph.snapshot_choice import choose
+from warpline.service.shared.choice import choose_snapshot
 from warpline.service.shared.context import RepoContext, behind_warning, catch_up, open_repo_only
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.store.db import Store, store_path
@@ -92,10 +92,10 @@ def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict
         with gc_paused():
             capture, notes = edge_sources.run(chosen, root, repo, commit)
             warnings.extend(notes)
-            best = choose(store.conn, repo) if store is not None else None
+            best = choose_snapshot(store.conn, repo) if store is not None else None
             return _capture(root, repo_store=store, params=params, sha=sha, capture=capture,
                             fingerprint=fingerprint, warnings=warnings,
-                            protect=() if best is None else (best.snapshot.id,),
+                            protect=() if best is None else (best.row.id,),
                             twin_since=checked_at)
     finally:
         if store is not None:

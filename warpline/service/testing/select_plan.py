@@ -16,7 +16,7 @@ import pygit2
 from warpline.git.lookups import upstream_branch
 from warpline.models.inputs import ReverifyWorklistInput
 from warpline.service.graph.graph_call import graph_call
-from warpline.service.testing.testmap_choice import choose_map
+from warpline.service.shared.choice import choose_map
 from warpline.service.testing.testselect import select, static_entries
 
 

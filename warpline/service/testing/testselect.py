@@ -1,6 +1,6 @@
 """Map-first test selection: which tests to run for a set of changed entities.
 
-With a test map (``warpline.store.testmaps``, chosen by ``testmap_choice``), the union of
+With a test map (``warpline.store.testmaps``, chosen by ``service.shared.choice``), the union of
 
 1. the tests the map saw execute any changed entity;
 2. the tests whose own code changed: a changed test function runs itself, a changed test
@@ -29,9 +29,9 @@ from warpline.git.locators import dotted_module, entity_locator
 from warpline.git.pyentities import parse_entities
 from warpline.service.graph import suggest
 from warpline.service.graph.seeds import Seed
+from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
-from warpline.service.testing.testmap_choice import MapChoice, choose_map
-from warpline.store.testmaps import known_entities, map_tests, tests_executing
+from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
 RECORD_COMMAND = "pytest --warpline-record"
 MAX_NAMED = 5
@@ -42,7 +42,7 @@ _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
 class Selection:
     basis: str
     tests: list[str] = field(default_factory=list)
-    choice: MapChoice | None = None
+    choice: Choice[MapRow] | None = None
     tests_known: int | None = None
     from_map: list[str] = field(default_factory=list)  # changed locators answered by the map
     from_static: list[str] = field(default_factory=list)
