@@ -109,22 +109,26 @@ def test_a_flag_argparse_rejects_exits_1_with_the_error_envelope(tmp_path: Path)
     assert "usage:" not in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(("argv", "field"), [
-    (["changed", "--bogus"], None),
-    (["changed", "--change-kind", "sideways"], "change_kind"),
-    (["blast-radius", "--depth", "two"], "depth"),
-    (["verify-record", "--kind", "test_pass"], "commit"),
-    (["reverify", "--format", "pdf"], "format"),
-    (["no-such-command"], "command"),
+# The parser rejects what only a command line can get wrong (an unknown flag or command, a
+# --format); a bad value of a tool argument reaches the tool's input model, which answers
+# with the code and field MCP gives for the same mistake (see test_parity.py).
+@pytest.mark.parametrize(("argv", "code", "field"), [
+    (["changed", "--bogus"], "invalid_argument", None),
+    (["changed", "--change-kind", "sideways"], "invalid_filter", "filters.change_kinds.0"),
+    (["blast-radius", "--depth", "two"], "invalid_depth", "depth"),
+    (["verify-record", "--kind", "test_pass"], "missing_required_field", "commit"),
+    (["reverify", "--format", "pdf"], "invalid_argument", "format"),
+    (["no-such-command"], "invalid_argument", "command"),
 ])
 def test_every_command_line_error_is_the_error_envelope(
-        argv: list[str], field: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+        argv: list[str], code: str, field: str | None,
+        capsys: pytest.CaptureFixture[str]) -> None:
     from warpline.cli import main
 
     assert main([*argv, "--json"]) == 1
     error = json.loads(capsys.readouterr().out)
     assert_valid_envelope(error)
-    assert (error["error_code"], error["rejected_field"]) == ("invalid_argument", field)
+    assert (error["error_code"], error["rejected_field"]) == (code, field)
 
 
 def test_a_command_line_error_without_json_prints_no_envelope(

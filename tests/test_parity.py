@@ -78,6 +78,41 @@ ERROR_CASES: list[tuple[list[str], str, dict[str, Any]]] = [
      {"mode": "changed_only"}),
 ]
 
+# The same mistake made on each adapter: a value of the wrong type or outside a closed
+# vocabulary, a missing required argument. Both name the same code and the same field
+# (the wording may differ where the CLI's parser answers, e.g. `--limit abc`).
+FIELD_CASES: list[tuple[list[str], str, dict[str, Any]]] = [
+    (["changed", "--all", "--limit", "abc"], "changed", {"limit": "abc"}),
+    (["changed", "--all", "--change-kind", "modified", "--change-kind", "sideways"],
+     "changed", {"filters": {"change_kinds": ["modified", "sideways"]}}),
+    (["changed", "--all", "--entity-kind", "lambda"], "changed",
+     {"filters": {"entity_kinds": ["lambda"]}}),
+    (["changed", "--all", "--sort-order", "up"], "changed", {"sort_order": "up"}),
+    (["changed", "--all", "--since", "yesterday"], "changed",
+     {"filters": {"since": "yesterday"}}),
+    (["timeline"], "timeline", {}),
+    (["timeline", "app.core.beta", "--ref-kind", "nickname"], "timeline",
+     {"entity_ref": {"kind": "nickname", "value": "app.core.beta"}}),
+    (["churn", "app.core.beta", "--ref-kind", "nickname"], "churn",
+     {"entity_refs": [{"kind": "nickname", "value": "app.core.beta"}]}),
+    (["churn", "app.core.beta", "--sort-by", "size"], "churn",
+     {"entity_refs": ["app.core.beta"], "sort_by": "size"}),
+    (["blast-radius", "--ref", "app.core.beta", "--depth", "two"], "blast_radius",
+     {"changed_refs": ["app.core.beta"], "depth": "two"}),
+    (["blast-radius", "--key-id", "x1"], "blast_radius", {"changed_entity_key_ids": ["x1"]}),
+    (["blast-radius", "--ref", "app.core.beta", "--edge-kind", "telepathy"], "blast_radius",
+     {"changed_refs": ["app.core.beta"], "filters": {"edge_kinds": ["telepathy"]}}),
+    (["reverify", "--ref", "app.core.beta", "--reason", "whim"], "reverify",
+     {"changed_refs": ["app.core.beta"], "filters": {"reasons": ["whim"]}}),
+    (["reverify", "HEAD~1..HEAD", "--group-by", "colour"], "reverify",
+     {"rev_range": "HEAD~1..HEAD", "group_by": "colour"}),
+    (["verify-record", "--kind", "parity"], "verify_record", {"kind": "parity"}),
+    (["verify-record", "--commit", "HEAD"], "verify_record", {"commit": "HEAD"}),
+    (["capture-snapshot", "--mode", "sideways"], "capture_snapshot", {"mode": "sideways"}),
+    (["capture-snapshot", "--max-entities", "many"], "capture_snapshot",
+     {"max_entities": "many"}),
+]
+
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> FixtureRepo:
@@ -150,3 +185,20 @@ def test_cli_and_mcp_give_identical_errors(server: McpProcess, repo: FixtureRepo
     assert reply["error"]["code"] == -32602
     assert reply["error"]["data"] == by_cli
     assert_valid_envelope(by_cli)
+
+
+@pytest.mark.parametrize(("argv", "name", "arguments"), FIELD_CASES,
+                         ids=[" ".join(case[0]) for case in FIELD_CASES])
+def test_cli_and_mcp_name_the_same_code_and_field(server: McpProcess, repo: FixtureRepo,
+                                                  argv: list[str], name: str,
+                                                  arguments: dict[str, Any]) -> None:
+    cli = _cli(argv, repo)
+    assert cli.returncode == 1, cli.stderr
+    by_cli = json.loads(cli.stdout)
+    assert_valid_envelope(by_cli)
+    reply = _mcp(server, name, arguments, repo)
+    assert reply["error"]["code"] == -32602
+    by_mcp = reply["error"]["data"]
+    assert by_cli["rejected_field"] is not None
+    assert (by_cli["error_code"], by_cli["rejected_field"]) == \
+        (by_mcp["error_code"], by_mcp["rejected_field"])

@@ -42,10 +42,10 @@ def _changed(args: argparse.Namespace) -> dict[str, Any]:
 
 def _timeline(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"repo": args.repo}
-    entity = ref(args.entity, args.ref_kind)
+    entity = None if args.entity is None else ref(args.entity, args.ref_kind)
     if isinstance(entity, str):
         out["entity"] = entity
-    else:
+    elif entity is not None:
         out["entity_ref"] = entity
     filters: dict[str, Any] = {}
     put(filters, "change_kinds", args.change_kind)
@@ -93,7 +93,8 @@ def _changed_flags(p: argparse.ArgumentParser) -> None:
 def _timeline_flags(p: argparse.ArgumentParser) -> None:
     from warpline.models.vocab import ChangeKind, EntityRefKind
 
-    p.add_argument("entity", help="locator, SEI, path, dotted qualname or key id")
+    # Optional here: a missing entity is the tool's missing_required_field, as over MCP.
+    p.add_argument("entity", nargs="?", help="locator, SEI, path, dotted qualname or key id")
     p.add_argument("--ref-kind", choices=choices(EntityRefKind))
     p.add_argument("--change-kind", action="append", choices=choices(ChangeKind))
     p.add_argument("--since")
@@ -129,7 +130,7 @@ def common(p: argparse.ArgumentParser, listing: bool = True) -> None:
 
         p.add_argument("--sort-by", dest="sort_by")
         p.add_argument("--sort-order", dest="sort_order", choices=choices(SortOrder))
-        p.add_argument("--limit", type=int)
+        p.add_argument("--limit", type=int)  # argparse and MCP both: invalid_argument, limit
         p.add_argument("--cursor", help="the next_cursor of a previous page")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from warpline.cli.mywork import default_to_my_work
 from warpline.cli.render import table
-from warpline.cli.runner import ToolCommand, choices, listing, put
+from warpline.cli.runner import ToolCommand, choices, integer, listing, put
 from warpline.cli.views import register
 from warpline.limits import DEFAULT_DEPTH, DEPTH_RANGE
 from warpline.models.vocab import (
@@ -84,9 +84,9 @@ def _seed_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ref", action="append",
                    help="a changed entity: locator, SEI, path, dotted qualname or key id")
     p.add_argument("--ref-kind", choices=choices(EntityRefKind), help="how to read every --ref")
-    p.add_argument("--key-id", action="append", type=int, help="a changed entity's key id")
+    p.add_argument("--key-id", action="append", type=integer, help="a changed entity's key id")
     p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
-    p.add_argument("--depth", type=int,
+    p.add_argument("--depth", type=integer,
                    help=f"dependency hops, {DEPTH_RANGE} (default {DEFAULT_DEPTH})")
     p.add_argument("--entity-kind", action="append", choices=choices(EntityKind))
     p.add_argument("--path", action="append", help="list only entities under this path")
@@ -102,7 +102,7 @@ def _capture_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="report; write nothing")
     p.add_argument("--idempotency-key")
     p.add_argument("--if-stale-after", help="capture only if older than this instant")
-    p.add_argument("--max-entities", type=int)
+    p.add_argument("--max-entities", type=integer)
 
 
 def _reverify_flags(p: argparse.ArgumentParser) -> None:

@@ -26,9 +26,30 @@ class ToolCommand:
     formats: tuple[str, ...] = ()  # --format choices beyond table and json
 
 
-def choices(vocabulary: Any) -> tuple[str, ...]:
+class Vocabulary(tuple[str, ...]):
+    """A closed vocabulary as argparse ``choices``: listed in ``--help``, but a value outside
+    it passes the parser and is rejected by the tool's input model, so a bad value answers
+    with the same error code and field on the CLI as over MCP (``--change-kind bogus`` is
+    ``invalid_filter`` at ``filters.change_kinds.0`` on both)."""
+
+    __slots__ = ()
+
+    def __contains__(self, value: object) -> bool:
+        return True
+
+
+def choices(vocabulary: Any) -> Vocabulary:
     """The CLI choices of a closed vocabulary (a ``Literal`` of ``warpline.models.vocab``)."""
-    return tuple(get_args(vocabulary))
+    return Vocabulary(get_args(vocabulary))
+
+
+def integer(text: str) -> int | str:
+    """An integer flag's value; text that is no integer is passed on for the tool's input
+    model to reject (``--depth abc`` is ``invalid_depth`` on both adapters)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
 
 
 def put(target: dict[str, Any], key: str, value: Any) -> None:
