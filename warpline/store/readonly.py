@@ -4,8 +4,10 @@ SQLite's ``mode=ro`` URI opens the database file read-only. In WAL mode a reader
 the ``-shm`` index (and reads the ``-wal`` log): when both exist, or the directory lets
 SQLite create them, ``mode=ro`` sees every committed transaction. On a read-only filesystem
 or a read-only directory after a clean close (the last writer deleted both sidecars),
-``mode=ro`` fails with ``SQLITE_CANTOPEN``; the database file then holds every committed
-page, and ``immutable=1`` reads it without any sidecar. ``immutable=1`` with a ``-wal`` that
+``mode=ro`` fails with ``SQLITE_CANTOPEN`` (on a full disk: ``SQLITE_IOERR_SHMSIZE``); the
+database file then holds every committed page, and ``immutable=1`` reads it without any
+sidecar. (A writer that could start meanwhile would need those same sidecars, which the
+filesystem refuses: on a read-only mount none can.) ``immutable=1`` with a ``-wal`` that
 still holds frames would silently miss them, so it is used only when there is no such log
 (tests/test_harden_readonly.py measures all three cases on a real read-only mount).
 
@@ -26,7 +28,9 @@ import pygit2
 
 from warpline.errors import StoreUnwritable
 
-_CANTOPEN = 14
+# SQLite could not create the -shm/-wal a WAL reader needs: SQLITE_CANTOPEN (a read-only
+# mount or directory), SQLITE_IOERR (``IOERR_SHMSIZE`` on a full disk), SQLITE_READONLY.
+_NO_SIDECARS = frozenset({14, 10, 8})
 # errno values that mean "the environment refuses the write" (store_unwritable).
 ENVIRONMENT_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC,
                                 errno.EDQUOT, errno.EIO})
@@ -41,7 +45,8 @@ def connect(path: Path, timeout_s: float) -> sqlite3.Connection:
                                         isolation_level=None))
     except sqlite3.Error as exc:
         code = getattr(exc, "sqlite_errorcode", None)
-        if not isinstance(code, int) or code & 0xFF != _CANTOPEN or _wal_holds_frames(path):
+        if not isinstance(code, int) or code & 0xFF not in _NO_SIDECARS \
+                or _wal_holds_frames(path):
             raise
     return _checked(sqlite3.connect(base + "&immutable=1", uri=True, timeout=timeout_s,
                                     isolation_level=None))
