@@ -153,7 +153,7 @@ def test_read_tools_on_a_caught_up_store_on_a_read_only_filesystem_answer_normal
     assert _digest(state) == before
 
 
-def test_a_read_only_mount_with_an_unchekpointed_wal_reads_the_wal(tmp_path: Path) -> None:
+def test_a_read_only_mount_with_an_uncheckpointed_wal_reads_the_wal(tmp_path: Path) -> None:
     """Commits that sit only in ``-wal`` (a reader pinned the checkpoint): the read-only
     reader uses the log (``mode=ro``), never ``immutable`` (which would miss them)."""
     repo = _history(tmp_path, commits=3)
@@ -299,7 +299,8 @@ def test_disk_full_during_backfill_keeps_every_commit_and_resumes_to_a_clean_run
     assert partial == [row for row in clean if row[0] in kept]  # every kept commit whole
     assert resumed["rc"] == 0, resumed
     summary = _envelope(resumed)
-    assert summary["failures"] == [] or summary.get("failures") == 0
+    assert (summary["failures"], summary["complete"]) == ([], True)
+    assert summary["commits_ingested"] == 320 - count[0]
     assert final == clean
 
 
@@ -335,6 +336,25 @@ def test_disk_full_during_record_is_retry_safe(tmp_path: Path) -> None:
     assert _envelope(first)["data"]["idempotency"] == "recorded"
     assert _envelope(again)["data"]["idempotency"] == "already_recorded"
     assert after == [1]
+
+
+def test_the_hooks_on_a_read_only_filesystem_exit_0_and_reads_stay_honest(
+        tmp_path: Path) -> None:
+    """A git hook's ingest (``hook-ingest``) can neither take its lock nor write: it exits
+    0 as hooks must (a commit is never failed), and the next read still says it is behind."""
+    repo = _history(tmp_path, commits=3)
+    r = str(repo.path)
+    _run_here("install", "--repo", r, "--json")
+    repo.commit({"pkg/core.py": "def base(x):\n    return -x\n"}, "no hook ran")
+    results = namespace.run([
+        ["ro", r],
+        ["run", _cli("hook-ingest", "--repo", r, "--hook", "post-commit")],
+        ["run", _cli("changed", "HEAD~1..HEAD", "--repo", r, "--json")],
+    ], tmp_path)
+    hook, read = results[1:]
+    assert hook["rc"] == 0, hook["stderr"]
+    ingest = _envelope(read)["data"]["ingest"]
+    assert (ingest["commits_behind"], ingest["complete"]) == (1, False)
 
 
 def test_the_skip_reason_is_real() -> None:
