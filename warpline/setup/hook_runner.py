@@ -97,10 +97,17 @@ def _exclusive(root: Path) -> Iterator[bool]:
         yield True
         return
     from warpline.store import guard
+    from warpline.store.readonly import ENVIRONMENT_ERRNOS
 
-    directory = guard.check_state(root, create=True)
-    assert directory is not None  # create=True makes it or raises store_unsafe
-    fd = guard.open_nofollow(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        directory = guard.check_state(root, create=True)
+        assert directory is not None  # create=True makes it or raises store_unsafe
+        fd = guard.open_nofollow(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:  # a read-only filesystem, a full disk: no lock file can exist
+        if exc.errno not in ENVIRONMENT_ERRNOS:
+            raise
+        yield True  # the catch-up meets the same refusal (store_unwritable) and logs it
+        return
     try:
         deadline = time.monotonic() + _LOCK_WAIT_S
         while True:

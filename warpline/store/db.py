@@ -20,7 +20,7 @@ from warpline.errors import (
     StoreUnwritable,
     WarplineError,
 )
-from warpline.store import guard
+from warpline.store import guard, readonly
 from warpline.store.migrations import MIGRATIONS, SCHEMA_VERSION
 
 STORE_DIR = guard.STATE_RELPATH
@@ -83,12 +83,64 @@ def sqlite_errors(action: str) -> Iterator[None]:
 class Store:
     """A writable store, created and migrated on open."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, read_only: bool = False,
+                 root: Path | None = None) -> None:
         self.conn = conn
         self.path = path
+        # A read-only store (``open_read_only``) becomes writable on its first write.
+        self.read_only = read_only
+        self.root = root
+        self._retired: list[sqlite3.Connection] = []
 
     @classmethod
     def open(cls, repo_root: Path) -> Store:
+        try:
+            return cls._open(repo_root)
+        except OSError as exc:  # creating the directory or .gitignore: EROFS, ENOSPC...
+            refusal = readonly.os_refusal(exc, "opening the store")
+            if refusal is None:
+                raise
+            raise refusal from exc
+
+    @classmethod
+    def open_read_only(cls, repo_root: Path) -> Store | None:
+        """The store of ``repo_root`` without write access, or None when only a writable
+        open can serve it (absent, not yet migrated, newer, foreign, unsafe: ``open``
+        then creates, migrates or refuses it with the right error)."""
+        try:
+            directory = guard.check_state(repo_root, create=False)
+        except WarplineError:
+            return None
+        path = None if directory is None else directory / STORE_FILE
+        if path is None or not path.is_file() or _stale_empty(path):
+            return None
+        try:
+            conn = readonly.connect(path, BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error:
+            return None
+        store = cls(conn, path, read_only=True, root=repo_root)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if store.schema_version() == SCHEMA_VERSION:
+                return store
+        except sqlite3.Error:
+            pass
+        conn.close()
+        return None
+
+    def upgrade(self) -> None:
+        """Make a read-only store writable in place (same object). Raises
+        ``store_unwritable`` (the read-only connection stays open) when refused."""
+        if not self.read_only:
+            return
+        assert self.root is not None
+        writable = Store.open(self.root)
+        # Kept open until close(): a caller may still hold the read-only connection.
+        self._retired.append(self.conn)
+        self.conn, self.path, self.read_only = writable.conn, writable.path, False
+
+    @classmethod
+    def _open(cls, repo_root: Path) -> Store:
         directory = guard.check_state(repo_root, create=True)
         assert directory is not None  # create=True makes it or raises
         path = directory / STORE_FILE
@@ -98,7 +150,7 @@ class Store:
             guard.create_exclusive(directory / ".gitignore", _GITIGNORE.encode())
             # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE).
             conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            store = cls(conn, path)
+            store = cls(conn, path, root=repo_root)
             try:
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 if store.schema_version() == 0:
@@ -122,11 +174,9 @@ class Store:
             return
         raise _not_a_store(self.path, tables)
 
-
-
-
     def close(self) -> None:
-        self.conn.close()
+        for conn in (*self._retired, self.conn):
+            conn.close()
 
     def __enter__(self) -> Store:
         return self
@@ -137,14 +187,19 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One unit of work: committed whole or not at all."""
+        self.upgrade()
         with sqlite_errors("writing"):
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                _rollback(self.conn)
                 raise
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                _rollback(self.conn)
+                raise
 
     def schema_version(self) -> int:
         row = self.conn.execute("PRAGMA user_version").fetchone()
@@ -184,6 +239,27 @@ class Store:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back what is open. SQLite may have rolled back already (a full disk, an I/O
+    error): the original error is the one to report, not "no transaction is active"."""
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+
+
+def environmental(exc: BaseException) -> bool:
+    """The environment refused a write (``store_unwritable``): a run must stop and say
+    so, not record the commit at hand as failed."""
+    if isinstance(exc, StoreUnwritable):
+        return True
+    if isinstance(exc, sqlite3.Error):
+        return isinstance(translate(exc, "writing"), StoreUnwritable)
+    return isinstance(exc, OSError) and exc.errno in readonly.ENVIRONMENT_ERRNOS
 
 
 def _not_a_store(path: Path, tables: set[str]) -> StoreUnreadable:

@@ -24,7 +24,7 @@ from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import walk_all
 from warpline.store import pipeline, shallow_ingest
-from warpline.store.db import Store
+from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
 from warpline.store.stopping import StopRequest
 
@@ -57,6 +57,10 @@ class IngestReport:
     # Distinct paths of Python file versions that did not parse cleanly (first ones).
     unparsed_paths: list[str] = field(default_factory=list)
     reopened: int = 0  # placeholders replaced after the clone was deepened
+    # The store could not be written (the store_unwritable hint): an answer from what is
+    # stored, possibly missing ``commits_behind`` commits and fresh reachability flags.
+    unwritable: str | None = None
+    reach_stale: bool = False
 
     def note_unparsed(self, files: Iterable[str]) -> None:
         for path in files:
@@ -66,7 +70,7 @@ class IngestReport:
 
     @property
     def complete(self) -> bool:
-        return self.commits_behind == 0 and not self.failures
+        return self.commits_behind == 0 and not self.failures and self.unwritable is None
 
 
 class Ingestor:
@@ -186,6 +190,8 @@ class Ingestor:
                     try:
                         written = self._write_in(conn, changes, fresh, learned)
                     except Exception as exc:  # recorded, reported, retried next run
+                        if environmental(exc):
+                            raise  # not the commit's fault: the run stops, nothing recorded
                         conn.execute("ROLLBACK TO warpline_commit")
                         conn.execute("RELEASE warpline_commit")
                         self._tip_cache = None
@@ -194,7 +200,9 @@ class Ingestor:
                     conn.execute("RELEASE warpline_commit")
                     learned.update(fresh)
                     results.append((sha, changes, written, None))
-        except Exception:
+        except Exception as exc:
+            if environmental(exc):
+                raise
             # The batch as a whole failed (at COMMIT, say): write commit by commit instead.
             self._tip_cache = None
             for sha, changes, error in batch:
@@ -257,6 +265,8 @@ class Ingestor:
         try:
             written = self._write(changes)
         except Exception as exc:  # recorded, reported, retried next run
+            if environmental(exc):
+                raise  # a full disk or read-only store: store_unwritable, nothing recorded
             self._fail(changes.commit.sha, f"{type(exc).__name__}: {exc}", report)
             return
         if written is None:

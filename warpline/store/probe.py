@@ -19,12 +19,11 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 import pygit2
 
 from warpline.errors import InternalError, StoreUnsafe
-from warpline.store import guard
+from warpline.store import guard, readonly
 from warpline.store.db import store_path
 from warpline.store.migrations import SCHEMA_VERSION
 
@@ -51,9 +50,9 @@ class StoreProbe:
 
 @contextmanager
 def open_read_only(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection that cannot write the database file (``mode=ro``, WAL-aware)."""
-    uri = f"file:{quote(str(path))}?mode=ro"
-    with closing(sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None)) as conn:
+    """A connection that cannot write the database file (``mode=ro``, WAL-aware; on a
+    read-only filesystem without sidecars, ``immutable``: ``readonly.connect``)."""
+    with closing(readonly.connect(path, 5.0)) as conn:
         conn.execute("PRAGMA query_only = ON")
         yield conn
 

@@ -18,6 +18,7 @@ from typing import Any
 import networkx as nx
 
 from warpline import settings
+from warpline.errors import StoreUnwritable
 from warpline.git.repo import head_commit
 from warpline.graph.graph import Affected, downstream
 from warpline.service.graph import edge_basis, edge_sources
@@ -141,7 +142,12 @@ def _auto_capture(ctx: RepoContext,
                       completeness=edge_basis.completeness_of(capture, "full"),
                       captured_at=int(time.time()),
                       capture=capture, failed_entities=failed)
-    write_snapshot(ctx.store, new, lambda sid: snapshot_data(new, sid, "created"))
+    try:
+        write_snapshot(ctx.store, new, lambda sid: snapshot_data(new, sid, "created"))
+    except StoreUnwritable as exc:
+        warnings.append(f"An edge snapshot was captured at HEAD ({sha[:12]}) but could not "
+                        f"be stored, so this answer has no graph. Cause: {exc.hint}")
+        return None, False
     warnings.append(
         f"No usable edge snapshot existed, so one was captured now at HEAD ({sha[:12]}) "
         f"from the {capture.source} source in {time.monotonic() - started:.1f}s.")

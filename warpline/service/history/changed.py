@@ -8,7 +8,7 @@ from typing import Any
 import pygit2
 
 from warpline import settings
-from warpline.errors import InvalidRevRange
+from warpline.errors import InvalidRevRange, StoreUnwritable
 from warpline.git.attribution import worktree_changes
 from warpline.git.repo import commits_in_range, head_commit, range_commits, resolve_commit
 from warpline.models import ChangeListEnvelope
@@ -113,7 +113,13 @@ def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
     missing = [c for c in reversed(commits) if str(c.id) not in done]
     if not missing:
         return
-    report = ingestor.run(missing, budget_s=settings.interactive_budget_s())
+    try:
+        report = ingestor.run(missing, budget_s=settings.interactive_budget_s())
+    except StoreUnwritable as exc:
+        warnings.append(
+            f"{len(missing)} commits of the range are not in the store, and the store cannot "
+            f"be written now: this answer is partial. Cause: {exc.hint}")
+        return
     if report.commits_behind:
         warnings.append(
             f"{report.commits_behind} commits of the range are not ingested yet: this answer "

@@ -8,9 +8,10 @@ from pathlib import Path
 import pygit2
 
 from warpline import settings
-from warpline.errors import InvalidRepo, MissingRequiredField
+from warpline.errors import InvalidRepo, MissingRequiredField, StoreUnwritable
 from warpline.git import shallow
 from warpline.git.repo import head_commit, open_repo
+from warpline.store import readonly
 from warpline.store.db import Store
 from warpline.store.ingest import Ingestor, IngestReport, Progress
 from warpline.store.stopping import StopRequest
@@ -63,9 +64,12 @@ def open_repo_only(repo: object, cwd: Path | None = None) -> tuple[Path, pygit2.
 
 
 def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
-    """Open repo and store (creating/migrating the store under .weft/warpline/)."""
+    """Open repo and store. A store that exists at the served schema is opened read-only
+    (its first write makes it writable: ``Store.upgrade``), so a read on a caught-up store
+    needs no write access; otherwise it is created/migrated under .weft/warpline/."""
     root, handle = open_repo_only(repo, cwd)
-    return RepoContext(root=root, repo=handle, store=Store.open(root))
+    store = Store.open_read_only(root) or Store.open(root)
+    return RepoContext(root=root, repo=handle, store=store)
 
 
 def catch_up(ctx: RepoContext, *, interactive: bool = True,
@@ -73,16 +77,43 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
              stop: StopRequest | None = None) -> IngestReport:
     """The one catch-up to HEAD: ingest new commits reachable from it. A tool answering
     now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` and says how far
-    behind it is; backfill and the hooks run to the end."""
+    behind it is; backfill and the hooks run to the end.
+
+    Nothing to write: the read-only store stays read-only. The store cannot be written
+    (read-only filesystem, full disk): an interactive answer comes from what is stored,
+    with ``unwritable`` naming the cause (``behind_warning``); backfill and hooks raise
+    ``store_unwritable``."""
+    head = head_commit(ctx.repo)
+    if ctx.store.read_only and readonly.pending(ctx.store.conn, ctx.repo, head).nothing:
+        return IngestReport()
     budget = settings.interactive_budget_s() if interactive else None
-    return Ingestor(ctx.store, ctx.repo).catch_up(head_commit(ctx.repo), budget_s=budget,
-                                                  progress=progress, stop=stop)
+    try:
+        return Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,
+                                                      progress=progress, stop=stop)
+    except StoreUnwritable as exc:
+        if not interactive:
+            raise
+        left = readonly.pending(ctx.store.conn, ctx.repo, head)
+        if left.answers_complete:
+            return IngestReport()  # only the walk's shortcut could not be stored
+        return IngestReport(commits_behind=left.behind, unwritable=exc.hint,
+                            reach_stale=left.reach_stale)
 
 
 def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
     """The honest words for a store that could not catch up in time."""
     warnings: list[str] = []
-    if report.commits_behind:
+    if report.unwritable is not None:
+        missing = [f"{report.commits_behind} commits HEAD reaches"] if report.commits_behind \
+            else []
+        if report.reach_stale:
+            missing.append("which stored commits HEAD still reaches (after a reset or "
+                           "rebase)")
+        warnings.append(
+            "The store could not be brought up to HEAD because it cannot be written; this "
+            "answer comes from the history stored before and is missing "
+            f"{' and '.join(missing) or 'part of the history'}. Cause: {report.unwritable}")
+    elif report.commits_behind:
         warnings.append(
             f"The store is {report.commits_behind} commits behind HEAD: this answer covers "
             f"only the history ingested so far. Run `warpline backfill --repo {ctx.root}` "
