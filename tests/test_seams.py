@@ -36,6 +36,7 @@ SQLITE_SEAMS = frozenset({"graph/loomweave_source.py", "testmap/importer.py", "r
 # the store's catch-up walkers (what HEAD reaches, which commits are left, the state dir);
 # the built-in extractor reading a commit's blobs (-> a "source failed" note).
 GIT_SEAMS = frozenset({"store/ingest.py", "store/reach.py", "store/probe.py", "store/guard.py",
+                       "store/readonly.py",
                        "graph/builtin_source.py"})
 
 _SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|"
