@@ -11,8 +11,9 @@ from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField
 from warpline.git import shallow
 from warpline.git.repo import head_commit, open_repo
+from warpline.store.caughtup import is_caught_up
 from warpline.store.db import Store
-from warpline.store.ingest import Ingestor, IngestReport, Progress
+from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
 
 
@@ -74,8 +75,13 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     """The one catch-up to HEAD: ingest new commits reachable from it. A tool answering
     now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` and says how far
     behind it is; backfill and the hooks run to the end."""
+    head = head_commit(ctx.repo)
+    if is_caught_up(ctx.store, ctx.repo, head):  # the usual case: skip importing the walker
+        return IngestReport()
+    from warpline.store.ingest import Ingestor
+
     budget = settings.interactive_budget_s() if interactive else None
-    return Ingestor(ctx.store, ctx.repo).catch_up(head_commit(ctx.repo), budget_s=budget,
+    return Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,
                                                   progress=progress, stop=stop)
 
 

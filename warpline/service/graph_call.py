@@ -14,7 +14,7 @@ from warpline.service.gcpause import gc_paused
 from warpline.service.graph_entities import EntityBook
 from warpline.service.graph_query import GraphView, open_graph
 from warpline.service.seeds import Seeds, collect, require_seed_arguments
-from warpline.store.ingest import IngestReport
+from warpline.store.report import IngestReport
 
 
 @dataclass(slots=True)

@@ -13,8 +13,7 @@ import json
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 
 import pygit2
 
@@ -25,6 +24,7 @@ from warpline.git.events import CommitChanges
 from warpline.store import pipeline, shallow_ingest
 from warpline.store.db import Store
 from warpline.store.reach import refresh_reachability
+from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
@@ -37,36 +37,6 @@ _SHA_CHUNK = 500
 # commit as soon as it is stored); a larger batch, each commit in its own savepoint, measured
 # 3-10% faster on a 5,000-commit history and is kept available for experiments only.
 WRITE_BATCH = 1
-
-MAX_UNPARSED = 100
-
-Progress = Callable[[int, int], None]
-
-
-@dataclass(slots=True)
-class IngestReport:
-    commits_ingested: int = 0
-    commits_skipped: int = 0
-    events_written: int = 0
-    unparsed_files: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)
-    commits_behind: int = 0
-    stopped_by: str | None = None  # the signal that stopped the run between two commits
-    placeholders: int = 0  # shallow boundary commits recorded without events
-    # Distinct paths of Python file versions that did not parse cleanly (first ones).
-    unparsed_paths: list[str] = field(default_factory=list)
-    reopened: int = 0  # placeholders replaced after the clone was deepened
-
-    def note_unparsed(self, files: Iterable[str]) -> None:
-        for path in files:
-            self.unparsed_files += 1
-            if path not in self.unparsed_paths and len(self.unparsed_paths) < MAX_UNPARSED:
-                self.unparsed_paths.append(path)
-
-    @property
-    def complete(self) -> bool:
-        return self.commits_behind == 0 and not self.failures
-
 
 class Ingestor:
     """Holds the per-process caches of one ingest run (parsed blobs, entity ids)."""
