@@ -151,3 +151,16 @@ def test_ingest_commit_imports_no_pydantic_graph_or_http(repo: FixtureRepo) -> N
     assert {"pygit2", "warpline.git.attribution", "warpline.store.ingest"} <= modules
     assert _under(modules, ("pydantic", "warpline.models", "warpline.registry",
                             *ALWAYS_HEAVY)) == []
+
+
+def test_backfill_of_a_caught_up_store_imports_no_walker(repo: FixtureRepo) -> None:
+    argv = ["backfill", "--repo", str(repo.path), "--json"]
+    subprocess.run(_child("warpline.cli", argv), capture_output=True, text=True,
+                   cwd=repo.path, timeout=120, check=True, env=_env())  # catches up
+    done = subprocess.run(_child("warpline.cli", argv), capture_output=True, text=True,
+                          cwd=repo.path, timeout=120, check=True, env=_env())
+    summary = json.loads(done.stdout)
+    assert (summary["commits_ingested"], summary["complete"]) == (0, True)
+    modules = _imported(done.stderr)
+    assert {"pygit2", "warpline.store.caughtup"} <= modules
+    assert _under(modules, ("pydantic", *WALKER, *ALWAYS_HEAVY)) == []

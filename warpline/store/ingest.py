@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 import time
 from collections.abc import Iterable
 
@@ -364,19 +363,3 @@ class Ingestor:
             return
         with self.store.transaction() as own:
             self.store.meta_set(own, _TIPS_KEY, json.dumps(tips))
-
-
-def stderr_progress(label: str) -> Progress | None:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
