@@ -164,3 +164,16 @@ def test_backfill_of_a_caught_up_store_imports_no_walker(repo: FixtureRepo) -> N
     modules = _imported(done.stderr)
     assert {"pygit2", "warpline.store.caughtup"} <= modules
     assert _under(modules, ("pydantic", *WALKER, *ALWAYS_HEAVY)) == []
+
+
+def test_changed_over_a_stored_range_imports_no_walker_or_graph(repo: FixtureRepo) -> None:
+    _serve([INIT, _churn(repo)], repo.path)  # the store is caught up
+    changed = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "changed", "arguments": {"repo": str(repo.path),
+                                                           "rev_range": "HEAD~2..HEAD"}}}
+    replies, modules = _serve([INIT, changed], repo.path)
+    envelope = replies[1]["result"]["structuredContent"]
+    validate_envelope(envelope)
+    assert envelope["data"]["items"], envelope
+    assert "warpline.service.changed" in modules
+    assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []

@@ -9,7 +9,6 @@ import pygit2
 
 from warpline import settings
 from warpline.errors import InvalidRevRange
-from warpline.git.attribution import worktree_changes
 from warpline.git.repo import commits_in_range, head_commit, range_commits, resolve_commit
 from warpline.models import ChangeListEnvelope
 from warpline.models.inputs import ChangeListInput
@@ -24,7 +23,7 @@ from warpline.service.context import (
 from warpline.service.envelope import envelope
 from warpline.service.next_actions import follow_ups
 from warpline.service.paging import Pager
-from warpline.store.ingest import Ingestor
+from warpline.store.caughtup import ingested_among
 
 TOOL = "warpline_change_list"
 # Bounded argument lists in next_actions and data.changed_refs.
@@ -107,13 +106,14 @@ def _range_commits(ctx: RepoContext, params: Any,
 def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
                      warnings: list[str]) -> None:
     """A range off HEAD's history (another branch) is ingested on demand, within budget."""
-    ingestor = Ingestor(ctx.store, ctx.repo)
     shas = [str(c.id) for c in commits]
-    done = ingestor.ingested_among(shas)
+    done = ingested_among(ctx.store, shas)
     missing = [c for c in reversed(commits) if str(c.id) not in done]
     if not missing:
         return
-    report = ingestor.run(missing, budget_s=settings.interactive_budget_s())
+    from warpline.store.ingest import Ingestor  # the walker, only when there is work
+
+    report = Ingestor(ctx.store, ctx.repo).run(missing, budget_s=settings.interactive_budget_s())
     if report.commits_behind:
         warnings.append(
             f"{report.commits_behind} commits of the range are not ingested yet: this answer "
@@ -125,6 +125,8 @@ def _worktree_items(ctx: RepoContext, where: eq.Where) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     if head_commit(ctx.repo) is None and not ctx.repo.status():
         return items
+    from warpline.git.attribution import worktree_changes  # the walker, on demand
+
     for change in worktree_changes(ctx.repo):
         item = {
             "change_id": None,

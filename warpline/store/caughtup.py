@@ -9,6 +9,9 @@ no-op exactly when all of these hold, so the caller may skip it:
 * HEAD is the commit reachability was last computed for (``reach_tip``);
 * no shallow placeholder has stopped being a boundary (nothing to reopen).
 
+``ingested_among`` (which of these commits are stored) lives here for the same reason: a
+tool asking about a range checks it without importing the walker.
+
 A tip is only pushed after a complete run (no failures, nothing left behind), so a store
 with failed or pending commits never passes.
 """
@@ -24,7 +27,9 @@ from warpline.store.db import Store
 from warpline.store.reach import REACH_TIP_KEY
 from warpline.store.shallow_ingest import TIPS_KEY, placeholders
 
-__all__ = ["is_caught_up"]
+__all__ = ["ingested_among", "is_caught_up"]
+
+_SHA_CHUNK = 500
 
 
 def is_caught_up(store: Store, repo: pygit2.Repository, head: pygit2.Commit | None) -> bool:
@@ -41,3 +46,14 @@ def is_caught_up(store: Store, repo: pygit2.Repository, head: pygit2.Commit | No
     if not isinstance(tips, list) or tips[:1] != [sha]:
         return False
     return not placeholders(store) - shallow.boundary(repo)
+
+
+def ingested_among(store: Store, shas: list[str]) -> set[str]:
+    """The commits of ``shas`` the store holds (chunked: SQLite's variable limit)."""
+    found: set[str] = set()
+    for start in range(0, len(shas), _SHA_CHUNK):
+        chunk = shas[start : start + _SHA_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        found.update(row[0] for row in store.conn.execute(
+            f"SELECT sha FROM commits WHERE sha IN ({marks})", chunk))
+    return found

@@ -21,6 +21,7 @@ from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.store import pipeline, shallow_ingest
+from warpline.store.caughtup import ingested_among
 from warpline.store.db import Store
 from warpline.store.reach import refresh_reachability
 from warpline.store.report import IngestReport, Progress
@@ -30,7 +31,6 @@ from warpline.store.stopping import StopRequest
 # for pending work may hide them. Kept short; stale entries only cost walk time.
 _TIPS_KEY = "complete_tips"
 _MAX_TIPS = 16
-_SHA_CHUNK = 500
 # Commits written per transaction by a long (worker) backfill. The contract is one
 # transaction per commit (a kill loses nothing already written, other processes see every
 # commit as soon as it is stored); a larger batch, each commit in its own savepoint, measured
@@ -336,13 +336,7 @@ class Ingestor:
             pass
 
     def ingested_among(self, shas: list[str]) -> set[str]:
-        found: set[str] = set()
-        for start in range(0, len(shas), _SHA_CHUNK):
-            chunk = shas[start : start + _SHA_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            found.update(row[0] for row in self.store.conn.execute(
-                f"SELECT sha FROM commits WHERE sha IN ({marks})", chunk))
-        return found
+        return ingested_among(self.store, shas)
 
     def _tips(self) -> list[str]:
         if self._tip_cache is None:
