@@ -24,7 +24,6 @@ from typing import Any
 import networkx as nx
 
 from warpline.errors import MissingRequiredField
-from warpline.git.attribution import worktree_changes
 from warpline.git.locators import is_python_path
 from warpline.service.capture_scope import parse_changed_refs
 from warpline.service.context import RepoContext
@@ -197,6 +196,8 @@ def changed_in(conn: sqlite3.Connection, shas: Iterable[str]) -> list[EntityRow]
 def _from_worktree(ctx: RepoContext) -> list[Seed]:
     if ctx.repo.head_is_unborn and not ctx.repo.status():
         return []
+    from warpline.git.attribution import worktree_changes  # the walker, on demand
+
     changes = worktree_changes(ctx.repo)
     known = rows_by_locator(ctx.store.conn, [c.locator for c in changes])
     seeds = []
