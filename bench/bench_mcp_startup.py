@@ -265,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big-refs", type=int, default=50_000, help="refs of the big call")
     parser.add_argument("--command", default=f"{sys.executable} -m warpline.mcp")
     args = parser.parse_args(argv)
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        # Without cached bytecode every child compiles warpline from source (~50 modules):
+        # an installed warpline has its .pyc files, so measure that.
+        print("note: PYTHONDONTWRITEBYTECODE was set; unset for the measured processes")
     command = shlex.split(args.command)
     if args.repo is not None:
         return run(args.repo.resolve(), args.n, command, args.refs, args.big_refs)
