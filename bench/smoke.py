@@ -26,7 +26,7 @@ TINY: dict[str, list[str]] = {
                            "--repeat", "1"],
     "bench_graph.py": ["--modules", "20", "--synthetic-edges", "200", "--no-loomweave"],
     "bench_hook.py": ["--commits", "2", "--files", "5"],
-    "bench_mcp_startup.py": ["-n", "1"],
+    "bench_mcp_startup.py": ["-n", "1", "--big-refs", "1000"],
     "bench_work.py": ["--seis", "1,5", "--issues", "3", "--repeat", "1"],
     "bench_caps.py": ["--mb", "1", "--refs", "1000"],
     "bench_lineage.py": ["{tmp}/history", "--sample", "3", "--no-timing"],

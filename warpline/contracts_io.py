@@ -152,7 +152,6 @@ def parse_input(spec: InputContract, arguments: Any
     rejection walks the schema, whose error paths name real arguments (pydantic's carry
     union tags).
     """
-    from jsonschema.exceptions import best_match
     from pydantic import ValidationError as PydanticValidationError
 
     # A list past its maxItems is rejected before anything walks it: a million bad items
@@ -164,6 +163,8 @@ def parse_input(spec: InputContract, arguments: Any
         return spec.input_model.model_validate(arguments), []
     except PydanticValidationError as exc:
         rejected = exc
+    from jsonschema.exceptions import best_match  # only a rejection walks the schema
+
     errors = list(islice(_validator(spec.input_schema_file).iter_errors(arguments),
                          _MAX_SCHEMA_ERRORS))
     if not errors:  # stricter than the schema (e.g. 2.0 for an integer): report the model's

@@ -13,41 +13,36 @@ which ``tools/list`` and ``initialize`` must not pay.
 
 from __future__ import annotations
 
-import sqlite3
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Generic, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from warpline.errors import InvalidArgument
-from warpline.models.admin import ProjectStatusEnvelope, VerificationRecordEnvelope
-from warpline.models.envelope import EnvelopeBase
-from warpline.models.graph import EdgeSnapshotEnvelope, ImpactRadiusEnvelope
-from warpline.models.history import (
-    ChangeListEnvelope,
-    EntityChurnCountEnvelope,
-    EntityTimelineEnvelope,
-)
-from warpline.models.inputs import (
-    ChangeListInput,
-    EdgeSnapshotCaptureInput,
-    EntityChurnCountInput,
-    EntityTimelineInput,
-    ImpactRadiusInput,
-    ProjectStatusInput,
-    ReverifyWorklistInput,
-    VerificationRecordInput,
-)
-from warpline.models.vocab import ToolName
-from warpline.models.worklist import ReverifyWorklistEnvelope
+
+if TYPE_CHECKING:  # the models load with the first call of their tool, not with the table:
+    # tools/list and initialize answer from the contract files without pydantic.
+    from pydantic import BaseModel
+
+    from warpline.models.envelope import EnvelopeBase
+    from warpline.models.inputs import (
+        ChangeListInput,
+        EdgeSnapshotCaptureInput,
+        EntityChurnCountInput,
+        EntityTimelineInput,
+        ImpactRadiusInput,
+        ProjectStatusInput,
+        ReverifyWorklistInput,
+        VerificationRecordInput,
+    )
+    from warpline.models.vocab import ToolName
 
 STORE_PATH = ".weft/warpline/"
 
 Envelope = dict[str, Any]
-P = TypeVar("P", bound=BaseModel)
+P = TypeVar("P", bound="BaseModel")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +51,7 @@ class ToolSpec(Generic[P]):
     shim: str
     cli_command: str
     schema_id: str
-    input_model: type[P]
-    envelope_model: type[EnvelopeBase]
+    models: tuple[str, str]  # names in ``warpline.models``: (input model, envelope model)
     handler: Callable[[P, Path | None], Envelope]
     mutating: bool
     read_only: bool
@@ -74,6 +68,15 @@ class ToolSpec(Generic[P]):
     @property
     def output_schema_file(self) -> str:
         return f"{self.schema_id}.json"
+
+    @property
+    def input_model(self) -> type[P]:
+        """The strict input model (imports its models module on first use)."""
+        return cast("type[P]", _model(self.models[0]))
+
+    @property
+    def envelope_model(self) -> type[EnvelopeBase]:
+        return cast("type[EnvelopeBase]", _model(self.models[1]))
 
     @property
     def names(self) -> tuple[str, str]:
@@ -104,6 +107,10 @@ class ToolSpec(Generic[P]):
             "federation_dependencies": list(self.federation_dependencies),
             "description": self.description,
         }
+
+
+def _model(name: str) -> Any:
+    return getattr(importlib.import_module("warpline.models"), name)
 
 
 # -- handlers: each imports its service module on first call ------------------------------
@@ -163,7 +170,7 @@ _READ_ONLY_NOTE = " Read-only; may initialise and catch up the local store under
 
 def _reader(
     endorsed: ToolName, shim: str, cli_command: str, contract: str,
-    models: tuple[type[P], type[EnvelopeBase]],
+    models: tuple[str, str],
     handler: Callable[[P, Path | None], Envelope],
     description: str,
     federation: tuple[str, ...] = (),
@@ -171,7 +178,7 @@ def _reader(
     # Read tools answer without changing anything a user owns, but they open the store,
     # which creates/migrates it and catches it up with HEAD.
     return ToolSpec(
-        endorsed, shim, cli_command, f"warpline.{contract}.v1", models[0], models[1], handler,
+        endorsed, shim, cli_command, f"warpline.{contract}.v1", models, handler,
         mutating=False, read_only=True, writes_local_state=True,
         mutates_paths=(STORE_PATH,), idempotent=True,
         federation_dependencies=federation,
@@ -182,7 +189,7 @@ def _reader(
 TOOLS: tuple[ToolSpec[Any], ...] = (
     _reader(
         "warpline_change_list", "changed", "changed", "change_list",
-        (ChangeListInput, ChangeListEnvelope), _change_list,
+        ("ChangeListInput", "ChangeListEnvelope"), _change_list,
         "Changed entities for a repo and rev range, with ready-to-call next actions; call "
         "this first. For \"my work\" (uncommitted changes plus commits not yet on the "
         "upstream) pass rev_range \"@{upstream}..HEAD\" and include_worktree true (no "
@@ -191,30 +198,30 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
     ),
     _reader(
         "warpline_entity_timeline_get", "timeline", "timeline", "entity_timeline",
-        (EntityTimelineInput, EntityTimelineEnvelope), _entity_timeline,
+        ("EntityTimelineInput", "EntityTimelineEnvelope"), _entity_timeline,
         "Ordered change history of one entity, across renames.",
     ),
     _reader(
         "warpline_entity_churn_count_get", "churn", "churn", "entity_churn_count",
-        (EntityChurnCountInput, EntityChurnCountEnvelope), _churn_count,
+        ("EntityChurnCountInput", "EntityChurnCountEnvelope"), _churn_count,
         "Change-event counts per entity over an optional window (unknown entities count 0).",
     ),
     _reader(
         "warpline_impact_radius_get", "blast_radius", "blast-radius", "impact_radius",
-        (ImpactRadiusInput, ImpactRadiusEnvelope), _impact_radius,
+        ("ImpactRadiusInput", "ImpactRadiusEnvelope"), _impact_radius,
         "Entities downstream of the changed ones (callers, referrers) with completeness and "
         "staleness.",
     ),
     _reader(
         "warpline_reverify_worklist_get", "reverify", "reverify", "reverify_worklist",
-        (ReverifyWorklistInput, ReverifyWorklistEnvelope), _reverify_worklist,
+        ("ReverifyWorklistInput", "ReverifyWorklistEnvelope"), _reverify_worklist,
         "The worklist to re-verify before claiming done: changed entities, then dependents, "
         "with tests to run and verification freshness; optionally reads filigree work links.",
         federation=("filigree",),
     ),
     ToolSpec(
         "warpline_edge_snapshot_capture", "capture_snapshot", "capture-snapshot",
-        "warpline.edge_snapshot.v1", EdgeSnapshotCaptureInput, EdgeSnapshotEnvelope,
+        "warpline.edge_snapshot.v1", ("EdgeSnapshotCaptureInput", "EdgeSnapshotEnvelope"),
         _capture_snapshot,
         mutating=True, read_only=False, writes_local_state=True,
         mutates_paths=(STORE_PATH,), idempotent=True,
@@ -224,7 +231,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
     ),
     ToolSpec(
         "warpline_verification_record", "verify_record", "verify-record",
-        "warpline.verification_record.v1", VerificationRecordInput, VerificationRecordEnvelope,
+        "warpline.verification_record.v1",
+        ("VerificationRecordInput", "VerificationRecordEnvelope"),
         _verification_record,
         mutating=True, read_only=False, writes_local_state=True,
         mutates_paths=(STORE_PATH,), idempotent=True,
@@ -235,7 +243,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
     ),
     ToolSpec(
         "warpline_project_status_get", "project_status", "status",
-        "warpline.project_status.v1", ProjectStatusInput, ProjectStatusEnvelope,
+        "warpline.project_status.v1", ("ProjectStatusInput", "ProjectStatusEnvelope"),
         _project_status,
         mutating=False, read_only=True, writes_local_state=False,
         mutates_paths=(), idempotent=True,
@@ -286,6 +294,8 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
 
 def dispatch(spec: ToolSpec[Any], arguments: dict[str, Any], cwd: Path | None) -> Envelope:
     """The one place every tool call runs: input validation, then the handler."""
+    import sqlite3
+
     from warpline.service.shared.validation import validate_input
 
     params = validate_input(spec, arguments)

@@ -50,7 +50,7 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 
 def _backfill(args: argparse.Namespace) -> int:
     from warpline.service.shared.context import catch_up, open_context
-    from warpline.store.ingest import stderr_progress
+    from warpline.store.report import stderr_progress
     from warpline.store.stopping import stop_on_signals
 
     started = time.perf_counter()

@@ -43,6 +43,7 @@ class WireModel(BaseModel):
     """Base of every output object: all fields required on the wire, open for growth."""
 
     model_config = ConfigDict(
+        defer_build=True,
         extra="forbid",
         json_schema_extra=_open_schema,
         json_schema_serialization_defaults_required=True,
@@ -76,7 +77,7 @@ class EntityRef(BaseModel):
     """An input reference to an entity. A bare string is accepted wherever this is, and
     means {"kind": "auto", "value": <string>}."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     kind: EntityRefKind
     value: NonEmptyStr | Annotated[int, Field(ge=1)] = Field(

@@ -28,7 +28,8 @@ ErrorCode = Annotated[
 class ErrorDetails(BaseModel):
     """Free-form details; message is always present."""
 
-    model_config = ConfigDict(extra="allow", json_schema_serialization_defaults_required=True)
+    model_config = ConfigDict(defer_build=True, extra="allow",
+                              json_schema_serialization_defaults_required=True)
 
     message: str
 

@@ -74,7 +74,7 @@ _Paths = Annotated[
 
 
 class _Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
 
 class _ToolInput(_Closed):

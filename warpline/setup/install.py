@@ -24,7 +24,7 @@ from warpline.setup.executables import command_for, portable_command
 from warpline.setup.hook_runner import catch_up
 from warpline.setup.local_state import ensure_ignored, write_config
 from warpline.store.db import store_path
-from warpline.store.ingest import Progress
+from warpline.store.report import Progress
 
 COMPONENTS: tuple[str, ...] = ("ignore", "config", "mcp", "hooks")
 

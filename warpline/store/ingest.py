@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 
 import pygit2
 
@@ -24,54 +22,21 @@ from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import walk_all
 from warpline.store import pipeline, shallow_ingest
+from warpline.store.caughtup import ingested_among
 from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
+from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
 # for pending work may hide them. Kept short; stale entries only cost walk time.
 _TIPS_KEY = "complete_tips"
 _MAX_TIPS = 16
-_SHA_CHUNK = 500
 # Commits written per transaction by a long (worker) backfill. The contract is one
 # transaction per commit (a kill loses nothing already written, other processes see every
 # commit as soon as it is stored); a larger batch, each commit in its own savepoint, measured
 # 3-10% faster on a 5,000-commit history and is kept available for experiments only.
 WRITE_BATCH = 1
-
-MAX_UNPARSED = 100
-
-Progress = Callable[[int, int], None]
-
-
-@dataclass(slots=True)
-class IngestReport:
-    commits_ingested: int = 0
-    commits_skipped: int = 0
-    events_written: int = 0
-    unparsed_files: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)
-    commits_behind: int = 0
-    stopped_by: str | None = None  # the signal that stopped the run between two commits
-    placeholders: int = 0  # shallow boundary commits recorded without events
-    # Distinct paths of Python file versions that did not parse cleanly (first ones).
-    unparsed_paths: list[str] = field(default_factory=list)
-    reopened: int = 0  # placeholders replaced after the clone was deepened
-    # The store could not be written (the store_unwritable hint): an answer from what is
-    # stored, possibly missing ``commits_behind`` commits and fresh reachability flags.
-    unwritable: str | None = None
-    reach_stale: bool = False
-
-    def note_unparsed(self, files: Iterable[str]) -> None:
-        for path in files:
-            self.unparsed_files += 1
-            if path not in self.unparsed_paths and len(self.unparsed_paths) < MAX_UNPARSED:
-                self.unparsed_paths.append(path)
-
-    @property
-    def complete(self) -> bool:
-        return self.commits_behind == 0 and not self.failures and self.unwritable is None
-
 
 class Ingestor:
     """Holds the per-process caches of one ingest run (parsed blobs, entity ids)."""
@@ -378,13 +343,7 @@ class Ingestor:
             pass
 
     def ingested_among(self, shas: list[str]) -> set[str]:
-        found: set[str] = set()
-        for start in range(0, len(shas), _SHA_CHUNK):
-            chunk = shas[start : start + _SHA_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            found.update(row[0] for row in self.store.conn.execute(
-                f"SELECT sha FROM commits WHERE sha IN ({marks})", chunk))
-        return found
+        return ingested_among(self.store, shas)
 
     def _tips(self) -> list[str]:
         if self._tip_cache is None:
@@ -405,19 +364,3 @@ class Ingestor:
             return
         with self.store.transaction() as own:
             self.store.meta_set(own, _TIPS_KEY, json.dumps(tips))
-
-
-def stderr_progress(label: str) -> Progress | None:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show

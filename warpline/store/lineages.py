@@ -18,7 +18,7 @@ Stat = tuple[int, int, int, str]
 def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | None,
                 until: int | None, shas: Sequence[str] | None,
                 ) -> tuple[dict[int, Stat], dict[int, Stat], dict[int, int]]:
-    """Counts per lineage and per entity in two grouped queries each (never one per ref),
+    """Counts per lineage and per entity in two grouped queries (never one per ref),
     and each lineage's current member (the entity of its topologically latest event)."""
     clauses = [f"e.lineage IN {temp_keys(conn, 'q_lineages', lineages, 'INTEGER')}"]
     args: list[Any] = []
@@ -36,20 +36,32 @@ def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | 
     by_lineage: dict[int, Stat] = {}
     by_entity: dict[int, Stat] = {}
     current: dict[int, int] = {}
-    for group, target in (("e.lineage", by_lineage), ("e.id", by_entity)):
-        counts = {r[0]: (int(r[1]), int(r[2])) for r in conn.execute(
-            f"SELECT {group}, count(*), min(ce.changed_at) {base} GROUP BY {group}", args)}
-        # SQLite returns the bare columns of the row holding max() when max() is the only
-        # aggregate: that is the topologically latest event (never the latest timestamp:
-        # equal commit times are normal after a rebase), its author and, per lineage, its
-        # entity (the lineage's current member).
-        for key, _, last, name, email, entity_id in conn.execute(
-                f"SELECT {group}, max(coalesce(c.topo, 0) * 4294967296 + ce.id), ce.changed_at, "
-                f"c.author_name, c.author_email, e.id {base} GROUP BY {group}", args):
-            count, first = counts[key]
-            target[key] = (count, first, int(last), f"{name} <{email}>")
-            if group == "e.lineage":
-                current[key] = int(entity_id)
+    # Grouped per entity only; a lineage's figures roll up from its members' (the count
+    # sums, the first is the least, the latest is the member row with the greatest order
+    # key), which halves the scans of the events (the store-wide answer of 50,000 refs).
+    firsts = {r[0]: (int(r[1]), int(r[2])) for r in conn.execute(
+        f"SELECT e.id, count(*), min(ce.changed_at) {base} GROUP BY e.id", args)}
+    # SQLite returns the bare columns of the row holding max() when max() is the only
+    # min/max aggregate: that is the topologically latest event (never the latest
+    # timestamp: equal commit times are normal after a rebase) and its author.
+    latest: dict[int, int] = {}
+    for entity_id, lineage, key, last, name, email in conn.execute(
+            "SELECT e.id, e.lineage, max(coalesce(c.topo, 0) * 4294967296 + ce.id), "
+            f"ce.changed_at, c.author_name, c.author_email {base} GROUP BY e.id", args):
+        count, first = firsts[entity_id]
+        stat = (count, first, int(last), f"{name} <{email}>")
+        by_entity[entity_id] = stat
+        held = by_lineage.get(lineage)
+        if held is None:
+            by_lineage[lineage], latest[lineage] = stat, key
+            current[lineage] = entity_id
+            continue
+        total, earliest = held[0] + count, min(held[1], first)
+        if key > latest[lineage]:
+            by_lineage[lineage] = (total, earliest, stat[2], stat[3])
+            latest[lineage], current[lineage] = key, entity_id
+        else:
+            by_lineage[lineage] = (total, earliest, held[2], held[3])
     return by_lineage, by_entity, current
 
 

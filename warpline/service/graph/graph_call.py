@@ -14,7 +14,7 @@ from warpline.service.graph.graph_entities import EntityBook
 from warpline.service.graph.graph_query import GraphView, open_graph
 from warpline.service.graph.seeds import Seeds, collect, require_seed_arguments
 from warpline.service.shared.context import RepoContext, behind_warning, catch_up, open_context
-from warpline.store.ingest import IngestReport
+from warpline.store.report import IngestReport
 
 
 @dataclass(slots=True)

@@ -22,7 +22,6 @@ from typing import Any
 import networkx as nx
 
 from warpline.errors import MissingRequiredField
-from warpline.git.attribution import worktree_changes
 from warpline.git.locators import is_python_path
 from warpline.service.graph.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext
@@ -180,6 +179,8 @@ def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
 def _from_worktree(ctx: RepoContext) -> list[Seed]:
     if ctx.repo.head_is_unborn and not ctx.repo.status():
         return []
+    from warpline.git.attribution import worktree_changes  # the walker, on demand
+
     changes = worktree_changes(ctx.repo)
     known = by_locators(ctx.store.conn, [c.locator for c in changes])
     seeds = []

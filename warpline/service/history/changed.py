@@ -9,7 +9,6 @@ import pygit2
 
 from warpline import settings
 from warpline.errors import InvalidRevRange, StoreUnwritable
-from warpline.git.attribution import worktree_changes
 from warpline.git.repo import commits_in_range, head_commit, range_commits, resolve_commit
 from warpline.models import ChangeListEnvelope
 from warpline.models.inputs import ChangeListInput
@@ -24,8 +23,8 @@ from warpline.service.shared.context import (
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.next_actions import follow_ups
 from warpline.service.shared.paging import Pager
+from warpline.store.caughtup import ingested_among
 from warpline.store.events import Where, reachable_commit_count, select_events
-from warpline.store.ingest import Ingestor
 
 TOOL = "warpline_change_list"
 # Bounded argument lists in next_actions and data.changed_refs.
@@ -107,14 +106,16 @@ def _range_commits(ctx: RepoContext, params: Any,
 def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
                      warnings: list[str]) -> None:
     """A range off HEAD's history (another branch) is ingested on demand, within budget."""
-    ingestor = Ingestor(ctx.store, ctx.repo)
     shas = [str(c.id) for c in commits]
-    done = ingestor.ingested_among(shas)
+    done = ingested_among(ctx.store, shas)
     missing = [c for c in reversed(commits) if str(c.id) not in done]
     if not missing:
         return
+    from warpline.store.ingest import Ingestor  # the walker, only when there is work
+
     try:
-        report = ingestor.run(missing, budget_s=settings.interactive_budget_s())
+        report = Ingestor(ctx.store, ctx.repo).run(missing,
+                                                   budget_s=settings.interactive_budget_s())
     except StoreUnwritable as exc:
         warnings.append(
             f"{len(missing)} commits of the range are not in the store, and the store cannot "
@@ -131,6 +132,8 @@ def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     if head_commit(ctx.repo) is None and not ctx.repo.status():
         return items
+    from warpline.git.attribution import worktree_changes  # the walker, on demand
+
     for change in worktree_changes(ctx.repo):
         item = {
             "change_id": None,

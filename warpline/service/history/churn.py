@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -48,35 +49,40 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
             shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}
         counts = _stats(conn, lineages, since, until, shas)
-        items = []
+        # One light row per answer item (sort keys first); only the page's items are built
+        # as wire objects: 50,000 refs answer 100 items a page.
+        entries: list[_Entry] = []
         names: NameIndex | None = None
         hinted = 0
         for ref, rows in zip(refs, resolved, strict=True):
             if not rows:
-                items.append(_unknown(ref, sei_locators.get(ref.value)))
+                sei_locator = sei_locators.get(ref.value)
+                locator = ref.value if ref.kind == "locator" else sei_locator
+                sei = ref.value if ref.kind == "sei" else None
+                entries.append((locator or sei or "", 0, sei or "", ref, None, None, sei_locator))
                 if ref.kind != "sei" and hinted < MAX_UNKNOWN_WARNINGS:
                     names = names or NameIndex(conn)
                     warnings.append(unknown_entity_warning(names, ref.kind, str(ref.value))[0])
                     hinted += 1
                 continue
             for row in rows:
-                items.append(_item(ref, row, counts.for_entity(row)))
+                stat = counts.for_entity(row)
+                sei = ref.value if ref.kind == "sei" else row.sei
+                entries.append((row.locator or sei or "", stat[0] if stat else 0, sei or "",
+                                ref, row, stat, None))
         # Stable sorts: ties keep locator order, so pages are deterministic.
-        items.sort(key=lambda it: (it["entity"]["locator"] or it["entity"]["sei"] or ""))
+        entries.sort(key=itemgetter(0))
         descending = params.sort_order == "desc"
-        if params.sort_by == "sei":
-            items.sort(key=lambda it: it["entity"]["sei"] or "", reverse=descending)
-        else:
-            items.sort(key=lambda it: it["churn_count"], reverse=descending)
+        entries.sort(key=itemgetter(2 if params.sort_by == "sei" else 1), reverse=descending)
         pager = Pager.of(params)
-        page = pager.cut(items)
+        page = [_built(entry) for entry in pager.cut(entries)]
         data = {
             "items": page,
             "window": {"since": iso_z(since), "until": iso_z(until),
                        "rev_range": window.get("rev_range")},
             "ingest": ingest_status(ctx, report),
-            "total": len(items),
-            "page": pager.wire(len(items)),
+            "total": len(entries),  # every item counts, built or not
+            "page": pager.wire(len(entries)),
         }
         any_sei = any(it["entity"]["sei"] for it in page)
         return envelope(
@@ -87,8 +93,13 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
         )
 
 
+# (sort locator, churn count, sort sei, ref, row or None, stat, SEI-bound locator)
+_Entry = tuple[str, int, str, Ref, EntityRow | None, Stat | None, str | None]
 
 
+def _built(entry: _Entry) -> dict[str, Any]:
+    ref, row, stat, sei_locator = entry[3], entry[4], entry[5], entry[6]
+    return _unknown(ref, sei_locator) if row is None else _item(ref, row, stat)
 
 
 @dataclass(slots=True)

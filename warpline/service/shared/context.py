@@ -12,8 +12,9 @@ from warpline.errors import InvalidRepo, MissingRequiredField, StoreUnwritable
 from warpline.git import shallow
 from warpline.git.repo import head_commit, open_repo
 from warpline.store import readonly
+from warpline.store.caughtup import is_caught_up
 from warpline.store.db import Store
-from warpline.store.ingest import Ingestor, IngestReport, Progress
+from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
 
 
@@ -84,8 +85,12 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     with ``unwritable`` naming the cause (``behind_warning``); backfill and hooks raise
     ``store_unwritable``."""
     head = head_commit(ctx.repo)
+    if is_caught_up(ctx.store, ctx.repo, head):  # the usual case: skip importing the walker
+        return IngestReport()
     if ctx.store.read_only and readonly.pending(ctx.store.conn, ctx.repo, head).nothing:
         return IngestReport()
+    from warpline.store.ingest import Ingestor
+
     budget = settings.interactive_budget_s() if interactive else None
     try:
         return Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,

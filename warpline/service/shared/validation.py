@@ -7,13 +7,14 @@ module raises the matching exception with a hint that says how to fix it.
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from warpline.contracts_io import InputContract, InputProblem, parse_input
 from warpline.errors import ERROR_CLASSES, InvalidArgument, WarplineError
 from warpline.limits import DEFAULT_DEPTH, MAX_DEPTH
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 _BY_CODE: dict[str, type[WarplineError]] = {cls.code: cls for cls in ERROR_CLASSES}
 

@@ -1,0 +1,179 @@
+"""Start-up stays cheap, checked without a clock: what a fresh process imports.
+
+loomweave spawns ``warpline-mcp`` once per call and a git hook runs ``warpline
+ingest-commit`` once per commit, so every module a call imports is paid on every call.
+These tests run the real entry points (``warpline.mcp.server.main``, ``warpline.cli.main``)
+in child processes that print ``sys.modules`` to stderr at exit, and assert which heavy
+modules a call does NOT import: the graph (networkx), the JSON Schema walker (jsonschema, only for
+a rejected input), the HTTP client (httpx), pydantic for ``initialize``/``tools/list``,
+the models of other tools, and the walker (attribution) on a caught-up store. Each test
+also asserts what the call must import, so a broken probe cannot pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import GUARD_DIR
+from tests.gitfixture import FixtureRepo
+from warpline.contracts_io import validate_envelope
+
+_MARK = "WARPLINE-TEST-MODULES "
+# The entry point, run as its console script runs it; at exit, every module it imported.
+_CHILD = ("import atexit, json, sys\n"
+          "atexit.register(lambda: sys.stderr.write("
+          f"{_MARK!r} + json.dumps(sorted(sys.modules)) + '\\n'))\n"
+          "from {module} import main\n"
+          "sys.argv[1:] = json.loads(sys.argv[1])\n"
+          "sys.exit(main())\n")
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "startup-test", "version": "1"}}}
+ALWAYS_HEAVY = ("networkx", "jsonschema", "httpx", "warpline.graph", "warpline.federation")
+OTHER_TOOLS_MODELS = ("warpline.models.graph", "warpline.models.worklist",
+                      "warpline.models.admin")
+WALKER = ("warpline.store.ingest", "warpline.git.attribution", "warpline.store.pipeline",
+          "multiprocessing")
+
+
+def _imported(stderr: str) -> set[str]:
+    found = [line[len(_MARK):] for line in stderr.splitlines() if line.startswith(_MARK)]
+    assert len(found) == 1, stderr[-2000:]
+    return set(json.loads(found[0]))
+
+
+def _child(module: str, argv: list[str]) -> list[str]:
+    return [sys.executable, "-c", _CHILD.replace("{module}", module), json.dumps(argv)]
+
+
+def _env() -> dict[str, str]:
+    """This process's environment without the suite's envelope guard (it imports jsonschema
+    into every child); the tests check the envelopes here instead."""
+    env = dict(os.environ)
+    kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+            if p and Path(p).resolve() != GUARD_DIR.resolve()]
+    env["PYTHONPATH"] = os.pathsep.join(kept)
+    return env
+
+
+def _under(modules: set[str], roots: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == r or m.startswith(r + ".") for r in roots))
+
+
+def _serve(messages: list[dict[str, Any]], cwd: Path) -> tuple[list[dict[str, Any]], set[str]]:
+    """Run ``python -m warpline.mcp`` (a fresh process) over ``messages``; its replies and
+    every module it imported."""
+    done = subprocess.run(
+        _child("warpline.mcp.server", []),
+        input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True,
+        text=True, cwd=cwd, timeout=120, check=True, env=_env())
+    replies = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return replies, _imported(done.stderr)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> FixtureRepo:
+    fixture = FixtureRepo(tmp_path_factory.mktemp("startup") / "repo")
+    for n in range(3):
+        fixture.commit({"pkg/mod.py": f"def f():\n    return {n}\n\n\ndef g():\n    return 1\n"},
+                       f"edit {n}")
+    return fixture
+
+
+def _churn(repo: FixtureRepo, call_id: int = 2) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": call_id, "method": "tools/call",
+            "params": {"name": "churn", "arguments": {
+                "repo": str(repo.path), "entity_refs": ["python:function:pkg.mod.f",
+                                                        "python:function:never.seen"]}}}
+
+
+def test_initialize_and_tools_list_import_no_pydantic_and_no_tool(repo: FixtureRepo) -> None:
+    replies, modules = _serve([INIT, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}],
+                              repo.path)
+    assert [r["id"] for r in replies] == [1, 2]
+    assert len(replies[1]["result"]["tools"]) == 16  # listed from the contract files
+    assert "warpline.mcp.server" in modules and "warpline.registry" in modules
+    assert _under(modules, ("pydantic", "pydantic_core", "pygit2", "sqlite3",
+                            "warpline.models", "warpline.service", "warpline.store",
+                            *ALWAYS_HEAVY)) == []
+
+
+def test_churn_on_a_caught_up_store_imports_its_models_only_and_no_walker(
+        repo: FixtureRepo) -> None:
+    first, _ = _serve([INIT, _churn(repo)], repo.path)  # creates and fills the store
+    assert first[1]["result"]["structuredContent"]["ok"] is True
+    replies, modules = _serve([INIT, _churn(repo)], repo.path)
+    envelope = replies[1]["result"]["structuredContent"]
+    validate_envelope(envelope)
+    counts = {item["entity"]["locator"]: item["churn_count"] for item in envelope["data"]["items"]}
+    assert counts == {"python:function:pkg.mod.f": 3, "python:function:never.seen": 0}
+    assert {"pydantic", "pygit2", "warpline.models.history", "warpline.models.inputs",
+            "warpline.service.churn", "warpline.store.caughtup"} <= modules
+    assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
+
+
+def test_a_store_behind_head_still_catches_up(repo: FixtureRepo) -> None:
+    # The cheap path is taken only when it is exact: a new commit loads the walker.
+    _serve([INIT, _churn(repo)], repo.path)
+    repo.commit({"pkg/mod.py": "def f():\n    return 9\n\n\ndef g():\n    return 1\n"}, "again")
+    replies, modules = _serve([INIT, _churn(repo)], repo.path)
+    items = replies[1]["result"]["structuredContent"]["data"]["items"]
+    assert {i["entity"]["locator"]: i["churn_count"] for i in items}[
+        "python:function:pkg.mod.f"] == 4
+    assert "warpline.store.ingest" in modules
+
+
+def test_a_rejected_input_loads_the_schema_walker_to_name_the_field(repo: FixtureRepo) -> None:
+    bad = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+           "params": {"name": "churn", "arguments": {"repo": str(repo.path),
+                                                     "entity_refs": "not-a-list"}}}
+    replies, modules = _serve([INIT, bad], repo.path)
+    validate_envelope(replies[1]["error"]["data"])
+    assert replies[1]["error"]["data"]["error_code"] == "invalid_entity_ref"
+    assert replies[1]["error"]["data"]["rejected_field"] == "entity_refs"
+    assert "jsonschema" in modules
+
+
+def test_ingest_commit_imports_no_pydantic_graph_or_http(repo: FixtureRepo) -> None:
+    sha = repo.commit({"pkg/other.py": "def h():\n    return 2\n"}, "add h")
+    done = subprocess.run(
+        _child("warpline.cli", ["ingest-commit", sha, "--repo", str(repo.path), "--json"]),
+        capture_output=True, text=True, cwd=repo.path, timeout=120, check=True, env=_env())
+    assert json.loads(done.stdout)["commits_ingested"] == 1
+    modules = _imported(done.stderr)
+    assert {"pygit2", "warpline.git.attribution", "warpline.store.ingest"} <= modules
+    assert _under(modules, ("pydantic", "warpline.models", "warpline.registry",
+                            *ALWAYS_HEAVY)) == []
+
+
+def test_backfill_of_a_caught_up_store_imports_no_walker(repo: FixtureRepo) -> None:
+    argv = ["backfill", "--repo", str(repo.path), "--json"]
+    subprocess.run(_child("warpline.cli", argv), capture_output=True, text=True,
+                   cwd=repo.path, timeout=120, check=True, env=_env())  # catches up
+    done = subprocess.run(_child("warpline.cli", argv), capture_output=True, text=True,
+                          cwd=repo.path, timeout=120, check=True, env=_env())
+    summary = json.loads(done.stdout)
+    assert (summary["commits_ingested"], summary["complete"]) == (0, True)
+    modules = _imported(done.stderr)
+    assert {"pygit2", "warpline.store.caughtup"} <= modules
+    assert _under(modules, ("pydantic", *WALKER, *ALWAYS_HEAVY)) == []
+
+
+def test_changed_over_a_stored_range_imports_no_walker_or_graph(repo: FixtureRepo) -> None:
+    _serve([INIT, _churn(repo)], repo.path)  # the store is caught up
+    changed = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "changed", "arguments": {"repo": str(repo.path),
+                                                           "rev_range": "HEAD~2..HEAD"}}}
+    replies, modules = _serve([INIT, changed], repo.path)
+    envelope = replies[1]["result"]["structuredContent"]
+    validate_envelope(envelope)
+    assert envelope["data"]["items"], envelope
+    assert "warpline.service.changed" in modules
+    assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
