@@ -115,7 +115,7 @@ def test_churn_on_a_caught_up_store_imports_its_models_only_and_no_walker(
     counts = {item["entity"]["locator"]: item["churn_count"] for item in envelope["data"]["items"]}
     assert counts == {"python:function:pkg.mod.f": 3, "python:function:never.seen": 0}
     assert {"pydantic", "pygit2", "warpline.models.history", "warpline.models.inputs",
-            "warpline.service.churn", "warpline.store.caughtup"} <= modules
+            "warpline.service.history.churn", "warpline.store.caughtup"} <= modules
     assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
 
 
@@ -175,5 +175,5 @@ def test_changed_over_a_stored_range_imports_no_walker_or_graph(repo: FixtureRep
     envelope = replies[1]["result"]["structuredContent"]
     validate_envelope(envelope)
     assert envelope["data"]["items"], envelope
-    assert "warpline.service.changed" in modules
+    assert "warpline.service.history.changed" in modules
     assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
