@@ -152,6 +152,19 @@ def _mcp(server: McpProcess, name: str, arguments: dict[str, Any],
     return reply
 
 
+def _both_errors(server: McpProcess, repo: FixtureRepo, argv: list[str], name: str,
+                 arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The CLI's error envelope (exit 1) and MCP's (-32602 data) for the same mistake."""
+    cli = _cli(argv, repo)
+    assert cli.returncode == 1, cli.stderr
+    by_cli: dict[str, Any] = json.loads(cli.stdout)
+    assert_valid_envelope(by_cli)
+    reply = _mcp(server, name, arguments, repo)
+    assert reply["error"]["code"] == -32602
+    by_mcp: dict[str, Any] = reply["error"]["data"]
+    return by_cli, by_mcp
+
+
 def test_every_tool_has_a_parity_case() -> None:
     covered = {name for _, name, _ in CASES}
     for spec in TOOLS:
@@ -178,13 +191,8 @@ def test_cli_and_mcp_give_identical_envelopes(server: McpProcess, repo: FixtureR
 def test_cli_and_mcp_give_identical_errors(server: McpProcess, repo: FixtureRepo,
                                            argv: list[str], name: str,
                                            arguments: dict[str, Any]) -> None:
-    cli = _cli(argv, repo)
-    assert cli.returncode == 1, cli.stderr
-    by_cli = json.loads(cli.stdout)
-    reply = _mcp(server, name, arguments, repo)
-    assert reply["error"]["code"] == -32602
-    assert reply["error"]["data"] == by_cli
-    assert_valid_envelope(by_cli)
+    by_cli, by_mcp = _both_errors(server, repo, argv, name, arguments)
+    assert by_mcp == by_cli
 
 
 @pytest.mark.parametrize(("argv", "name", "arguments"), FIELD_CASES,
@@ -192,13 +200,7 @@ def test_cli_and_mcp_give_identical_errors(server: McpProcess, repo: FixtureRepo
 def test_cli_and_mcp_name_the_same_code_and_field(server: McpProcess, repo: FixtureRepo,
                                                   argv: list[str], name: str,
                                                   arguments: dict[str, Any]) -> None:
-    cli = _cli(argv, repo)
-    assert cli.returncode == 1, cli.stderr
-    by_cli = json.loads(cli.stdout)
-    assert_valid_envelope(by_cli)
-    reply = _mcp(server, name, arguments, repo)
-    assert reply["error"]["code"] == -32602
-    by_mcp = reply["error"]["data"]
+    by_cli, by_mcp = _both_errors(server, repo, argv, name, arguments)
     assert by_cli["rejected_field"] is not None
     assert (by_cli["error_code"], by_cli["rejected_field"]) == \
         (by_mcp["error_code"], by_mcp["rejected_field"])

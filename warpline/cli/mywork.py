@@ -16,9 +16,16 @@ def default_to_my_work(args: argparse.Namespace, out: dict[str, Any],
     if getattr(args, "all", False) or any(
             key in out for key in ("rev_range", "base_ref", "head_ref", *seed_keys)):
         return
-    from warpline.service.shared.mywork import my_work
+    from warpline.errors import InvalidRepo
+    from warpline.service.shared.mywork import WORKTREE_ONLY, my_work
 
-    work = my_work(out.get("repo", args.repo), Path.cwd())
+    try:
+        work = my_work(out.get("repo", args.repo), Path.cwd())
+    except InvalidRepo:
+        # The tool opens the same repository and fails the same way (invalid_repo), but
+        # after checking its arguments: a bad flag is named first, as over MCP.
+        out["rev_range"], out["include_worktree"] = WORKTREE_ONLY, True
+        return
     out["rev_range"] = work.rev_range
     out["include_worktree"] = work.include_worktree
     print(f"warpline: {work.note}", file=sys.stderr)
