@@ -37,8 +37,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _event_digest import event_digest
-from _proctree import CpuLoad, TreeMonitor
 from _bench_util import (
     clone,
     environment,
@@ -50,6 +48,8 @@ from _bench_util import (
     percentiles,
     wall,
 )
+from _event_digest import event_digest
+from _proctree import CpuLoad, TreeMonitor
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
 
