@@ -33,7 +33,7 @@ from warpline.store.stopping import reset_in_child
 # Below this many commits, starting workers costs more than it saves.
 MIN_COMMITS = 300
 BATCH = 50
-SLICES_PER_WORKER = 8
+SLICES_PER_WORKER = 4
 MIN_SLICE = 200
 GC_THRESHOLD = (50_000, 20, 100)
 
