@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
 
@@ -60,10 +61,11 @@ class TreeMonitor:
     """``with TreeMonitor() as m: ...`` then ``m.figures()``: peak RSS/PSS sums (MB),
     processes seen at once, CPU seconds of this process and its reaped children."""
 
-    def __init__(self, interval: float = 0.1, exclude: frozenset[int] = frozenset()) -> None:
+    def __init__(self, interval: float = 0.5, exclude: frozenset[int] = frozenset()) -> None:
         self.interval = interval
         self.exclude = exclude  # processes of ours that are not the measured work
         self.peak_rss_kb = self.peak_pss_kb = self.peak_procs = 0
+        self.peak_by_pid: dict[int, int] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._started = 0.0
@@ -76,8 +78,11 @@ class TreeMonitor:
         while not self._stop.is_set():
             pids = tree_pids(me, self.exclude)
             self.peak_procs = max(self.peak_procs, len(pids))
-            self.peak_rss_kb = max(self.peak_rss_kb, sum(_rss_kb(p) for p in pids))
+            rss = {p: _rss_kb(p) for p in pids}
+            self.peak_rss_kb = max(self.peak_rss_kb, sum(rss.values()))
             self.peak_pss_kb = max(self.peak_pss_kb, sum(_pss_kb(p) for p in pids))
+            for pid, kb in rss.items():
+                self.peak_by_pid[pid] = max(self.peak_by_pid.get(pid, 0), kb)
             self._stop.wait(self.interval)
 
     @staticmethod
@@ -102,10 +107,13 @@ class TreeMonitor:
         own, kids = self._cpu()
         self.cpu_self, self.cpu_children = own - self._cpu0[0], kids - self._cpu0[1]
 
-    def figures(self) -> dict[str, float]:
+    def figures(self) -> dict[str, Any]:
         return {"peak_rss_mb": round(self.peak_rss_kb / 1024, 1),
                 "peak_pss_mb": round(self.peak_pss_kb / 1024, 1),
                 "peak_processes": self.peak_procs,
+                # Each process's own peak (this one first), which need not coincide.
+                "peak_rss_each_mb": [round(self.peak_by_pid[p] / 1024) for p in
+                                     sorted(self.peak_by_pid, key=lambda p: p != os.getpid())],
                 "cpu_s": round(self.cpu_self + self.cpu_children, 2),
                 "cpu_writer_s": round(self.cpu_self, 2),
                 "cpu_workers_s": round(self.cpu_children, 2)}

@@ -63,7 +63,7 @@ class DefinitionCache:
     the next edit of that file neither loads nor splits its old side again.
     """
 
-    def __init__(self, maxsize: int = 2048, lines_budget: int = 64 << 20) -> None:
+    def __init__(self, maxsize: int = 2048, lines_budget: int = 16 << 20) -> None:
         self.maxsize = maxsize
         self.lines_budget = lines_budget
         self.hits = 0

@@ -20,6 +20,7 @@ import os
 import pickle
 import signal
 import sys
+import time
 from collections.abc import Generator, Iterator, Sequence
 from queue import Empty
 from typing import Any
@@ -34,6 +35,7 @@ from warpline.store.stopping import reset_in_child
 MIN_COMMITS = 300
 BATCH = 50
 SLICES_PER_WORKER = 4
+LOOKAHEAD = 3
 MIN_SLICE = 200
 GC_THRESHOLD = (50_000, 20, 100)
 
@@ -68,8 +70,8 @@ def _work(shas: Sequence[str]) -> list[Outcome]:
     return out
 
 
-def _slice_worker(repo_path: str, slices: Sequence[Sequence[str]], claimed: Any, out: Any,
-                  number: int, parent: int) -> None:
+def _slice_worker(repo_path: str, slices: Sequence[Sequence[str]], claimed: Any,
+                  writing: Any, out: Any, number: int, parent: int) -> None:
     """Claim the next unclaimed slice, compute it batch by batch, repeat. A message is
     ``(worker, slice, payload)``: payload ``START`` on claiming, a pickled batch, ``END``."""
     die_with_parent(parent)
@@ -80,6 +82,12 @@ def _slice_worker(repo_path: str, slices: Sequence[Sequence[str]], claimed: Any,
             claimed.value = index + 1
         if index >= len(slices):
             return
+        # At most LOOKAHEAD slices past the one being written: what the writer has not
+        # reached yet waits in its memory, so running far ahead would only cost memory.
+        while index > writing.value + LOOKAHEAD:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(0.02)
         out.put((number, index, START))
         part = slices[index]
         for start in range(0, len(part), BATCH):
@@ -137,14 +145,16 @@ def changes_in_workers(repo_path: str, shas: Sequence[str],
     slices = _slices(shas, workers)
     workers = min(workers, len(slices))
     claimed = context.Value("i", 0)
+    writing = context.Value("i", 0, lock=False)  # the slice the writer is reading
     results = context.Queue()
     procs = [context.Process(target=_slice_worker, daemon=True,
-                             args=(repo_path, slices, claimed, results, k, os.getpid()))
+                             args=(repo_path, slices, claimed, writing, results, k,
+                                   os.getpid()))
              for k in range(workers)]
     for proc in procs:
         proc.start()
     try:
-        yield from _Reader(slices, procs, results, claimed).outcomes()
+        yield from _Reader(slices, procs, results, claimed, writing).outcomes()
         for proc in procs:
             proc.join()
     finally:
@@ -158,7 +168,8 @@ class _Reader:
     """The writer's side: slices in order, from whichever worker claimed each."""
 
     def __init__(self, slices: Sequence[Sequence[str]], procs: Sequence[Any], results: Any,
-                 claimed: Any) -> None:
+                 claimed: Any, writing: Any) -> None:
+        self.writing = writing
         self.slices = slices
         self.procs = procs
         self.results = results
@@ -169,6 +180,7 @@ class _Reader:
 
     def outcomes(self) -> Iterator[Outcome]:
         for index, part in enumerate(self.slices):
+            self.writing.value = index
             done = 0
             idle = 0
             while True:
