@@ -36,6 +36,10 @@ MIN_COMMITS = 300
 BATCH = 50
 SLICES_PER_WORKER = 4
 LOOKAHEAD = 3
+WORKER_PARSES = 1024
+WORKER_LINES_BUDGET = 8 << 20
+WORKER_MWINDOW = 4 << 20
+WORKER_MAPPED_LIMIT = 24 << 20
 MIN_SLICE = 200
 GC_THRESHOLD = (50_000, 20, 100)
 
@@ -49,8 +53,13 @@ def _init(repo_path: str) -> None:
     # little cyclic garbage: rarer collections save ~5% CPU; memory stays bounded.
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)
+    # Memory: each worker maps the packs in small windows (libgit2 maps a whole pack of
+    # up to 1 GB at once by default, and every page read stays resident) and keeps fewer
+    # parses than an in-process walk; the cost is re-parsing a file not seen for long.
+    pygit2.settings.mwindow_size = WORKER_MWINDOW
+    pygit2.settings.mwindow_mapped_limit = WORKER_MAPPED_LIMIT
     _repo = pygit2.Repository(repo_path)
-    _cache = DefinitionCache()
+    _cache = DefinitionCache(maxsize=WORKER_PARSES, lines_budget=WORKER_LINES_BUDGET)
 
 
 Outcome = tuple[str, CommitChanges | None, str | None]
