@@ -115,6 +115,26 @@ def format_result(r: dict[str, Any]) -> list[str]:
                    f"{ev}")
         out.append(f"  ratio backfill / git log = {s / gl:.2f}x   target <= 4x: "
                    f"{_verdict(s / gl <= 4)}")
+        if "cpu_s" in bf:
+            out.append(f"  process tree: cpu {bf['cpu_s']:.1f} s (writer {bf['cpu_writer_s']:.1f}"
+                       f", workers {bf['cpu_workers_s']:.1f}), peak RSS {bf['peak_rss_mb']:.0f}"
+                       f" MB (PSS {bf['peak_pss_mb']:.0f} MB, {bf['peak_processes']} processes,"
+                       f" each {bf.get('peak_rss_each_mb')} MB)"
+                       f"   target RSS <= 300 MB: {_verdict(bf['peak_rss_mb'] <= 300)}")
+            out.append(f"  load average (1 min) before/after: {bf['loadavg_1m']}")
+        if "digest" in bf:
+            d = bf["digest"]
+            out.append(f"  event digest {d['sha256'][:16]}  ({d['events']} events, "
+                       f"{d['commits']} commits)")
+        lb = r.get("loaded_backfill")
+        if lb and "seconds" in lb:
+            same = lb.get("digest", {}).get("sha256") == bf.get("digest", {}).get("sha256")
+            out.append(f"  beside {lb['busy_processes']} busy processes: {lb['seconds']:.2f} s = "
+                       f"{lb['ratio_to_idle']:.2f}x its idle run   target <= 2x: "
+                       f"{_verdict(lb['ratio_to_idle'] <= 2)}; cpu {lb['cpu_s']:.1f} s; "
+                       f"digest {'same' if same else 'DIFFERENT'}")
+        elif lb:
+            out.append(f"  beside busy processes: not measured: {lb.get('error')}")
         if bf.get("failures") or bf.get("unparsed_files"):
             out.append(f"  failures {bf.get('failures')}, "
                        f"unparsed files {bf.get('unparsed_files')}")

@@ -8,7 +8,12 @@ For each repository (a generated one when ``--generate N``, plus any paths given
    bound; one untimed warm-up run first, then best of ``--repeat``);
 2. a full warpline backfill into a FRESH store, in a local clone (the given repository and
    its ``.weft/`` are never touched);
-3. their ratio, commits/s and events/s;
+3. their ratio, commits/s and events/s, the event digest of the stored events
+   (``_event_digest.py``: equal digests, equal attribution), the CPU time of the whole
+   process tree (writer and workers) and its peak RSS and PSS summed over every process
+   (``_proctree.py``);
+3a. the same backfill again beside ``--load N`` CPU-bound busy processes (default 2): its
+   time and its ratio to the idle run above, and its digest (it must not change);
 4. ``warpline ingest-commit`` latency in a fresh process: a second clone is reset to
    HEAD~K (first parent) and backfilled, then each commit from there to HEAD is ingested
    oldest first, one subprocess each, with the branch moved to it as a post-commit hook
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -42,6 +48,8 @@ from _bench_util import (
     percentiles,
     wall,
 )
+from _event_digest import event_digest
+from _proctree import CpuLoad, TreeMonitor
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
 
@@ -76,17 +84,30 @@ def ingest_commit_argv(sha: str, repo_path: Path) -> list[str]:
 
 
 STORE_DIR = Path(".weft") / "warpline"
+STORE_FILE = "warpline.db"
 # -------------------------------------------------------------------------------------------
 
 
-def timed_backfill(path: Path) -> dict[str, Any]:
+def timed_backfill(path: Path, exclude: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """A full backfill into a fresh store: wall time, the ingest's figures, the whole
+    process tree's CPU time and peak RSS/PSS, and the event digest of what it stored."""
     shutil.rmtree(path / STORE_DIR, ignore_errors=True)  # a fresh store, every time
-    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     try:
-        figures = warpline_backfill(path)
+        with TreeMonitor(exclude=exclude) as monitor:
+            figures = warpline_backfill(path)
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
-    return {"seconds": round(time.perf_counter() - started, 3), **figures}
+    return {"seconds": round(monitor.seconds, 3), **figures, **monitor.figures(),
+            "loadavg_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+            "digest": event_digest(path / STORE_DIR / STORE_FILE)}
+
+
+def loaded_backfill(path: Path, busy: int) -> dict[str, Any]:
+    """The same backfill again beside ``busy`` CPU-bound processes."""
+    with CpuLoad(busy) as load:
+        result = timed_backfill(path, exclude=load.pids)
+    return {"busy_processes": busy, **result}
 
 
 def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
@@ -123,6 +144,12 @@ def bench_repo(label: str, src: Path, work: Path, args: argparse.Namespace) -> d
     result["backfill"] = timed_backfill(repo)
     if "seconds" in result["backfill"]:
         result["ratio"] = round(result["backfill"]["seconds"] / result["git_log_s"], 2)
+        if args.load:
+            loaded = loaded_backfill(repo, args.load)
+            if "seconds" in loaded:
+                loaded["ratio_to_idle"] = round(loaded["seconds"]
+                                                / result["backfill"]["seconds"], 2)
+            result["loaded_backfill"] = loaded
     if samples <= 0:
         return result
     if not args.single_backfill:
@@ -155,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single-backfill", action="store_true",
                         help="time git log and the backfill over HEAD~K instead of HEAD and "
                              "reuse that store for ingest-commit: one backfill, not two")
+    parser.add_argument("--load", type=int, default=2, metavar="N",
+                        help="also backfill again beside N CPU-bound processes and report "
+                             "the ratio to the idle run (default 2; 0 skips)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary clones")
     args = parser.parse_args(argv)
     if not args.repos and not args.generate:

@@ -62,3 +62,18 @@ def test_a_killed_worker_reports_its_remaining_commits_as_failed_instead_of_hang
     rest = list(stream)
     assert [sha for sha, _, _ in [first, *rest]] == shas
     assert any(error is not None for _, _, error in rest)
+
+
+def test_workers_claiming_many_small_slices_store_the_in_process_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Many slices, three workers and no lookahead: each worker waits for the writer before
+    # it starts a slice, and slices are written in history order whoever computed them.
+    generate(tmp_path / "a", pipeline.MIN_COMMITS + 60, seed=4)
+    generate(tmp_path / "b", pipeline.MIN_COMMITS + 60, seed=4)
+    monkeypatch.setattr(pipeline, "MIN_SLICE", 25)
+    monkeypatch.setattr(pipeline, "LOOKAHEAD", 0)
+    assert len(pipeline._slices(["x"] * (pipeline.MIN_COMMITS + 60), 3)) == 12
+    in_process = _backfill(tmp_path / "a", 0, monkeypatch)
+    in_workers = _backfill(tmp_path / "b", 3, monkeypatch)
+    assert len(in_process) > 1000
+    assert in_workers == in_process

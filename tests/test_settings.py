@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,3 +83,32 @@ def test_workers_and_log_level(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.log_level() == "DEBUG"
     monkeypatch.setenv(settings.LOG_LEVEL.name, "chatty")
     assert settings.log_level() == "WARNING"
+
+
+def test_default_workers_follow_the_affinity_mask_not_the_machine() -> None:
+    # A real affinity limit (as taskset or a container sets it): one usable CPU, no workers.
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no affinity masks on this platform")
+    code = ("import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}); "
+            "from warpline import settings; print(settings.usable_cpus(), "
+            "settings.ingest_workers())")
+    env = {k: v for k, v in os.environ.items() if k != settings.INGEST_WORKERS.name}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, check=True)
+    assert done.stdout.split() == ["1", "0"]
+
+
+def test_a_busy_machine_gets_one_worker_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(settings.INGEST_WORKERS.name, raising=False)
+    cpus = settings.usable_cpus()
+    if not sys.platform.startswith("linux") or not 2 <= cpus < settings.MAX_INGEST_WORKERS:
+        pytest.skip("needs Linux and 2-3 usable CPUs")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cpus)]
+    try:
+        time.sleep(0.5)
+        assert settings.runnable_elsewhere() >= cpus
+        assert settings.ingest_workers() == cpus + 1
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -36,7 +37,8 @@ AUTO_CAPTURE_BUDGET_S = Setting("WARPLINE_AUTO_CAPTURE_BUDGET_S", "time for an a
 FILIGREE_DEADLINE_S = Setting("WARPLINE_FILIGREE_DEADLINE_S", "one deadline for all "
                               "filigree lookups of a call", "`3`")
 INGEST_WORKERS = Setting("WARPLINE_INGEST_WORKERS", "walker processes for long backfills "
-                         "(0: in-process)", "CPU count, ≤ 4")
+                         "(0: in-process)",
+                         "usable CPUs (one more on a busy machine), ≤ 4")
 LOG_LEVEL = Setting("WARPLINE_LOG_LEVEL", "log level of `warpline-mcp` (its stderr)",
                     "`WARNING`")
 DEBUG = Setting("WARPLINE_DEBUG", "set: the CLI prints a traceback with an internal error",
@@ -118,8 +120,43 @@ def ingest_workers() -> int:
         return int(raw)
     if not sys.platform.startswith("linux"):
         return 0  # fork is the cheap start method; elsewhere stay in-process
-    cpus = os.cpu_count() or 1
-    return min(cpus, 4) if cpus > 1 else 0
+    cpus = usable_cpus()
+    if cpus < 2:
+        return 0
+    # The scheduler shares a busy machine per runnable process: when the CPUs are all
+    # taken already, one worker more keeps the backfill's share (the workers claim slices
+    # as they go, so none waits on a slower one).
+    extra = 1 if runnable_elsewhere() >= cpus else 0
+    return min(cpus + extra, MAX_INGEST_WORKERS)
+
+
+MAX_INGEST_WORKERS = 4
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask: a container's or taskset's
+    limit), not the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def runnable_elsewhere(samples: int = 5, interval_s: float = 0.01) -> int:
+    """Runnable tasks on the machine other than this one, now (the median of a few
+    readings of ``/proc/loadavg``'s running count; 0 when it cannot be read). The load
+    average itself lags by a minute."""
+    readings: list[int] = []
+    for index in range(samples):
+        try:
+            with open("/proc/loadavg", encoding="ascii") as handle:
+                running = int(handle.read().split()[3].split("/")[0])
+        except (OSError, IndexError, ValueError):
+            return 0
+        readings.append(max(running - 1, 0))  # this process is running while it reads
+        if index + 1 < samples:
+            time.sleep(interval_s)
+    return sorted(readings)[len(readings) // 2]
 
 
 def log_level() -> str:

@@ -187,11 +187,16 @@ def _whole(
 ) -> bool:
     """A file appeared, disappeared, or moved to another dotted name. False: unparsed."""
     sides: list[SideResult] = []
+    # The new side is derived from the old one's parse when both are Python (a rename
+    # to another dotted name): only the statements the edit touched are re-parsed.
+    base = old[2] if old[0] is not None and old[1] is not None else None
     for path, dotted, oid in (old, new):
         if path is None or dotted is None:
             sides.append(NOT_PYTHON)
         else:
-            sides.append(side_result(path, dotted, cache.get(oid, partial(blob_data, repo, oid))))
+            parsed = cache.get_near(oid, partial(blob_data, repo, oid), base,
+                                    partial(blob_data, repo, old[2]))
+            sides.append(side_result(path, dotted, parsed))
     old_side, new_side = sides
     if old_side.unparsed or new_side.unparsed:
         return False

@@ -128,14 +128,20 @@ def merge_changes(
     return out, unparsed
 
 
-def _side(repo: pygit2.Repository, cache: DefinitionCache, path: str, state: State) -> SideResult:
+def _side(repo: pygit2.Repository, cache: DefinitionCache, path: str, state: State,
+          near: State = None) -> SideResult:
+    """One version of ``path``; derived from the cached parse of ``near`` (the first
+    parent's version) when there is one, which re-parses only what differs."""
     if state is None:
         return NOT_PYTHON
     oid, mode = state
     dotted = python_dotted(path, mode)
     if dotted is None:
         return NOT_PYTHON
-    return side_result(path, dotted, cache.get(oid, partial(blob_data, repo, oid)))
+    base = near[0] if near is not None and is_regular_file(near[1]) else None
+    load_base = partial(blob_data, repo, base) if base is not None else bytes
+    return side_result(path, dotted,
+                       cache.get_near(oid, partial(blob_data, repo, oid), base, load_base))
 
 
 def _contribution(
@@ -148,8 +154,8 @@ def _contribution(
     out: list[EntityChange],
     unparsed: list[str],
 ) -> None:
-    merged = _side(repo, cache, path, result)
-    parents = [_side(repo, cache, path, state) for state in states]
+    parents = [_side(repo, cache, path, state, states[0]) for state in states]
+    merged = _side(repo, cache, path, result, states[0])
     if merged.unparsed or any(p.unparsed for p in parents):
         unparsed.append(path)
     elif merged.side is not None or any(p.side is not None for p in parents):

@@ -13,9 +13,9 @@ import pygit2
 from pygit2.enums import DiffOption
 
 from warpline.git.diffmap import PySide
-from warpline.git.hunks import Hunk
+from warpline.git.hunks import Hunk, hunks_and_lines
 from warpline.git.locators import dotted_module
-from warpline.git.pyentities import FileEntities, parse_entities
+from warpline.git.pyentities import FileEntities, parse_entities, split_lines
 from warpline.git.pyincremental import Window, reparse
 
 __all__ = [
@@ -63,7 +63,7 @@ class DefinitionCache:
     the next edit of that file neither loads nor splits its old side again.
     """
 
-    def __init__(self, maxsize: int = 2048, lines_budget: int = 64 << 20) -> None:
+    def __init__(self, maxsize: int = 2048, lines_budget: int = 16 << 20) -> None:
         self.maxsize = maxsize
         self.lines_budget = lines_budget
         self.hits = 0
@@ -116,6 +116,28 @@ class DefinitionCache:
         value = parse_entities(load())
         self._store(oid.raw, value)
         return value
+
+    def get_near(
+        self,
+        oid: pygit2.Oid,
+        load: Callable[[], bytes],
+        base: pygit2.Oid | None,
+        load_base: Callable[[], bytes],
+    ) -> FileEntities | None:
+        """``get(oid, load)``, derived from the parse of blob ``base`` (another version of
+        the same file: a merge's parent, a renamed file's old side) when that parse is
+        cached: only the statements the diff between them touches are re-parsed, with the
+        same result as a whole parse (``warpline.git.pyincremental``)."""
+        found, value = self._lookup(oid.raw)
+        if found:
+            return value
+        near = None if base is None or base == oid else self._data.get(base.raw)
+        if near is None:  # not cached, or cached as unparsable: parse whole
+            return self.get(oid, load)
+        old_data, source = load_base(), load()
+        hunks, lines = hunks_and_lines(old_data, source, split_lines(old_data))
+        assert lines is not None
+        return self.derive(near, oid, source, lines, hunks)[0]
 
     def derive(
         self,

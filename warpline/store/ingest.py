@@ -77,8 +77,10 @@ class Ingestor:
         report = IngestReport()
         deadline = None if budget_s is None else time.monotonic() + budget_s
         todo = self._without_boundary(list(commits), report)
-        workers = settings.ingest_workers()
-        if budget_s is None and workers and len(todo) >= pipeline.MIN_COMMITS:
+        # Only a long backfill asks (reading the machine's load takes a few milliseconds).
+        long_run = budget_s is None and len(todo) >= pipeline.MIN_COMMITS
+        workers = settings.ingest_workers() if long_run else 0
+        if workers:
             return self._run_in_workers(todo, workers, report, progress, total, stop)
         for index, commit in enumerate(todo):
             if stop is not None and stop.requested:

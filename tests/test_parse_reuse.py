@@ -1,0 +1,131 @@
+"""Parse reuse across versions of one file: a merge's sides and a cross-module rename are
+derived from the first parent's cached parse, with the same result as parsing whole.
+
+Each test ingests the history with ONE cache (the backfill's way, so the derivation is
+taken) and compares with a fresh cache per commit (every side parsed whole)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from tests.gitfixture import FixtureRepo
+from warpline.git.attribution import DefinitionCache, commit_changes
+from warpline.git.parsecache import blob_data
+from warpline.git.pyentities import parse_entities
+from warpline.git.repo import open_repo, resolve_commit
+
+FOUR = """\
+import os
+
+LIMIT = 10
+
+
+class Box:
+    def one(self):
+        return 1
+
+    def two(self):
+        return 2
+
+
+def three():
+    return 3
+
+
+def four():
+    return 4
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> FixtureRepo:
+    return FixtureRepo(tmp_path / "repo")
+
+
+def _walk(repo: FixtureRepo, shas: list[str], cache: DefinitionCache | None) -> list[object]:
+    handle = open_repo(repo.path)
+    return [commit_changes(handle, resolve_commit(handle, sha), cache).changes for sha in shas]
+
+
+def _same_both_ways(repo: FixtureRepo, shas: list[str]) -> tuple[DefinitionCache, list[object]]:
+    shared = DefinitionCache()
+    warm = _walk(repo, shas, shared)
+    cold = [_walk(repo, [sha], None)[0] for sha in shas]
+    assert warm == cold
+    return shared, warm
+
+
+def test_a_merge_resolution_is_derived_from_the_first_parent_with_whole_parse_events(
+        repo: FixtureRepo) -> None:
+    base = repo.commit({"calc.py": FOUR})
+    ours = repo.commit({"calc.py": FOUR.replace("return 2", "return 20")})
+    theirs = repo.commit({"calc.py": FOUR.replace("return 2", "return 21")
+                          .replace("return 4", "return 40")}, parents=[base],
+                         update_head=False)
+    resolved = (FOUR.replace("return 2", "return 2021").replace("return 4", "return 40")
+                + "\n\ndef five():\n    return 5\n")
+    merge = repo.merge_commit(ours, theirs, {"calc.py": resolved})
+    shared, warm = _same_both_ways(repo, [base, ours, theirs, merge])
+    assert shared.incremental >= 3  # ours, theirs, and the merge's own version
+    events = {(c.locator, c.change_kind) for c in warm[-1]}  # type: ignore[attr-defined]
+    assert events == {("core:file:calc.py", "modified"),
+                      ("python:function:calc.Box.two", "modified"),
+                      ("python:function:calc.five", "added")}
+
+
+def test_a_merge_whose_resolution_breaks_the_file_reports_it_unparsed(
+        repo: FixtureRepo) -> None:
+    base = repo.commit({"calc.py": FOUR})
+    ours = repo.commit({"calc.py": FOUR.replace("return 3", "return 30")})
+    theirs = repo.commit({"calc.py": FOUR.replace("return 3", "return 31")}, parents=[base],
+                         update_head=False)
+    merge = repo.merge_commit(ours, theirs,
+                              {"calc.py": "}}}} ))) ]]]\n"})
+    handle = open_repo(repo.path)
+    cache = DefinitionCache()
+    for sha in (base, ours, theirs):
+        commit_changes(handle, resolve_commit(handle, sha), cache)
+    changes = commit_changes(handle, resolve_commit(handle, merge), cache)
+    assert changes.unparsed_files == ("calc.py",)
+    assert changes == commit_changes(handle, resolve_commit(handle, merge), None)
+
+
+def test_a_rename_to_another_module_with_an_edit_matches_a_whole_parse(
+        repo: FixtureRepo) -> None:
+    first = repo.commit({"pkg/calc.py": FOUR})
+    moved = repo.commit({"pkg/maths.py": FOUR.replace("return 3", "return 33")},
+                        renames={"pkg/calc.py": "pkg/maths.py"})
+    shared, warm = _same_both_ways(repo, [first, moved])
+    assert shared.incremental == 1
+    kinds = {(c.locator, c.change_kind, c.also_modified)  # type: ignore[attr-defined]
+             for c in warm[-1] if c.kind != "file"}  # type: ignore[attr-defined]
+    assert ("python:function:pkg.maths.three", "moved", True) in kinds
+    assert ("python:function:pkg.maths.four", "moved", False) in kinds
+
+
+def test_get_near_equals_a_whole_parse_and_falls_back_without_a_cached_base(
+        repo: FixtureRepo) -> None:
+    old_sha = repo.commit({"m.py": FOUR})
+    new_sha = repo.commit({"m.py": FOUR.replace("    def two(self):\n",
+                                                "    @property\n    def two(self):\n")})
+    handle = open_repo(repo.path)
+    old_id = _blob(handle, old_sha, "m.py")
+    new_id = _blob(handle, new_sha, "m.py")
+    load_old = lambda: blob_data(handle, old_id)  # noqa: E731
+    load_new = lambda: blob_data(handle, new_id)  # noqa: E731
+    whole = parse_entities(load_new())
+    assert whole is not None
+    cold = DefinitionCache()
+    got = cold.get_near(new_id, load_new, old_id, load_old)  # base not cached: parsed whole
+    assert got is not None and got.entities == whole.entities and cold.incremental == 0
+    warm = DefinitionCache()
+    warm.get(old_id, load_old)
+    got = warm.get_near(new_id, load_new, old_id, load_old)
+    assert got is not None and got.entities == whole.entities and warm.incremental == 1
+
+
+def _blob(handle: pygit2.Repository, sha: str, path: str) -> pygit2.Oid:
+    return resolve_commit(handle, sha).tree[path].id
