@@ -100,7 +100,7 @@ def test_a_rename_to_another_module_with_an_edit_matches_a_whole_parse(
                         renames={"pkg/calc.py": "pkg/maths.py"})
     shared, warm = _same_both_ways(repo, [first, moved])
     assert shared.incremental == 1
-    kinds = {(c.locator, c.change_kind, c.also_modified)  # type: ignore[attr-defined]
+    kinds = {(c.locator, c.change_kind, c.also_modified)
              for c in warm[-1] if c.kind != "file"}  # type: ignore[attr-defined]
     assert ("python:function:pkg.maths.three", "moved", True) in kinds
     assert ("python:function:pkg.maths.four", "moved", False) in kinds
@@ -114,8 +114,12 @@ def test_get_near_equals_a_whole_parse_and_falls_back_without_a_cached_base(
     handle = open_repo(repo.path)
     old_id = _blob(handle, old_sha, "m.py")
     new_id = _blob(handle, new_sha, "m.py")
-    load_old = lambda: blob_data(handle, old_id)  # noqa: E731
-    load_new = lambda: blob_data(handle, new_id)  # noqa: E731
+    def load_old() -> bytes:
+        return blob_data(handle, old_id)
+
+    def load_new() -> bytes:
+        return blob_data(handle, new_id)
+
     whole = parse_entities(load_new())
     assert whole is not None
     cold = DefinitionCache()
