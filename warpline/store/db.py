@@ -81,7 +81,8 @@ def sqlite_errors(action: str) -> Iterator[None]:
 
 
 class Store:
-    """A writable store, created and migrated on open."""
+    """The store: ``open`` creates and migrates it; ``open_read_only`` opens an existing
+    one without write access, made writable in place by its first ``transaction``."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, *, read_only: bool = False,
                  root: Path | None = None) -> None:
