@@ -118,7 +118,7 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS q_lineages (lineage INTEGER PRIMARY KEY)")
     conn.execute("DELETE FROM q_lineages")
     conn.executemany("INSERT INTO q_lineages (lineage) VALUES (?)", ((x,) for x in lineages))
-    clauses = ["e.lineage IN (SELECT lineage FROM q_lineages)"]
+    clauses = ["ce.lineage IN (SELECT lineage FROM q_lineages)"]
     args: list[Any] = []
     if since is not None:
         clauses.append("ce.changed_at >= ?")
@@ -136,7 +136,7 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
     base = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
             "JOIN commits c ON c.id = ce.commit_id WHERE " + " AND ".join(clauses))
     out = Counts()
-    for group, target in (("e.lineage", out.by_lineage), ("e.id", out.by_entity)):
+    for group, target in (("ce.lineage", out.by_lineage), ("e.id", out.by_entity)):
         counts = {r[0]: (int(r[1]), int(r[2])) for r in conn.execute(
             f"SELECT {group}, count(*), min(ce.changed_at) {base} GROUP BY {group}", args)}
         # SQLite returns the bare columns of the row holding max() when max() is the only
@@ -148,7 +148,7 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
                 f"c.author_name, c.author_email, e.id {base} GROUP BY {group}", args):
             count, first = counts[key]
             target[key] = (count, first, int(last), f"{name} <{email}>")
-            if group == "e.lineage":
+            if group == "ce.lineage":
                 out.current[key] = int(entity_id)
     return out
 

@@ -162,9 +162,9 @@ def _latest_changes(conn: sqlite3.Connection, lineages: Iterable[int]) -> dict[i
                      ((x,) for x in lineages))
     # SQLite takes the bare columns from the row holding max(): the newest change.
     return {int(lineage): str(sha) for lineage, sha, _ in conn.execute(
-        "SELECT e.lineage, c.sha, max(ce.changed_at * 1000000000 + c.id) FROM change_events ce "
-        "JOIN entities e ON e.id = ce.entity_id JOIN commits c ON c.id = ce.commit_id "
-        "WHERE e.lineage IN (SELECT lineage FROM q_lineages) GROUP BY e.lineage")}
+        "SELECT ce.lineage, c.sha, max(ce.changed_at * 1000000000 + c.id) FROM change_events ce "
+        "JOIN commits c ON c.id = ce.commit_id "
+        "WHERE ce.lineage IN (SELECT lineage FROM q_lineages) GROUP BY ce.lineage")}
 
 
 def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None) -> None:

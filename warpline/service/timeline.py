@@ -69,6 +69,8 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         stitched = len(locators) > 1
         if entity is not None and stitched:
             warnings.extend(_where_it_went(ctx.store.conn, entity))
+        if entity is not None:
+            warnings.extend(_earlier_definitions(ctx.store.conn, entity))
         return envelope(
             model=EntityTimelineEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
             filters=filters, sort={"by": "changed_at", "order": params.sort_order},
@@ -104,7 +106,7 @@ def _where_it_went(conn: Any, entity: EntityRow) -> list[str]:
     """Asking for an old name: say which locator the lineage continues as now."""
     row = conn.execute(
         "SELECT e.locator, c.sha FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
-        "JOIN commits c ON c.id = ce.commit_id WHERE e.lineage = ? AND c.reachable = 1 "
+        "JOIN commits c ON c.id = ce.commit_id WHERE ce.lineage = ? AND c.reachable = 1 "
         "ORDER BY c.topo DESC, ce.id DESC LIMIT 1", (entity.lineage,)).fetchone()
     if row is None or row[0] == entity.locator:
         return []
@@ -112,9 +114,21 @@ def _where_it_went(conn: Any, entity: EntityRow) -> list[str]:
             f"(latest change in commit {row[1][:12]}); this timeline covers the whole lineage."]
 
 
+def _earlier_definitions(conn: Any, entity: EntityRow) -> list[str]:
+    """A name reused after its definition was renamed away: the earlier definition's
+    history is not this one's; say where it continues."""
+    rows = conn.execute(
+        "SELECT DISTINCT ce.lineage, e.locator FROM change_events ce "
+        "JOIN lineages l ON l.id = ce.lineage JOIN entities e ON e.id = l.holder "
+        "WHERE ce.entity_id = ? AND ce.lineage != ? AND l.holder != ?",
+        (entity.id, entity.lineage, entity.id)).fetchall()
+    return [f"An earlier definition named {entity.locator} was renamed or moved; its history "
+            f"continues as {locator} and is not part of this timeline." for _, locator in rows]
+
+
 def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
             limit: int) -> tuple[list[dict[str, Any]], int, set[str]]:
-    clauses = ["e.lineage = ?", "c.reachable = 1"]
+    clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [entity.lineage]
     kinds = filters.get("change_kinds") or []
     if kinds:
@@ -136,7 +150,8 @@ def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, o
         f"ORDER BY c.topo {direction}, ce.id {direction} LIMIT ? OFFSET ?",
         [*args, limit, offset]).fetchall()
     locators = {r[0] for r in conn.execute(
-        "SELECT locator FROM entities WHERE lineage = ?", (entity.lineage,))}
+        "SELECT DISTINCT e.locator FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
+        "WHERE ce.lineage = ?", (entity.lineage,))}
     items = [{"change_id": f"warpline:change:{r[0]}", "change_kind": r[1],
               "actor": f"{r[2]} <{r[3]}>", "commit": r[4], "changed_at": iso_z(r[5]),
               "path": r[6], "locator": r[7], "previous_locator": r[8], "previous_path": r[9],
