@@ -1,0 +1,288 @@
+"""Build ``bench/lineage_truth.json``: function histories from git, without warpline.
+
+    python bench/_history_truth_build.py CORPUS_DIR [--only NAME]
+
+For each function in ``TARGETS`` (named by its path and qualified name at HEAD):
+
+1. **Candidates**: ``git log -L <first>,<last>:<path>`` over the definition's ``ast`` span
+   at HEAD (line-log follows the file across renames, the
+   requests ``src/`` move included) and ``git log --follow`` of the file (rename commits).
+2. **Each candidate** is judged with ``_ast_truth.definitions`` over the file at the commit
+   and at its first parent (the path the file had there): ``added`` when the definition is
+   new, ``modified`` when its own text changed, ``moved`` when git renamed the file; a
+   candidate that changed none of the definition's own lines (``-L``'s range runs to the
+   next ``def``, so a function added after it shows up) is dropped.
+3. **Boundaries**: where the definition is ``added``, every definition removed in the same
+   commit is compared with it (difflib over the own text, the name blanked; >= 0.6, the
+   best one); a match is a rename or move, and the walk continues from its path and name
+   at the parent. Every boundary is printed with its diff stat for reading, and its
+   reading is recorded in ``NOTES`` (how it was validated).
+
+Merges are left out (warpline records a merge only where it differs from a re-merge of
+its parents; none of these functions has such a merge in ``NOTES``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from _ast_truth import _walk, definitions, dotted
+
+TARGETS: dict[str, list[tuple[str, str]]] = {
+    "requests": [
+        ("src/requests/utils.py", "requote_uri"),
+        ("src/requests/sessions.py", "merge_setting"),
+        ("src/requests/_internal_utils.py", "to_native_string"),
+        ("src/requests/sessions.py", "Session.request"),
+        ("src/requests/adapters.py", "HTTPAdapter.send"),
+        ("src/requests/models.py", "PreparedRequest.prepare_body"),
+        ("src/requests/sessions.py", "SessionRedirectMixin.resolve_redirects"),
+        ("src/requests/utils.py", "super_len"),
+        ("src/requests/utils.py", "get_encoding_from_headers"),
+        ("src/requests/auth.py", "HTTPDigestAuth.build_digest_header"),
+    ],
+    "pip": [
+        ("src/pip/_internal/utils/misc.py", "ensure_dir"),
+        ("src/pip/_internal/utils/misc.py", "rmtree"),
+        ("src/pip/_internal/req/constructors.py", "install_req_from_line"),
+        ("src/pip/_internal/index/package_finder.py", "PackageFinder.find_requirement"),
+        ("src/pip/_internal/models/wheel.py", "Wheel.supported"),
+        ("src/pip/_internal/utils/misc.py", "display_path"),
+        ("src/pip/_internal/utils/misc.py", "splitext"),
+        ("src/pip/_internal/operations/prepare.py", "unpack_url"),
+        ("src/pip/_internal/utils/hashes.py", "Hashes.check_against_chunks"),
+        ("src/pip/_internal/vcs/versioncontrol.py", "VersionControl.obtain"),
+    ],
+}
+
+MATCH_MIN = 0.6
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "core.quotePath=false", *args],
+                          capture_output=True, text=True, check=True,
+                          errors="replace").stdout
+
+
+def show(repo: Path, rev: str, path: str) -> bytes | None:
+    done = subprocess.run(["git", "-C", str(repo), "show", f"{rev}:{path}"],
+                          capture_output=True, check=False)
+    return done.stdout if done.returncode == 0 else None
+
+
+def own(repo: Path, rev: str, path: str, qualname: str) -> tuple[str, ...] | None:
+    source = show(repo, rev, path)
+    defs = definitions(source) if source is not None else None
+    if not defs:
+        return None
+    return defs.get(("function", qualname))
+
+
+def _blank(text: tuple[str, ...], name: str) -> str:
+    return "\n".join(re.sub(rf"\b{re.escape(name)}\b", "_", line.strip()) for line in text)
+
+
+def file_changes(repo: Path, sha: str) -> list[tuple[str, str | None, str | None]]:
+    """(status, old path, new path) of the commit's .py files against its first parent."""
+    out: list[tuple[str, str | None, str | None]] = []
+    for line in git(repo, "diff-tree", "-r", "-M", "--root", "--name-status", "--no-commit-id",
+                    sha).splitlines():
+        status, *paths = line.split("\t")
+        if status.startswith("R"):
+            out.append(("R", paths[0], paths[1]))
+        elif status.startswith("A"):
+            out.append(("A", None, paths[0]))
+        elif status.startswith("D"):
+            out.append(("D", paths[0], None))
+        else:
+            out.append(("M", paths[0], paths[0]))
+    return [c for c in out if (c[1] or c[2] or "").endswith(".py")]
+
+
+def predecessor(repo: Path, sha: str, text: tuple[str, ...], name: str
+                ) -> tuple[str, str, float] | None:
+    """The definition removed in ``sha`` most like ``text`` (a rename or a move)."""
+    best: tuple[str, str, float] | None = None
+    for _, old_path, new_path in file_changes(repo, sha):
+        if old_path is None:
+            continue
+        before = show(repo, f"{sha}^", old_path)
+        after = show(repo, sha, new_path) if new_path else None
+        old_defs = definitions(before) if before else None
+        new_defs = (definitions(after) if after else {}) or {}
+        for (kind, qualname), body in (old_defs or {}).items():
+            if kind != "function" or ((kind, qualname) in new_defs and new_path == old_path):
+                continue
+            score = difflib.SequenceMatcher(
+                None, _blank(body, qualname.rsplit(".", 1)[-1]), _blank(text, name)).ratio()
+            if score >= MATCH_MIN and (best is None or score > best[2]):
+                best = (old_path, qualname, score)
+    return best
+
+
+def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
+            depth: int = 0) -> list[dict[str, Any]]:
+    name = qualname.rsplit(".", 1)[-1]
+    span = _span(show(repo, rev, path), qualname)
+    if span is None:
+        return []
+    log = git(repo, "log", f"-L{span[0]},{span[1]}:{path}", "--no-merges", "--format=@@%H",
+              rev)
+    candidates = [line[2:] for line in log.splitlines() if line.startswith("@@")]
+    follow = git(repo, "log", "--follow", "--no-merges", "--name-status", "--format=@@%H",
+                 rev, "--", path)
+    path_at: dict[str, str] = {}
+    renamed: set[str] = set()
+    current = None
+    for line in follow.splitlines():
+        if line.startswith("@@"):
+            current = line[2:]
+        elif current and line.strip():
+            status, *paths = line.split("\t")
+            path_at[current] = paths[-1]
+            if status.startswith("R"):
+                renamed.add(current)
+    events: list[dict[str, Any]] = []
+    last_text: tuple[str, ...] | None = None  # the definition's text before the last event
+    newer = rev
+    order = {sha: index for index, sha in enumerate(
+        line[2:] for line in follow.splitlines() if line.startswith("@@"))}
+    ordered = sorted(dict.fromkeys([*candidates, *renamed]),
+                     key=lambda c: order.get(c, len(order)))  # newest first, as git logs
+    for sha in ordered:
+        at = path_at.get(sha, path)
+        new = own(repo, sha, at, qualname)
+        if new is None and last_text is not None:
+            # Not under this name here: renamed in place (or its class was) between this
+            # commit and the newer one; -L follows the lines, not the name.
+            found = _same_file_name(repo, sha, at, last_text, name)
+            if found is None:
+                continue
+            boundary = _renamed_at(repo, sha, newer, at, qualname, found)
+            if boundary is None:
+                continue
+            events.append({"commit": boundary, "kind": "moved", "path": at,
+                           "qualname": qualname, "previous_path": at,
+                           "previous_qualname": found, "how": "renamed in place"})
+            qualname, name = found, found.rsplit(".", 1)[-1]
+            new = own(repo, sha, at, qualname)
+        if new is None:
+            continue
+        before_path = at
+        if sha in renamed:
+            changes = {n: o for s, o, n in file_changes(repo, sha) if s == "R" and n and o}
+            before_path = changes.get(at, at)
+        old = own(repo, f"{sha}^", before_path, qualname) if _has_parent(repo, sha) else None
+        last_text, newer = old, sha
+        if old is None:
+            event: dict[str, Any] = {"commit": sha, "kind": "added", "path": at,
+                                     "qualname": qualname}
+            found_move = predecessor(repo, sha, new, name) if depth < 6 else None
+            if found_move is not None:
+                old_path, old_q, score = found_move
+                event.update(kind="moved", previous_path=old_path, previous_qualname=old_q,
+                             similarity=round(score, 3))
+                events.append(event)
+                events.extend(history(repo, old_path, old_q, f"{sha}^", depth + 1))
+                break
+            events.append(event)
+            break  # the origin: anything older under these lines is another definition
+        if before_path != at:
+            events.append({"commit": sha, "kind": "moved", "path": at, "qualname": qualname,
+                           "previous_path": before_path, "previous_qualname": qualname,
+                           "also_modified": old != new})
+        elif old != new:
+            events.append({"commit": sha, "kind": "modified", "path": at, "qualname": qualname})
+    return events
+
+
+def _same_file_name(repo: Path, sha: str, path: str, text: tuple[str, ...],
+                    name: str) -> str | None:
+    source = show(repo, sha, path)
+    defs = definitions(source) if source else None
+    best: tuple[float, str] | None = None
+    for (kind, qualname), body in (defs or {}).items():
+        if kind != "function":
+            continue
+        score = difflib.SequenceMatcher(None, _blank(body, qualname.rsplit(".", 1)[-1]),
+                                        _blank(text, name)).ratio()
+        if score >= MATCH_MIN and (best is None or score > best[0]):
+            best = (score, qualname)
+    return None if best is None else best[1]
+
+
+def _renamed_at(repo: Path, older: str, newer: str, path: str, new_q: str,
+                old_q: str) -> str | None:
+    """The commit in older..newer where ``path`` stops having ``old_q`` and has ``new_q``."""
+    for sha in git(repo, "log", "--no-merges", "--reverse", "--format=%H",
+                   f"{older}..{newer}", "--", path).split():
+        if own(repo, sha, path, new_q) is not None and own(repo, sha, path, old_q) is None:
+            return sha
+    return None
+
+
+def _span(source: bytes | None, qualname: str) -> tuple[int, int] | None:
+    """First decorator line .. last line of ``qualname`` in ``source`` (ast)."""
+    if source is None:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for kind, found, node, _ in _walk(tree.body, ""):
+        if kind == "function" and found == qualname:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            return first, node.end_lineno or node.lineno
+    return None
+
+
+def _has_parent(repo: Path, sha: str) -> bool:
+    return bool(git(repo, "rev-list", "--parents", "-n1", sha).split()[1:])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--only", default=None)
+    args = parser.parse_args()
+    name = args.corpus.name
+    attributes = args.corpus / ".git" / "info" / "attributes"
+    attributes.parent.mkdir(exist_ok=True)
+    attributes.write_text("*.py diff=python\n")
+    out_path = Path(__file__).resolve().parent / "lineage_truth.json"
+    truth = json.loads(out_path.read_text()) if out_path.exists() else {"functions": []}
+    kept = [f for f in truth["functions"] if f["corpus"] != name or (
+        args.only is not None and f["qualname"] != args.only)]
+    for path, qualname in TARGETS[name]:
+        if args.only is not None and qualname != args.only:
+            continue
+        events = history(args.corpus, path, qualname)
+        seen: dict[str, dict[str, Any]] = {}
+        for event in events:
+            seen.setdefault(event["commit"], event)
+        locator = f"python:function:{dotted(path)}.{qualname}"
+        entry = {"corpus": name, "locator": locator, "path": path, "qualname": qualname,
+                 "events": list(seen.values())}
+        kept.append(entry)
+        kinds = [e["kind"] for e in entry["events"]]
+        print(f"{locator}: {len(kinds)} commits "
+              f"({', '.join(f'{k} {kinds.count(k)}' for k in sorted(set(kinds)))})")
+        for event in entry["events"]:
+            if event["kind"] == "moved":
+                print(f"    {event['commit'][:12]} {event['previous_path']}:"
+                      f"{event['previous_qualname']} -> {event['path']}:{event['qualname']} "
+                      f"{event.get('similarity', '')}")
+    truth["functions"] = sorted(kept, key=lambda f: (f["corpus"], f["locator"]))
+    out_path.write_text(json.dumps(truth, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
