@@ -4,9 +4,9 @@
 
 For each function in ``TARGETS`` (named by its path and qualified name at HEAD):
 
-1. **Candidates**: ``git log -L <first>,<last>:<path>`` over the definition's ``ast`` span
-   at HEAD (line-log follows the file across renames, the
-   requests ``src/`` move included) and ``git log --follow`` of the file (rename commits).
+1. **Candidates**: every commit ``git log --follow`` lists for the file (rename commits
+   included, the requests ``src/`` move among them), and ``git log -L <first>,<last>:<path>``
+   over the definition's ``ast`` span at HEAD.
 2. **Each candidate** is judged with ``_ast_truth.definitions`` over the file at the commit
    and at its first parent (the path the file had there): ``added`` when the definition is
    new, ``modified`` when its own text changed, ``moved`` when git renamed the file; a
@@ -15,11 +15,15 @@ For each function in ``TARGETS`` (named by its path and qualified name at HEAD):
 3. **Boundaries**: where the definition is ``added``, every definition removed in the same
    commit is compared with it (difflib over the own text, the name blanked; >= 0.6, the
    best one); a match is a rename or move, and the walk continues from its path and name
-   at the parent. Every boundary is printed with its diff stat for reading, and its
-   reading is recorded in ``NOTES`` (how it was validated).
+   at the parent. A commit where either side is a version no parser here reads (committed
+   broken code) is recorded as ``unreadable`` and left out of the scoring. A class renamed
+   around a method (``SessionMixin`` -> ``SessionRedirectMixin``) is found where the
+   method's text is under another name in the same file: the boundary is the commit where
+   the old name goes and the new one comes. Every boundary is printed for reading; how
+   each was read is in ``bench/README.md``.
 
 Merges are left out (warpline records a merge only where it differs from a re-merge of
-its parents; none of these functions has such a merge in ``NOTES``).
+its parents).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pygit2
 from _ast_truth import _walk, definitions, dotted
 
 TARGETS: dict[str, list[tuple[str, str]]] = {
@@ -71,15 +76,39 @@ def git(repo: Path, *args: str) -> str:
                           errors="replace").stdout
 
 
+_REPOS: dict[Path, pygit2.Repository] = {}
+_DEFS: dict[str, dict[tuple[str, str], tuple[str, ...]] | None] = {}
+
+
+def _blob(repo: Path, rev: str, path: str) -> pygit2.Blob | None:
+    handle = _REPOS.setdefault(repo, pygit2.Repository(str(repo)))
+    try:
+        tree = handle.revparse_single(rev).peel(pygit2.Commit).tree
+        entry = tree[path]
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    blob = handle[entry.id]
+    return blob if isinstance(blob, pygit2.Blob) else None
+
+
 def show(repo: Path, rev: str, path: str) -> bytes | None:
-    done = subprocess.run(["git", "-C", str(repo), "show", f"{rev}:{path}"],
-                          capture_output=True, check=False)
-    return done.stdout if done.returncode == 0 else None
+    blob = _blob(repo, rev, path)
+    return None if blob is None else blob.data
+
+
+def _definitions_at(repo: Path, rev: str, path: str
+                    ) -> dict[tuple[str, str], tuple[str, ...]] | None:
+    blob = _blob(repo, rev, path)
+    if blob is None:
+        return None
+    key = str(blob.id)
+    if key not in _DEFS:
+        _DEFS[key] = definitions(blob.data)
+    return _DEFS[key]
 
 
 def own(repo: Path, rev: str, path: str, qualname: str) -> tuple[str, ...] | None:
-    source = show(repo, rev, path)
-    defs = definitions(source) if source is not None else None
+    defs = _definitions_at(repo, rev, path)
     if not defs:
         return None
     return defs.get(("function", qualname))
@@ -154,11 +183,19 @@ def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
     newer = rev
     order = {sha: index for index, sha in enumerate(
         line[2:] for line in follow.splitlines() if line.startswith("@@"))}
-    ordered = sorted(dict.fromkeys([*candidates, *renamed]),
+    # Every commit that touched the file is judged (line-log alone misses a deletion at
+    # the end of the tracked range: a dead last line removed from a function).
+    ordered = sorted(dict.fromkeys([*candidates, *renamed, *order]),
                      key=lambda c: order.get(c, len(order)))  # newest first, as git logs
     for sha in ordered:
         at = path_at.get(sha, path)
         new = own(repo, sha, at, qualname)
+        if new is None and _unreadable(repo, sha, at):
+            # A version no parser here reads (committed broken code): what changed is not
+            # known; the scorer leaves the commit out of both sides.
+            events.append({"commit": sha, "kind": "unreadable", "path": at,
+                           "qualname": qualname})
+            continue
         if new is None and last_text is not None:
             # Not under this name here: renamed in place (or its class was) between this
             # commit and the newer one; -L follows the lines, not the name.
@@ -180,6 +217,11 @@ def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
             changes = {n: o for s, o, n in file_changes(repo, sha) if s == "R" and n and o}
             before_path = changes.get(at, at)
         old = own(repo, f"{sha}^", before_path, qualname) if _has_parent(repo, sha) else None
+        if old is None and _unreadable(repo, f"{sha}^", before_path):
+            events.append({"commit": sha, "kind": "unreadable", "path": at,
+                           "qualname": qualname})
+            last_text, newer = new, sha
+            continue
         last_text, newer = old, sha
         if old is None:
             event: dict[str, Any] = {"commit": sha, "kind": "added", "path": at,
@@ -201,6 +243,11 @@ def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
         elif old != new:
             events.append({"commit": sha, "kind": "modified", "path": at, "qualname": qualname})
     return events
+
+
+def _unreadable(repo: Path, rev: str, path: str) -> bool:
+    """The file exists at ``rev`` but neither parser reads it."""
+    return show(repo, rev, path) is not None and _definitions_at(repo, rev, path) is None
 
 
 def _same_file_name(repo: Path, sha: str, path: str, text: tuple[str, ...],

@@ -14,7 +14,8 @@ without warpline's code):
 * **churn**: ``churn_count`` against the number of truth commits;
 * every miss and every extra commit is printed with its subject, for reading.
 
-Merge commits are in neither (the truth leaves them out; a timeline event on a merge is
+Commits the truth marks ``unreadable`` (a side no parser of the truth reads) are left out
+of both. Merge commits are in neither (the truth leaves them out; a timeline event on a merge is
 printed as extra). Nothing is asserted.
 """
 
@@ -62,9 +63,11 @@ def score(repo: Path, functions: list[dict[str, Any]]) -> dict[str, Any]:
     hits = truth_total = ours_total = 0
     rows = []
     for function in functions:
-        truth = {e["commit"]: e["kind"] for e in function["events"]}
+        unknown = {e["commit"] for e in function["events"] if e["kind"] == "unreadable"}
+        truth = {e["commit"]: e["kind"] for e in function["events"]
+                 if e["kind"] != "unreadable"}
         items = _timeline(repo, function["locator"])
-        ours = {i["commit"]: i["change_kind"] for i in items}
+        ours = {i["commit"]: i["change_kind"] for i in items if i["commit"] not in unknown}
         churn = call_tool("churn", {"repo": str(repo), "entity_refs": [function["locator"]]})
         count = churn["data"]["items"][0]["churn_count"]
         both = truth.keys() & ours.keys()
