@@ -1,6 +1,7 @@
 """Build ``bench/lineage_truth.json``: function histories from git, without warpline.
 
     python bench/_history_truth_build.py CORPUS_DIR [--only NAME]
+    python bench/_history_truth_build.py --annotate   # rewrite the validation notes only
 
 For each function in ``TARGETS`` (named by its path and qualified name at HEAD):
 
@@ -68,6 +69,53 @@ TARGETS: dict[str, list[tuple[str, str]]] = {
 }
 
 MATCH_MIN = 0.6
+
+# How each boundary was validated: the diff read by hand (and the commit's own message).
+NOTES: dict[str, str] = {
+    # requests
+    "d63e94f552eb": "git rename requests/ -> src/requests/ (diff-tree -M, R100); "
+                    "definition text unchanged; read: the src/ layout move",
+    "b8298b071032": "read: requote_path(path) -> requote_uri(uri), docstring and parameter "
+                    "renamed, same body; message 'Rename utils.requote_path to requote_uri'",
+    "f002b73026bd": "read: cut from requests/utils.py, pasted unchanged into the new "
+                    "requests/_internal_utils.py; message 'Move to_native_string to "
+                    "_internal_utils.py'",
+    "92355ada54a3": "read: class SessionMixin renamed SessionRedirectMixin ('cleanup'); the "
+                    "method's lines unchanged, so line-log does not list it: found by the "
+                    "name change in the file",
+    "98114245c686": "read: merge_kwargs rewritten as merge_setting (new signature, almost "
+                    "every line new; message 'Refactor merge_kwargs'): counted as a new "
+                    "definition (similarity below 0.6); an oracle following intent could "
+                    "call it a rename",
+    "8fbb1e6d97cd": "read: 61 lines added to utils.py, nothing removed anywhere (a copy "
+                    "of code kept in models.py): the origin",
+    # pip
+    "95bcf8c5f639": "git rename into pip/_internal/ (diff-tree -M); message 'Move all "
+                    "internal APIs to pip._internal'",
+    "a5a07fe61c48": "read: classmethod InstallRequirement.from_line moved to module function "
+                    "install_req_from_line in req/constructors.py; message 'Move "
+                    "InstallRequirement.from_line to constructors module'",
+    "a135af530130": "read: pip/req.py split into the pip/req/ package; message 'initial "
+                    "breakup of req.py'",
+    "8ed9acae60e6": "read: requirement handling cut from pip/__init__.py into pip/req.py; "
+                    "message 'Factor out the requirement handling into pip.req'",
+    "d766c448e1f8": "git rename index.py -> index/package_finder.py; message 'Move index "
+                    "interaction code into pip._internal.index'",
+    "b0df48ad3137": "read: PackageFinder cut from pip/__init__.py into pip/index.py; message "
+                    "'Factor out the PackageIndex code'",
+    "60f6ed9387b9": "read: class Wheel moved from wheel.py to models/wheel.py, methods "
+                    "unchanged; message 'Move wheel.Wheel to models.wheel.Wheel'",
+    "dc6b8393eb13": "read: routines moved from pip/__init__.py into pip/util.py and the vcs "
+                    "package; message 'Moved some routines from __init__ into pip.util'",
+    "767d11e49cb9": "git rename pip/util.py -> pip/utils/__init__.py",
+    "6eb83c6d3abc": "read: unpack_url cut from download.py into operations/prepare.py; "
+                    "message 'Move remaining functions in download to operations.prepare'",
+    "a4a8d73bcc07": "read: method RequirementSet.unpack_url became module function "
+                    "pip.download.unpack_url (self dropped, body edited); message 'Move "
+                    "unpack_url to pip.download'",
+    "5c89643d3d67": "read: VersionControl moved from vcs/__init__.py to vcs/versioncontrol.py; "
+                    "message 'Remove importing from vcs in pip/_internal/__init__.py'",
+}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -245,6 +293,23 @@ def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
     return events
 
 
+def _annotate(events: list[dict[str, Any]]) -> None:
+    for event in events:
+        if event["kind"] in ("added", "moved", "unreadable"):
+            event["validated"] = NOTES.get(event["commit"][:12], _automatic(event))
+
+
+def _automatic(event: dict[str, Any]) -> str:
+    if event["kind"] == "added":
+        return ("no definition of this name at the parent, none removed in the commit with "
+                f"own-text similarity >= {MATCH_MIN}: the definition's origin")
+    if event["kind"] == "unreadable":
+        return "a side neither ast nor lib2to3 parses: left out of the scoring"
+    if "similarity" in event:
+        return f"removed definition in the same commit, own-text similarity {event['similarity']}"
+    return "git renamed the file (diff-tree -M / log --follow); the definition kept its name"
+
+
 def _unreadable(repo: Path, rev: str, path: str) -> bool:
     """The file exists at ``rev`` but neither parser reads it."""
     return show(repo, rev, path) is not None and _definitions_at(repo, rev, path) is None
@@ -296,14 +361,24 @@ def _has_parent(repo: Path, sha: str) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", type=Path)
+    parser.add_argument("corpus", type=Path, nargs="?")
     parser.add_argument("--only", default=None)
+    parser.add_argument("--annotate", action="store_true",
+                        help="only (re)write each boundary's validation note")
     args = parser.parse_args()
+    out_path = Path(__file__).resolve().parent / "lineage_truth.json"
+    if args.annotate:
+        truth = json.loads(out_path.read_text())
+        for function in truth["functions"]:
+            _annotate(function["events"])
+        out_path.write_text(json.dumps(truth, indent=1) + "\n")
+        return 0
+    if args.corpus is None:
+        parser.error("name a corpus clone")
     name = args.corpus.name
     attributes = args.corpus / ".git" / "info" / "attributes"
     attributes.parent.mkdir(exist_ok=True)
     attributes.write_text("*.py diff=python\n")
-    out_path = Path(__file__).resolve().parent / "lineage_truth.json"
     truth = json.loads(out_path.read_text()) if out_path.exists() else {"functions": []}
     kept = [f for f in truth["functions"] if f["corpus"] != name or (
         args.only is not None and f["qualname"] != args.only)]
@@ -315,6 +390,7 @@ def main() -> int:
         for event in events:
             seen.setdefault(event["commit"], event)
         locator = f"python:function:{dotted(path)}.{qualname}"
+        _annotate(list(seen.values()))
         entry = {"corpus": name, "locator": locator, "path": path, "qualname": qualname,
                  "events": list(seen.values())}
         kept.append(entry)
