@@ -207,12 +207,12 @@ def predecessor(repo: Path, sha: str, text: tuple[str, ...], name: str
 def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
             depth: int = 0) -> list[dict[str, Any]]:
     name = qualname.rsplit(".", 1)[-1]
-    span = _span(show(repo, rev, path), qualname)
-    if span is None:
-        return []
-    log = git(repo, "log", f"-L{span[0]},{span[1]}:{path}", "--no-merges", "--format=@@%H",
-              rev)
-    candidates = [line[2:] for line in log.splitlines() if line.startswith("@@")]
+    span = _span(show(repo, rev, path), qualname)  # None for a py2-era version: the
+    candidates: list[str] = []  # file's own commits (--follow, below) are judged anyway
+    if span is not None:
+        log = git(repo, "log", f"-L{span[0]},{span[1]}:{path}", "--no-merges",
+                  "--format=@@%H", rev)
+        candidates = [line[2:] for line in log.splitlines() if line.startswith("@@")]
     follow = git(repo, "log", "--follow", "--no-merges", "--name-status", "--format=@@%H",
                  rev, "--", path)
     path_at: dict[str, str] = {}

@@ -1,13 +1,13 @@
 """Function histories against the truth in ``bench/lineage_truth.json``.
 
-    python bench/bench_history_truth.py CORPUS [CORPUS ...] [--store-from DIR]
+    python bench/bench_history_truth.py CORPUS [CORPUS ...] [--workdir DIR]
 
 Each corpus (a clone of ``requests`` or ``pip``, named by its directory) is cloned into a
-temporary directory and backfilled (``warpline backfill``); then, for every function of
-the truth on that corpus, warpline's ``timeline`` (every page) and ``churn`` of the
-function's current locator are compared with the truth's commits (the commits that
-introduced, changed, renamed or moved it; built by ``bench/_history_truth_build.py``
-without warpline's code):
+temporary directory (or ``--workdir``, kept and reused) and backfilled (``warpline
+backfill``); then, for every function of the truth on that corpus, warpline's
+``timeline`` (every page) and ``churn`` of the function's current locator are compared
+with the truth's commits (the commits that introduced, changed, renamed or moved it;
+built by ``bench/_history_truth_build.py`` without warpline's code):
 
 * **exact**: the timeline's commits are the truth's commits, no more, no fewer;
 * **commit recall / precision** over all functions (micro-averaged);
@@ -15,8 +15,8 @@ without warpline's code):
 * every miss and every extra commit is printed with its subject, for reading.
 
 Commits the truth marks ``unreadable`` (a side no parser of the truth reads) are left out
-of both. Merge commits are in neither (the truth leaves them out; a timeline event on a merge is
-printed as extra). Nothing is asserted.
+of both. Merge commits are in neither (the truth leaves them out; a timeline event on a
+merge is printed as extra). Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -94,13 +94,18 @@ def score(repo: Path, functions: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", nargs="+", type=Path)
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="keep the backfilled clones here (reused when present)")
     args = parser.parse_args()
     truth = json.loads(TRUTH.read_text())["functions"]
     results = []
     with tempfile.TemporaryDirectory() as tmp_name:
+        base = args.workdir or Path(tmp_name)
         for corpus in args.corpora:
             functions = [f for f in truth if f["corpus"] == corpus.name]
-            dest = clone(corpus, Path(tmp_name) / corpus.name, head_sha(corpus))
+            dest = base / corpus.name
+            if not dest.exists():
+                clone(corpus, dest, head_sha(corpus))
             started = time.perf_counter()
             subprocess.run([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
                             str(dest)], check=True, capture_output=True,
