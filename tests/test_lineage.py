@@ -319,3 +319,44 @@ def test_an_uncommitted_rename_is_one_move_too(repo: FixtureRepo) -> None:
     assert set(moved) == {"python:function:hdr.split_header"}
     assert moved["python:function:hdr.split_header"].previous_locator == \
         "python:function:hdr.parse_header"
+
+
+def test_a_rename_in_place_that_renames_its_parameters_too_is_one_moved_event(
+        repo: FixtureRepo) -> None:
+    """requests' ``requote_path(path)`` -> ``requote_uri(uri)``: every line naming the
+    parameter changed, so only the comparison with parameters by position pairs them."""
+    before = '''\
+def unquote_unreserved(uri):
+    return uri
+
+
+def requote_path(path):
+    """Re-quote the given URL path component.
+
+    This function passes the given path through an unquote/quote cycle to
+    ensure that it is fully and consistently quoted.
+    """
+    return quote(unquote_unreserved(path), safe="!#$%&'()*+,/:;=?@[]~")
+    return "/".join(parts)
+'''
+    after = before.replace("requote_path(path)", "requote_uri(uri)").replace(
+        "URL path component", "URI").replace("given path", "given URI").replace(
+        "unquote_unreserved(path)", "unquote_unreserved(uri)")
+    repo.commit({"utils.py": before})
+    sha = repo.commit({"utils.py": after})
+    changes = _changes(repo, sha)
+    assert _defs(changes) == {("python:function:utils.requote_uri", "moved",
+                               "python:function:utils.requote_path")}
+    assert changes["python:function:utils.requote_uri"].also_modified is True
+
+
+def test_parameters_by_position_do_not_pair_unrelated_functions_of_one_file(
+        repo: FixtureRepo) -> None:
+    before = ("def load(path):\n    with open(path) as handle:\n        data = handle.read()\n"
+              "    return data.decode('utf-8')\n")
+    after = ("def store(target, payload):\n    if not payload:\n        raise ValueError(target)\n"
+             "    target.write_bytes(payload)\n")
+    repo.commit({"io.py": before})
+    sha = repo.commit({"io.py": after})
+    assert _defs(_changes(repo, sha)) == {("python:function:io.store", "added", None),
+                                          ("python:function:io.load", "removed", None)}

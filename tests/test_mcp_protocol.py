@@ -37,15 +37,25 @@ def _error(reply: dict[str, Any]) -> dict[str, Any]:
     return error
 
 
-def _all_stdout_is_jsonrpc(proc: McpProcess) -> list[Any]:
-    """Close the server and check every stdout line left is a JSON-RPC message."""
-    assert proc.close() == 0
-    messages = []
-    while (line := proc.read_line(timeout=5)) is not None:
-        message = json.loads(line)
-        assert isinstance(message, dict) and message["jsonrpc"] == "2.0"
-        messages.append(message)
+def _all_stdout_is_jsonrpc(proc: McpProcess, replies: int = 0) -> list[Any]:
+    """Wait for ``replies`` messages (each line checked as it comes), then close the server
+    and check every stdout line left is a JSON-RPC message.
+
+    Waiting for the replies before closing makes the test independent of the machine's
+    load: closing first gave the server a fixed time to answer everything queued, which a
+    loaded machine exceeded (the server was killed mid-answer)."""
+    messages = [_jsonrpc(proc.read_line()) for _ in range(replies)]
+    assert proc.close(timeout=proc.timeout) == 0
+    while (line := proc.read_line(timeout=proc.timeout)) is not None:
+        messages.append(_jsonrpc(line))
     return messages
+
+
+def _jsonrpc(line: bytes | None) -> Any:
+    assert line is not None, "the server closed stdout before answering"
+    message = json.loads(line)
+    assert isinstance(message, dict) and message["jsonrpc"] == "2.0"
+    return message
 
 
 # -- initialize ---------------------------------------------------------------------------
@@ -312,7 +322,7 @@ def test_nothing_but_jsonrpc_reaches_stdout(tmp_path: Path) -> None:
         initialize(proc)
         for i, (method, params) in enumerate(requests):
             proc.send({"jsonrpc": "2.0", "id": f"r{i}", "method": method, "params": params})
-        messages = _all_stdout_is_jsonrpc(proc)
+        messages = _all_stdout_is_jsonrpc(proc, replies=len(requests))
         stderr = proc.stderr_text()
     assert [m["id"] for m in messages] == [f"r{i}" for i in range(len(requests))]
     assert [("result" in m) for m in messages] == [True, True, True, False, False]

@@ -9,7 +9,9 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
   definitions), each line stripped, blank and comment-only lines dropped, and every
   occurrence of its own name replaced by a placeholder (so a renamed recursive call or a
   ``super(Name, self)`` still matches).
-* The score of a pair is ``difflib``'s ratio of the two texts as line sequences.
+* The score of a pair is ``difflib``'s ratio of the two texts as line sequences; a pair
+  renamed within its file that falls short is scored once more with each parameter name
+  replaced by its position (a rename that renames the parameters too).
   A pair keeping its name (a move to another module or class) needs ``SAME_NAME_MIN``
   (dunder names, shared by unrelated classes, count as renamed); a renamed pair needs
   ``RENAME_MIN`` (``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES`` lines, where one line is
@@ -34,6 +36,7 @@ commit says so (``limit_hit``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -86,6 +89,7 @@ class Candidate:
     name: bytes
     text: Text
     own: Text
+    positional: Text | None = None  # ``text`` with parameters by position (lazily)
 
     @property
     def qualname(self) -> str:
@@ -106,8 +110,8 @@ def _parent(qualname: str) -> str | None:
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def _replace_name(text: bytes, name: bytes) -> bytes:
-    """``text`` with every whole-word occurrence of ``name`` replaced by the placeholder."""
+def _replace_name(text: bytes, name: bytes, placeholder: bytes = _PLACEHOLDER) -> bytes:
+    """``text`` with every whole-word occurrence of ``name`` replaced by ``placeholder``."""
     at = text.find(name)
     if at < 0:
         return text
@@ -118,7 +122,7 @@ def _replace_name(text: bytes, name: bytes) -> bytes:
         if (at == 0 or text[at - 1] not in _WORD) and (end == len(text)
                                                          or text[end] not in _WORD):
             out.append(text[start:at])
-            out.append(_PLACEHOLDER)
+            out.append(placeholder)
             start = end
         at = text.find(name, end)
     out.append(text[start:])
@@ -256,12 +260,64 @@ def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
         return None  # the length ratio already rules it out
     state.comparisons += 1
     matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
+    # Renamed in place with its parameters renamed too (``requote_path(path)`` ->
+    # ``requote_uri(uri)``): every line naming a parameter differs, so such a pair is
+    # compared once more with each parameter replaced by its position (gated by the
+    # cheap bound like the first comparison).
+    in_place = not same and old.change.path == new.change.path
+    positional = False
     if TRACE is None and matcher.quick_ratio() < bound:
-        return None
+        if not in_place:
+            return None
+        matcher = SequenceMatcher(None, _positional(old), _positional(new), autojunk=False)
+        if matcher.quick_ratio() < bound:
+            return None
+        positional = True
     value = matcher.ratio()
+    if value < bound and in_place and not positional:
+        value = max(value, score(_positional(old), _positional(new)))
     if TRACE is not None:
         TRACE.append((value, old.change.locator, new.change.locator, same))
     return value
+
+
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _positional(c: Candidate) -> Text:
+    """``c.text`` with each parameter name of its signature replaced by its position."""
+    if c.positional is None:
+        head = b" ".join(c.text[:8])
+        start = head.find(b"(")
+        names: list[bytes] = []
+        if c.key[0] == "function" and start >= 0:
+            depth, part = 0, bytearray()
+            for byte in head[start + 1:]:
+                char = bytes((byte,))
+                if char in b"([{":
+                    depth += 1
+                elif char in b")]}":
+                    if depth == 0:
+                        break
+                    depth -= 1
+                if char == b"," and depth == 0:
+                    names.append(bytes(part))
+                    part.clear()
+                else:
+                    part.extend(char)
+            names.append(bytes(part))
+        params = []
+        for piece in names:
+            found = _IDENT.match(piece.strip().lstrip(b"*").strip())
+            if found and found.group() not in (b"self", b"cls"):
+                params.append(found.group())
+        text = c.text
+        for index, param in enumerate(params):
+            marker = b"\x01" + str(index).encode()
+            text = tuple(_replace_name(line, param, marker) if param in line else line
+                         for line in text)
+        c.positional = text
+    return c.positional
 
 
 def _ranked(value: float, old: Candidate, new: Candidate, i: int,

@@ -76,7 +76,3 @@ def some_locators(conn: sqlite3.Connection, limit: int) -> list[str]:
         "SELECT DISTINCT locator FROM entities LIMIT ?", (limit,))]
 
 
-def lineage_locators(conn: sqlite3.Connection, lineage: int) -> set[str]:
-    """Every locator one lineage (an entity across renames) has had."""
-    return {str(r[0]) for r in conn.execute(
-        "SELECT locator FROM entities WHERE lineage = ?", (lineage,))}

@@ -177,5 +177,5 @@ def latest_change_per_lineage(conn: sqlite3.Connection,
     scope = temp_keys(conn, "q_lineages", lineages, "INTEGER")
     # SQLite takes the bare columns from the row holding max(): the newest change.
     return {int(lineage): str(sha) for lineage, sha, _ in conn.execute(
-        f"SELECT e.lineage, c.sha, max(ce.changed_at * 1000000000 + c.id) {_JOINS} "
-        f"WHERE e.lineage IN {scope} GROUP BY e.lineage")}
+        f"SELECT ce.lineage, c.sha, max(ce.changed_at * 1000000000 + c.id) {_JOINS} "
+        f"WHERE ce.lineage IN {scope} GROUP BY ce.lineage")}

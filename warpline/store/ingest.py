@@ -21,7 +21,7 @@ from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import walk_all
-from warpline.store import pipeline, shallow_ingest
+from warpline.store import lineages, pipeline, shallow_ingest
 from warpline.store.caughtup import ingested_among
 from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
@@ -271,21 +271,26 @@ class Ingestor:
             return None  # another run (or process) ingested it already
         commit_id = cur.lastrowid
         rows = []
+        events: list[lineages.Event] = []
         for change in changes.changes:
             entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh,
                                         learned)
+            previous_id = None
             if (change.change_kind == "moved" and change.previous_locator
                     and change.previous_locator != change.locator):
-                self._link_lineage(conn, change.previous_locator, entity_id, change.kind,
-                                   change.previous_path or change.path, fresh, learned)
+                previous_id = self._entity_id(conn, change.previous_locator, change.kind,
+                                              change.previous_path or change.path, fresh,
+                                              learned)
+            events.append((entity_id, change.change_kind, previous_id))
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at,
                          int(change.also_modified)))
+        of_events = lineages.assign(conn, events)
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
-            " previous_locator, previous_path, changed_at, also_modified)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            " previous_locator, previous_path, changed_at, also_modified, lineage)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*row, lineage) for row, lineage in zip(rows, of_events, strict=True)],
         ).rowcount
         if inserted != len(rows):
             # Two changes with one (commit, entity, kind) are one stored event: count what is
@@ -315,23 +320,13 @@ class Ingestor:
                 (locator, kind, path),
             )
             entity_id = int(cur.lastrowid or 0)
-            conn.execute("UPDATE entities SET lineage = id WHERE id = ?", (entity_id,))
+            conn.execute("UPDATE entities SET lineage = ? WHERE id = ?",
+                         (lineages.new_lineage(conn, entity_id), entity_id))
         else:
             entity_id = int(row[0])
             conn.execute("UPDATE entities SET path = ? WHERE id = ?", (path, entity_id))
         fresh[locator] = (entity_id, path)
         return entity_id
-
-    def _link_lineage(self, conn: sqlite3.Connection, previous_locator: str, entity_id: int,
-                      kind: str, previous_path: str, fresh: dict[str, tuple[int, str]],
-                      learned: dict[str, tuple[int, str]]) -> None:
-        previous_id = self._entity_id(conn, previous_locator, kind, previous_path, fresh,
-                                      learned)
-        lineage = conn.execute("SELECT lineage FROM entities WHERE id = ?",
-                               (previous_id,)).fetchone()[0]
-        own = conn.execute("SELECT lineage FROM entities WHERE id = ?", (entity_id,)).fetchone()[0]
-        if own != lineage:
-            conn.execute("UPDATE entities SET lineage = ? WHERE lineage = ?", (lineage, own))
 
     # -- bookkeeping --------------------------------------------------------------
     def _record_failure(self, sha: str, error: str) -> None:

@@ -1,4 +1,22 @@
-"""Per-lineage queries (an entity across renames and moves): churn counts and timelines."""
+"""Lineage ids, per event: which history each change event belongs to (migration 9).
+
+A lineage is one definition's history across renames and moves. The lineage of an event
+is fixed when the event is written:
+
+* a ``moved`` event from ``previous_locator`` P to entity E continues P's lineage; E
+  carries it from then on (the lineage's ``holder`` becomes E);
+* an ``added`` event of an entity whose lineage is carried by another entity now (the
+  name was renamed away, and this is a new definition reusing it) starts a new lineage;
+* every other event joins the entity's current lineage.
+
+So after ``f -> g`` and a later, unrelated ``f``, g's timeline and churn never include
+the new f's changes, and the new f's never include the old f's. Ids come from the
+``lineages`` table only (never from entity ids), so a new lineage can never collide with
+an old one.
+
+The per-lineage queries (churn counts, timelines) read events by their own lineage
+(``change_events.lineage``), never by the entity row's current one.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +26,80 @@ from typing import Any
 
 from warpline.store.events import temp_keys
 
-_JOINS = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
-          "JOIN commits c ON c.id = ce.commit_id")
+__all__ = ["Event", "Stat", "assign", "churn_stats", "earlier_definitions", "latest_locator",
+           "lineage_locators", "new_lineage", "timeline_rows"]
+
+_CHUNK = 500
+
+# (entity id, change kind, entity id of previous_locator when it names another entity)
+Event = tuple[int, str, int | None]
+
+
+def new_lineage(conn: sqlite3.Connection, holder: int) -> int:
+    """Allocate a lineage id carried by ``holder``."""
+    cur = conn.execute("INSERT INTO lineages (holder) VALUES (?)", (holder,))
+    return int(cur.lastrowid or 0)
+
+
+def assign(conn: sqlite3.Connection, events: Sequence[Event]) -> list[int]:
+    """The lineage of each of one commit's events (in order), updating the entities'
+    current lineages and the holders. Moves are applied before additions, so a commit
+    that renames f to g and adds a new f gives the new f a lineage of its own."""
+    ids = sorted({e for e, _, _ in events} | {p for _, _, p in events if p is not None})
+    current: dict[int, int] = {}
+    holder: dict[int, int | None] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start:start + _CHUNK]
+        for entity, lineage, held_by in conn.execute(
+                "SELECT e.id, e.lineage, l.holder FROM entities e "
+                "LEFT JOIN lineages l ON l.id = e.lineage "
+                f"WHERE e.id IN ({','.join('?' * len(chunk))})", chunk):
+            current[int(entity)] = int(lineage)
+            holder[int(lineage)] = None if held_by is None else int(held_by)
+    out: list[int | None] = [None] * len(events)
+    order = sorted(range(len(events)), key=lambda i: events[i][1] != "moved")
+    for index in order:
+        entity, kind, previous = events[index]
+        if kind == "moved" and previous is not None and previous != entity:
+            lineage = current[previous]
+            own = current[entity]
+            if own != lineage:
+                _join(conn, entity, own, lineage, current)
+            conn.execute("UPDATE lineages SET holder = ? WHERE id = ?", (entity, lineage))
+            holder[lineage] = entity
+        elif kind == "added":
+            lineage = current[entity]
+            held_by = holder.get(lineage)
+            if held_by is not None and held_by != entity:
+                lineage = new_lineage(conn, entity)
+                conn.execute("UPDATE entities SET lineage = ? WHERE id = ?", (lineage, entity))
+                current[entity], holder[lineage] = lineage, entity
+        else:
+            lineage = current[entity]
+        out[index] = lineage
+    return [int(x) for x in out if x is not None]
+
+
+def _join(conn: sqlite3.Connection, entity: int, own: int, lineage: int,
+          current: dict[int, int]) -> None:
+    """Entity moves into ``lineage``. Its own lineage ``own`` is folded in when it has no
+    ``added`` event (its events so far were ingested before the move that begins them);
+    a lineage with its own beginning stays separate (an earlier definition of that name)."""
+    started = conn.execute("SELECT 1 FROM change_events WHERE lineage = ? AND "
+                           "change_kind = 'added' LIMIT 1", (own,)).fetchone()
+    if started is None:
+        conn.execute("UPDATE change_events SET lineage = ? WHERE lineage = ?", (lineage, own))
+        conn.execute("UPDATE entities SET lineage = ? WHERE lineage = ?", (lineage, own))
+        for key, value in list(current.items()):
+            if value == own:
+                current[key] = lineage
+    else:
+        conn.execute("UPDATE entities SET lineage = ? WHERE id = ?", (lineage, entity))
+        current[entity] = lineage
+
+
+_JOINS_ENTITY = "FROM change_events ce JOIN entities e ON e.id = ce.entity_id"
+_JOINS = f"{_JOINS_ENTITY} JOIN commits c ON c.id = ce.commit_id"
 
 # count, first change, last change, last actor ("Name <email>")
 Stat = tuple[int, int, int, str]
@@ -20,7 +110,7 @@ def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | 
                 ) -> tuple[dict[int, Stat], dict[int, Stat], dict[int, int]]:
     """Counts per lineage and per entity in two grouped queries (never one per ref),
     and each lineage's current member (the entity of its topologically latest event)."""
-    clauses = [f"e.lineage IN {temp_keys(conn, 'q_lineages', lineages, 'INTEGER')}"]
+    clauses = [f"ce.lineage IN {temp_keys(conn, 'q_lineages', lineages, 'INTEGER')}"]
     args: list[Any] = []
     if since is not None:
         clauses.append("ce.changed_at >= ?")
@@ -36,39 +126,50 @@ def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | 
     by_lineage: dict[int, Stat] = {}
     by_entity: dict[int, Stat] = {}
     current: dict[int, int] = {}
-    # Grouped per entity only; a lineage's figures roll up from its members' (the count
-    # sums, the first is the least, the latest is the member row with the greatest order
-    # key), which halves the scans of the events (the store-wide answer of 50,000 refs).
-    firsts = {r[0]: (int(r[1]), int(r[2])) for r in conn.execute(
-        f"SELECT e.id, count(*), min(ce.changed_at) {base} GROUP BY e.id", args)}
+    # Grouped per (entity, event lineage) only; each lineage's and each entity's figures
+    # roll up from those groups (counts sum, the first is the least, the latest is the
+    # group with the greatest order key), which halves the scans of the events (the
+    # store-wide answer of 50,000 refs). An entity row can hold events of two lineages
+    # (a name reused after its definition was renamed away).
+    firsts = {(r[0], r[1]): (int(r[2]), int(r[3])) for r in conn.execute(
+        f"SELECT e.id, ce.lineage, count(*), min(ce.changed_at) {base} "
+        "GROUP BY e.id, ce.lineage", args)}
     # SQLite returns the bare columns of the row holding max() when max() is the only
     # min/max aggregate: that is the topologically latest event (never the latest
     # timestamp: equal commit times are normal after a rebase) and its author.
-    latest: dict[int, int] = {}
+    lineage_key: dict[int, int] = {}
+    entity_key: dict[int, int] = {}
     for entity_id, lineage, key, last, name, email in conn.execute(
-            "SELECT e.id, e.lineage, max(coalesce(c.topo, 0) * 4294967296 + ce.id), "
-            f"ce.changed_at, c.author_name, c.author_email {base} GROUP BY e.id", args):
-        count, first = firsts[entity_id]
+            "SELECT e.id, ce.lineage, max(coalesce(c.topo, 0) * 4294967296 + ce.id), "
+            f"ce.changed_at, c.author_name, c.author_email {base} "
+            "GROUP BY e.id, ce.lineage", args):
+        count, first = firsts[(entity_id, lineage)]
         stat = (count, first, int(last), f"{name} <{email}>")
-        by_entity[entity_id] = stat
-        held = by_lineage.get(lineage)
-        if held is None:
-            by_lineage[lineage], latest[lineage] = stat, key
+        _roll_up(by_entity, entity_key, entity_id, stat, key)
+        if _roll_up(by_lineage, lineage_key, lineage, stat, key):
             current[lineage] = entity_id
-            continue
-        total, earliest = held[0] + count, min(held[1], first)
-        if key > latest[lineage]:
-            by_lineage[lineage] = (total, earliest, stat[2], stat[3])
-            latest[lineage], current[lineage] = key, entity_id
-        else:
-            by_lineage[lineage] = (total, earliest, held[2], held[3])
     return by_lineage, by_entity, current
+
+
+def _roll_up(into: dict[int, Stat], keys: dict[int, int], at: int, stat: Stat,
+             key: int) -> bool:
+    """Fold one group's figures into ``into[at]``; True when this group is now the latest."""
+    held = into.get(at)
+    if held is None:
+        into[at], keys[at] = stat, key
+        return True
+    total, earliest = held[0] + stat[0], min(held[1], stat[1])
+    if key > keys[at]:
+        into[at], keys[at] = (total, earliest, stat[2], stat[3]), key
+        return True
+    into[at] = (total, earliest, held[2], held[3])
+    return False
 
 
 def latest_locator(conn: sqlite3.Connection, lineage: int) -> tuple[str, str] | None:
     """``(locator, commit sha)`` of a lineage's topologically latest reachable change."""
     row = conn.execute(
-        f"SELECT e.locator, c.sha {_JOINS} WHERE e.lineage = ? AND c.reachable = 1 "
+        f"SELECT e.locator, c.sha {_JOINS} WHERE ce.lineage = ? AND c.reachable = 1 "
         "ORDER BY c.topo DESC, ce.id DESC LIMIT 1", (lineage,)).fetchone()
     return None if row is None else (str(row[0]), str(row[1]))
 
@@ -79,7 +180,7 @@ def timeline_rows(conn: sqlite3.Connection, lineage: int, change_kinds: Sequence
     """One page of a lineage's reachable change events in topological order, and the
     total: ``(id, change_kind, author_name, author_email, sha, changed_at, path, locator,
     previous_locator, previous_path, also_modified)``."""
-    clauses = ["e.lineage = ?", "c.reachable = 1"]
+    clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [lineage]
     if change_kinds:
         clauses.append(f"ce.change_kind IN ({','.join('?' * len(change_kinds))})")
@@ -97,3 +198,20 @@ def timeline_rows(conn: sqlite3.Connection, lineage: int, change_kinds: Sequence
         f"{_JOINS}{scope} ORDER BY c.topo {direction}, ce.id {direction} LIMIT ? OFFSET ?",
         [*args, limit, offset]).fetchall()
     return rows, int(total)
+
+
+def earlier_definitions(conn: sqlite3.Connection, entity_id: int,
+                        lineage: int) -> list[str]:
+    """Locators now carrying the other lineages an entity row's events belong to (a name
+    reused after its earlier definition was renamed away)."""
+    return [str(r[1]) for r in conn.execute(
+        "SELECT DISTINCT ce.lineage, e.locator FROM change_events ce "
+        "JOIN lineages l ON l.id = ce.lineage JOIN entities e ON e.id = l.holder "
+        "WHERE ce.entity_id = ? AND ce.lineage != ? AND l.holder != ?",
+        (entity_id, lineage, entity_id)).fetchall()]
+
+
+def lineage_locators(conn: sqlite3.Connection, lineage: int) -> set[str]:
+    """Every locator one lineage (an entity across renames) has had."""
+    return {str(r[0]) for r in conn.execute(
+        f"SELECT DISTINCT e.locator {_JOINS_ENTITY} WHERE ce.lineage = ?", (lineage,))}

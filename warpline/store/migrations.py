@@ -200,6 +200,30 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX commits_by_reachable ON commits(reachable);
         """,
     ),
+    # 9: lineage per event, not per entity row. ``change_events.lineage`` is the lineage an
+    # event belongs to, fixed when it is written; ``entities.lineage`` becomes the lineage
+    # the entity's NEXT event joins. ``lineages`` allocates lineage ids (seeded with every
+    # entity id, the lineage ids of older stores) and records each lineage's ``holder``:
+    # the entity that carries it now (the target of its latest move). A locator renamed
+    # away and later added again (a new, unrelated definition reusing the name) starts a
+    # new lineage, so it never joins the history of the name it was renamed to. Stores
+    # written before keep their events' old lineages (``holder`` unknown: no split).
+    Migration(
+        9,
+        "lineage_per_event",
+        """
+        ALTER TABLE change_events ADD COLUMN lineage INTEGER;
+        UPDATE change_events SET lineage = (
+            SELECT e.lineage FROM entities e WHERE e.id = change_events.entity_id);
+        CREATE INDEX change_events_by_lineage ON change_events(lineage);
+        CREATE TABLE lineages (
+            id     INTEGER PRIMARY KEY,
+            holder INTEGER
+        );
+        INSERT OR IGNORE INTO lineages (id) SELECT id FROM entities;
+        INSERT OR IGNORE INTO lineages (id) SELECT DISTINCT lineage FROM entities;
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

@@ -19,8 +19,13 @@ from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import parse_ref, resolve
 from warpline.service.shared.sei import backfill_seis
-from warpline.store.entities import EntityRow, lineage_locators
-from warpline.store.lineages import latest_locator, timeline_rows
+from warpline.store.entities import EntityRow
+from warpline.store.lineages import (
+    earlier_definitions,
+    latest_locator,
+    lineage_locators,
+    timeline_rows,
+)
 
 TOOL = "warpline_entity_timeline_get"
 _KIND_PREFERENCE = {"function": 0, "class": 1, "module": 2, "file": 3}
@@ -71,6 +76,8 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         stitched = len(locators) > 1
         if entity is not None and stitched:
             warnings.extend(_where_it_went(ctx.store.conn, entity))
+        if entity is not None:
+            warnings.extend(_earlier_definitions(ctx.store.conn, entity))
         return envelope(
             model=EntityTimelineEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
             filters=filters, sort={"by": "changed_at", "order": params.sort_order},
@@ -109,6 +116,14 @@ def _where_it_went(conn: Any, entity: EntityRow) -> list[str]:
         return []
     return [f"{entity.locator} was renamed or moved: its history continues as {row[0]} "
             f"(latest change in commit {row[1][:12]}); this timeline covers the whole lineage."]
+
+
+def _earlier_definitions(conn: Any, entity: EntityRow) -> list[str]:
+    """A name reused after its definition was renamed away: the earlier definition's
+    history is not this one's; say where it continues."""
+    rows = earlier_definitions(conn, entity.id, entity.lineage)
+    return [f"An earlier definition named {entity.locator} was renamed or moved; its history "
+            f"continues as {locator} and is not part of this timeline." for locator in rows]
 
 
 def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,

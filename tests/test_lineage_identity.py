@@ -1,0 +1,182 @@
+"""Lineage identity is per lineage, not per entity row: after ``f -> g`` a new, unrelated
+``f`` added later starts a history of its own; g's timeline and churn never take it in,
+and asking for ``f`` says where the earlier f went. Real git repositories throughout."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.contract_check import assert_valid_envelope
+from tests.gitfixture import FixtureRepo
+from warpline.git.repo import head_commit, open_repo
+from warpline.registry import call_tool
+from warpline.store.db import Store, store_path
+from warpline.store.ingest import Ingestor
+from warpline.store.migrations import MIGRATIONS
+
+PARSE = ("def parse(text):\n    name, _, value = text.partition(':')\n"
+         "    return name.strip(), value.strip()\n")
+NEW_PARSE = "def parse(blob):\n    import json\n    return json.loads(blob)\n"
+OLD_F = "python:function:hdr.parse"
+G = "python:function:hdr.split_header"
+
+
+def _call(tool: str, **arguments: Any) -> dict[str, Any]:
+    env = call_tool(tool, arguments)
+    assert_valid_envelope(env)
+    return env
+
+
+def _timeline(repo: FixtureRepo, locator: str) -> dict[str, Any]:
+    return _call("timeline", repo=str(repo.path), entity=locator, sort_order="asc")
+
+
+def _shas(env: dict[str, Any]) -> list[str]:
+    return [item["commit"] for item in env["data"]["items"]]
+
+
+def _churn(repo: FixtureRepo, *locators: str) -> dict[str, int]:
+    env = _call("churn", repo=str(repo.path), entity_refs=list(locators))
+    return {i["entity"]["locator"]: i["churn_count"] for i in env["data"]["items"]}
+
+
+@pytest.fixture
+def reused(tmp_path: Path) -> tuple[FixtureRepo, dict[str, str]]:
+    """parse added and edited, renamed to split_header and edited, then a new, unrelated
+    parse added to the same module and edited."""
+    r = FixtureRepo(tmp_path / "repo")
+    c: dict[str, str] = {}
+    c["add"] = r.commit({"hdr.py": PARSE}, "add parse")
+    v2 = PARSE.replace("value.strip()", "value.strip() or None")
+    c["edit"] = r.commit({"hdr.py": v2}, "edit parse")
+    v3 = v2.replace("def parse", "def split_header")
+    c["rename"] = r.commit({"hdr.py": v3}, "rename parse to split_header")
+    v4 = v3.replace("name.strip()", "name.strip().lower()")
+    c["edit_g"] = r.commit({"hdr.py": v4}, "edit split_header")
+    c["new_f"] = r.commit({"hdr.py": v4 + "\n\n" + NEW_PARSE}, "a new parse")
+    c["edit_new_f"] = r.commit({"hdr.py": v4 + "\n\n" + NEW_PARSE.replace("(blob)", "(blob)\n")},
+                               "edit the new parse")
+    return r, c
+
+
+def test_the_renamed_definition_keeps_its_history_and_not_the_reused_name_s(
+        reused: tuple[FixtureRepo, dict[str, str]]) -> None:
+    r, c = reused
+    env = _timeline(r, G)
+    assert _shas(env) == [c["add"], c["edit"], c["rename"], c["edit_g"]]
+    assert [i["change_kind"] for i in env["data"]["items"]] == [
+        "added", "modified", "moved", "modified"]
+
+
+def test_the_reused_name_has_only_its_own_history_and_says_where_the_old_one_went(
+        reused: tuple[FixtureRepo, dict[str, str]]) -> None:
+    r, c = reused
+    env = _timeline(r, OLD_F)
+    assert _shas(env) == [c["new_f"], c["edit_new_f"]]
+    assert env["data"]["items"][0]["change_kind"] == "added"
+    assert any(G in w and "earlier definition" in w for w in env["warnings"])
+
+
+def test_churn_counts_each_lineage_once(reused: tuple[FixtureRepo, dict[str, str]]) -> None:
+    r, _ = reused
+    assert _churn(r, G, OLD_F) == {G: 4, OLD_F: 2}
+
+
+def test_a_rename_back_is_one_lineage(tmp_path: Path) -> None:
+    r = FixtureRepo(tmp_path / "repo")
+    shas = [r.commit({"hdr.py": PARSE}, "add")]
+    shas.append(r.commit({"hdr.py": PARSE.replace("def parse", "def split_header")}, "rename"))
+    shas.append(r.commit({"hdr.py": PARSE}, "rename back"))
+    shas.append(r.commit({"hdr.py": PARSE.replace("strip(), value", "strip(), value ")},
+                         "edit"))
+    assert _shas(_timeline(r, OLD_F)) == shas
+    assert _churn(r, OLD_F) == {OLD_F: 4}
+
+
+def test_a_class_name_reused_after_a_class_rename(tmp_path: Path) -> None:
+    """The methods carried by the renamed class keep their history; a new class with the old
+    name (and a method of the same name) starts its own."""
+    body = ("class Reporter:\n    def report(self, n):\n        total = n * 2\n"
+            "        return f'{total} done'\n")
+    r = FixtureRepo(tmp_path / "repo")
+    add = r.commit({"rep.py": body}, "add")
+    moved = body.replace("class Reporter", "class ReporterThread")
+    rename = r.commit({"rep.py": moved}, "rename the class")
+    again = r.commit({"rep.py": moved + "\n\nclass Reporter:\n    def report(self):\n"
+                      "        return None\n"}, "a new Reporter")
+    carried = "python:function:rep.ReporterThread.report"
+    reused_method = "python:function:rep.Reporter.report"
+    assert _shas(_timeline(r, carried)) == [add, rename]
+    assert _shas(_timeline(r, reused_method)) == [again]
+    assert _churn(r, carried, reused_method) == {carried: 2, reused_method: 1}
+
+
+def test_a_file_path_reused_after_a_file_rename(tmp_path: Path) -> None:
+    r = FixtureRepo(tmp_path / "repo")
+    add = r.commit({"a.txt": "one\n"}, "add a")
+    move = r.commit({}, "move a to b", renames={"a.txt": "b.txt"})
+    again = r.commit({"a.txt": "something else\n"}, "a new a")
+    assert _shas(_timeline(r, "core:file:b.txt")) == [add, move]
+    assert _shas(_timeline(r, "core:file:a.txt")) == [again]
+
+
+def test_newer_commits_ingested_before_the_rename_join_its_lineage(
+        reused: tuple[FixtureRepo, dict[str, str]]) -> None:
+    """Out of order (a hook ingested the newest commit before the backfill reached the
+    rename): the events written first fold into the lineage once the rename arrives."""
+    r, c = reused
+    handle = open_repo(r.path)
+    walk = {str(x.id): x for x in handle.walk(head_commit(handle).id)}  # type: ignore[union-attr]
+    with Store.open(r.path) as store:
+        ingestor = Ingestor(store, handle)
+        ingestor.run([walk[c["edit_g"]]])
+        ingestor.run([walk[c[k]] for k in ("add", "edit", "rename", "new_f", "edit_new_f")])
+        ingestor.catch_up(head_commit(handle))
+    assert _shas(_timeline(r, G)) == [c["add"], c["edit"], c["rename"], c["edit_g"]]
+    assert _churn(r, G, OLD_F) == {G: 4, OLD_F: 2}
+
+
+def test_a_store_written_before_migration_9_keeps_its_lineages(tmp_path: Path) -> None:
+    """An older store (migrations 1-5, lineage on entity rows) is migrated in place: every
+    event takes its entity's lineage, and new lineage ids never collide with old ones."""
+    r = FixtureRepo(tmp_path / "repo")
+    r.commit({"hdr.py": PARSE}, "add")
+    r.commit({"hdr.py": PARSE.replace("def parse", "def split_header")}, "rename")
+    path = store_path(r.path)
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    for migration in MIGRATIONS:
+        if migration.version > 5:
+            break
+        for statement in (s for s in migration.sql.split(";") if s.strip()):
+            conn.execute(statement)
+        conn.execute("INSERT INTO migrations VALUES (?, ?, 0)", (migration.version,
+                                                                  migration.name))
+    conn.execute("PRAGMA user_version = 5")
+    handle = open_repo(r.path)
+    commits = list(handle.walk(head_commit(handle).id))  # type: ignore[union-attr]
+    for n, commit in enumerate(reversed(commits), start=1):
+        conn.execute("INSERT INTO commits (id, sha, author_name, author_email, authored_at, "
+                     "committed_at, parent_count, event_count, unparsed_files, ingested_at, "
+                     "topo) VALUES (?, ?, 'A', 'a@x', 0, ?, ?, 1, '[]', 0, ?)",
+                     (n, str(commit.id), n, len(commit.parent_ids), n))
+    conn.execute("INSERT INTO entities VALUES (7, ?, 'function', 'hdr.py', NULL, 7)", (OLD_F,))
+    conn.execute("INSERT INTO entities VALUES (9, ?, 'function', 'hdr.py', NULL, 7)", (G,))
+    conn.execute("INSERT INTO change_events (commit_id, entity_id, change_kind, path, "
+                 "changed_at) VALUES (1, 7, 'added', 'hdr.py', 1)")
+    conn.execute("INSERT INTO change_events (commit_id, entity_id, change_kind, path, "
+                 "previous_locator, changed_at) VALUES (2, 9, 'moved', 'hdr.py', ?, 2)",
+                 (OLD_F,))
+    conn.commit()
+    conn.close()
+    assert len(_timeline(r, G)["data"]["items"]) == 2  # migrated on open, lineage kept
+    new = r.commit({"hdr.py": "def other():\n    return 1\n"}, "replace")
+    assert _shas(_timeline(r, "python:function:hdr.other")) == [new]
+    with Store.open(r.path) as store:
+        lineage = store.conn.execute("SELECT lineage FROM entities WHERE locator = ?",
+                                     ("python:function:hdr.other",)).fetchone()[0]
+    assert lineage > 9  # allocated past every old entity id
