@@ -5,8 +5,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import socket
 import sys
+import time
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,6 +66,54 @@ def test_a_killed_worker_reports_its_remaining_commits_as_failed_instead_of_hang
     rest = list(stream)
     assert [sha for sha, _, _ in [first, *rest]] == shas
     assert any(error is not None for _, _, error in rest)
+
+
+def _blocked_in_send(pid: int) -> bool:
+    """The kernel says this process sleeps waiting for room in a socket's send buffer."""
+    try:
+        with open(f"/proc/{pid}/wchan") as handle:
+            return handle.read().strip() == "sock_alloc_send_pskb"
+    except OSError:
+        return False
+
+
+@pytest.mark.timeout(180)
+def test_a_worker_killed_in_the_middle_of_a_message_does_not_hang_the_writer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A worker killed while its batch is half written into the pipe (an out-of-memory kill
+    # does that) once left the writer waiting forever for the rest of the message. The
+    # workers' send buffers are shrunk (a real setsockopt on the real pipe, the only thing
+    # arranged here) so a batch is always written in parts while the writer is not reading;
+    # the kill comes once the kernel reports a worker asleep in the middle of a send.
+    real_worker = pipeline._slice_worker
+
+    def small_buffer_worker(repo_path: str, slices: Any, conn: Connection,
+                            others: Any, parent: int) -> None:
+        sock = socket.socket(fileno=os.dup(conn.fileno()))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        sock.close()
+        real_worker(repo_path, slices, conn, others, parent)
+
+    monkeypatch.setattr(pipeline, "_slice_worker", small_buffer_worker)
+    generate(tmp_path / "r", 600, seed=5)
+    handle = open_repo(tmp_path / "r")
+    with Store.open(tmp_path / "r") as store:
+        shas = [str(c.id) for c in Ingestor(store, handle).pending(head_commit(handle))]
+    stream = pipeline.changes_in_workers(str(tmp_path / "r"), shas, 2)
+    first = next(stream)  # then the writer stops reading
+    workers = multiprocessing.active_children()
+    deadline = time.monotonic() + 120
+    while not any(p.pid and _blocked_in_send(p.pid) for p in workers):
+        if time.monotonic() > deadline:
+            pytest.skip("this kernel never reported a worker blocked in a send (wchan)")
+        time.sleep(0.05)
+    for proc in workers:
+        assert proc.pid is not None
+        os.kill(proc.pid, signal.SIGKILL)
+    rest = list(stream)
+    assert [sha for sha, _, _ in [first, *rest]] == shas
+    assert any(error is not None for _, _, error in rest)
+    assert all(changes is not None for _, changes, error in rest if error is None)
 
 
 def test_workers_claiming_many_small_slices_store_the_in_process_history(

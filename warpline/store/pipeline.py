@@ -5,10 +5,11 @@ A backfill is two kinds of work: diffing and parsing (CPU in the walker) and wri
 hundred commits or more, because the walker re-parses an edited file incrementally from
 the parse of its previous version: a worker that jumped between small distant chunks would
 parse long modules from scratch at every jump (measured: twice the CPU). Each worker
-claims the next unclaimed slice when it is done with one, so work stays balanced when one
-slice holds huge commits or the machine is busy. Workers stream small batches back; the
-writer reads slice after slice, in history order, and stays the only process that touches
-the store.
+is handed the next slice when it is done with one, so work stays balanced when one
+slice holds huge commits or the machine is busy. Workers stream small batches back, each
+over its own pipe (whose other end only the writer holds: a worker that dies reads as
+end-of-file, even in the middle of a message); the writer reads slice after slice, in
+history order, and stays the only process that touches the store.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ import os
 import pickle
 import signal
 import sys
-import time
 from collections.abc import Generator, Iterator, Sequence
-from queue import Empty
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import pygit2
@@ -79,38 +79,36 @@ def _work(shas: Sequence[str]) -> list[Outcome]:
     return out
 
 
-def _slice_worker(repo_path: str, slices: Sequence[Sequence[str]], claimed: Any,
-                  writing: Any, out: Any, number: int, parent: int) -> None:
-    """Claim the next unclaimed slice, compute it batch by batch, repeat. A message is
-    ``(worker, slice, payload)``: payload ``START`` on claiming, a pickled batch, ``END``."""
+def _slice_worker(repo_path: str, slices: Sequence[Sequence[str]], conn: Connection,
+                  others: Sequence[Connection], parent: int) -> None:
+    """Compute the slices the writer assigns, batch by batch, until it says stop.
+
+    The worker's only channel is its own pipe, written from this thread: if it dies in the
+    middle of a message, the writer reads end-of-file, never a message that cannot end (a
+    shared queue left a dead worker's half-written message blocking the reader forever).
+    A message is the slice index (4 bytes) followed by a pickled batch, or by nothing: the
+    slice's end."""
+    for other in others:  # inherited through fork: only the writer may hold the other ends
+        other.close()
     die_with_parent(parent)
     _init(repo_path)
     while True:
-        with claimed.get_lock():
-            index = claimed.value
-            claimed.value = index + 1
-        if index >= len(slices):
+        try:
+            index = conn.recv()
+        except (EOFError, OSError):  # the writer has gone
+            os._exit(1)
+        if index is None:
             return
-        # At most LOOKAHEAD slices past the one being written: what the writer has not
-        # reached yet waits in its memory, so running far ahead would only cost memory.
-        while index > writing.value + LOOKAHEAD:
-            if os.getppid() != parent:
-                os._exit(1)
-            time.sleep(0.02)
-        out.put((number, index, START))
+        head = int(index).to_bytes(4, "little")
         part = slices[index]
         for start in range(0, len(part), BATCH):
             if os.getppid() != parent:  # orphaned (no PDEATHSIG here): nobody will read
                 os._exit(1)
             # Pickled here: the writer keeps batches of slices it has not reached yet as
             # compact bytes, and unpickles each when it writes it.
-            out.put((number, index, pickle.dumps(_work(part[start : start + BATCH]),
-                                                 pickle.HIGHEST_PROTOCOL)))
-        out.put((number, index, END))
-
-
-START = b"start"
-END = b"end"
+            conn.send_bytes(head + pickle.dumps(_work(part[start : start + BATCH]),
+                                                pickle.HIGHEST_PROTOCOL))
+        conn.send_bytes(head)
 
 
 _PR_SET_PDEATHSIG = 1
@@ -146,53 +144,67 @@ def changes_in_workers(repo_path: str, shas: Sequence[str],
                        workers: int) -> Generator[Outcome, None, None]:
     """``(sha, changes, error)`` for each sha, in the given order.
 
-    Each worker claims the next unclaimed slice when it finishes one (so a slow worker
-    never leaves the others idle) and streams it back; the writer reads slice after
-    slice, keeping what arrives early for later ones.
+    The writer hands each worker the next slice when it finishes one (so a slow worker
+    never leaves the others idle) and reads slice after slice, keeping what arrives early
+    for later ones.
     """
     context: Any = multiprocessing.get_context("fork")
     slices = _slices(shas, workers)
     workers = min(workers, len(slices))
-    claimed = context.Value("i", 0)
-    writing = context.Value("i", 0, lock=False)  # the slice the writer is reading
-    results = context.Queue()
-    procs = [context.Process(target=_slice_worker, daemon=True,
-                             args=(repo_path, slices, claimed, writing, results, k,
-                                   os.getpid()))
-             for k in range(workers)]
-    for proc in procs:
-        proc.start()
+    pipes = [context.Pipe(duplex=True) for _ in range(workers)]
+    procs = []
+    for k in range(workers):
+        others = [end for pair in pipes for end in pair if end is not pipes[k][1]]
+        procs.append(context.Process(target=_slice_worker, daemon=True,
+                                     args=(repo_path, slices, pipes[k][1], others,
+                                           os.getpid())))
     try:
-        yield from _Reader(slices, procs, results, claimed, writing).outcomes()
+        for proc in procs:
+            proc.start()
+    finally:
+        for _, child_end in pipes:  # now a dead worker's pipe reads end-of-file
+            child_end.close()
+    ends = [writer_end for writer_end, _ in pipes]
+    try:
+        yield from _Reader(slices, procs, ends).outcomes()
         for proc in procs:
             proc.join()
     finally:
+        for end in ends:
+            end.close()
         for proc in procs:
             if proc.is_alive():
                 proc.terminate()
+            if proc.pid is not None:
                 proc.join()
 
 
 class _Reader:
-    """The writer's side: slices in order, from whichever worker claimed each."""
+    """The writer's side: assigns slices in history order and reads them in that order,
+    from whichever worker computes each."""
 
-    def __init__(self, slices: Sequence[Sequence[str]], procs: Sequence[Any], results: Any,
-                 claimed: Any, writing: Any) -> None:
-        self.writing = writing
+    def __init__(self, slices: Sequence[Sequence[str]], procs: Sequence[Any],
+                 ends: Sequence[Connection]) -> None:
         self.slices = slices
         self.procs = procs
-        self.results = results
-        self.claimed = claimed
-        self.owner: dict[int, int] = {}
-        self.early: dict[int, list[bytes]] = {}
+        self.ends = ends
+        self.open: dict[int, Connection] = dict(enumerate(ends))
+        self.working: dict[int, int] = {}  # worker -> the slice it computes
+        self.owner: dict[int, int] = {}  # slice -> the worker it was given to
+        self.next = 0  # the next slice to hand out
+        self.writing = 0  # the slice the writer is reading
+        self.early: dict[int, list[memoryview]] = {}
         self.ended: set[int] = set()
+        self.stopped: set[int] = set()
 
     def outcomes(self) -> Iterator[Outcome]:
+        self._hand_out()
         for index, part in enumerate(self.slices):
-            self.writing.value = index
+            self.writing = index
+            self._hand_out()
             done = 0
-            idle = 0
             while True:
+                self._receive(0.0)  # drain whatever is ready, so no worker waits on us
                 waiting = self.early.pop(index, None)
                 if waiting:
                     for raw in waiting:
@@ -202,49 +214,66 @@ class _Reader:
                     continue
                 if index in self.ended:
                     break
-                if self._receive():
-                    idle = 0
-                    continue
-                idle += 1
-                if self._lost(index, idle):
+                if self._lost(index):
                     # The worker died (killed, out of memory): the rest of its slice is
                     # reported as failed, so it is retried on the next run.
                     code = self._exitcode(index)
                     for sha in part[done:]:
                         yield (sha, None, f"ingest worker exited with {code}")
                     break
+                self._receive(1.0)
+        self._hand_out()  # every slice is read: the idle workers are told to stop
 
-    def _receive(self) -> bool:
-        # Once every worker has exited, only what is already in the pipe is left to read.
-        wait = 1.0 if any(p.is_alive() for p in self.procs) else 0.1
+    def _hand_out(self) -> None:
+        """Give each idle worker the next slice, at most LOOKAHEAD slices past the one
+        being written (what the writer has not reached yet waits in its memory, so running
+        far ahead would only cost memory); once all are handed out, tell it to stop."""
+        for number in sorted(self.open):
+            if number in self.working or number in self.stopped:
+                continue
+            if self.next >= len(self.slices):
+                self.stopped.add(number)
+                self._send(number, None)
+            elif self.next <= self.writing + LOOKAHEAD:
+                self.working[number], self.owner[self.next] = self.next, number
+                self._send(number, self.next)
+                self.next += 1
+
+    def _send(self, number: int, index: int | None) -> None:
         try:
-            number, index, payload = self.results.get(timeout=wait)
-        except Empty:
-            return False
-        if payload == START:
-            self.owner[index] = number
-        elif payload == END:
-            self.ended.add(index)
-        else:
-            self.early.setdefault(index, []).append(payload)
-        return True
+            self.open[number].send(index)
+        except OSError:  # it died: its end-of-file is read next
+            pass
 
-    def _lost(self, index: int, idle: int) -> bool:
-        """Nothing arrived for a while: will anyone still send slice ``index``?"""
+    def _receive(self, timeout: float) -> None:
+        for end in wait(list(self.open.values()), timeout):
+            assert isinstance(end, Connection)
+            number = self.ends.index(end)
+            try:
+                message = end.recv_bytes()
+            except (EOFError, OSError):  # exited; a half-written message is dropped
+                del self.open[number]
+                continue
+            index = int.from_bytes(message[:4], "little")
+            if len(message) == 4:
+                self.ended.add(index)
+                self.working.pop(number, None)
+                self._hand_out()
+            else:
+                self.early.setdefault(index, []).append(memoryview(message)[4:])
+
+    def _lost(self, index: int) -> bool:
+        """Will anyone still send slice ``index``? A worker's end-of-file comes after
+        everything it sent, so a closed owner that never ended the slice never will."""
         owner = self.owner.get(index)
         if owner is not None:
-            return not self.procs[owner].is_alive()
-        alive = [p for p in self.procs if p.is_alive()]
-        if not alive:
-            return True
-        # Claimed but never started: its worker died between the two (a few seconds of
-        # silence while some worker is dead tell it from a message still in flight).
-        return (self.claimed.value > index and idle >= 3
-                and len(alive) < len(self.procs))
+            return owner not in self.open and index not in self.early
+        return not self.open  # never handed out, and nobody is left to take it
 
     def _exitcode(self, index: int) -> object:
         owner = self.owner.get(index)
         if owner is not None:
+            self.procs[owner].join(1.0)
             return self.procs[owner].exitcode
         dead = [p.exitcode for p in self.procs if not p.is_alive()]
         return dead[0] if dead else None
