@@ -138,6 +138,66 @@ def test_commits_behind_head_walks_both_sides_of_a_merge(tmp_path: Path) -> None
     assert _status(repo)["data"]["store"]["commits_behind_head"] == 3
 
 
+def _drop_commit_object(repo: FixtureRepo, sha: str) -> None:
+    """Damage for real: delete the commit's loose object (the fixture never packs)."""
+    loose = repo.path / ".git" / "objects" / sha[:2] / sha[2:]
+    os.chmod(loose, 0o644)
+    loose.unlink()
+    assert sha not in repo.repo.odb
+
+
+def _fsck_commands(envelope: dict[str, Any]) -> list[str]:
+    return [c["command"] for c in envelope["next_actions"].get("commands", [])
+            if "fsck" in c["command"]]
+
+
+def test_a_missing_commit_in_the_unread_history_is_named_not_counted_as_behind(
+        tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _backfill(repo)
+    lost = repo.commit({"app/more.py": "X = 1\n"}, message="lost")
+    repo.commit({"app/more.py": "X = 2\n"}, message="after")
+    _drop_commit_object(repo, lost)
+    envelope = _status(repo)
+    store = envelope["data"]["store"]
+    assert store["commits_behind_head"] == 1  # HEAD itself; what lies past `lost` is unknown
+    assert any(lost in w for w in envelope["warnings"])
+    assert _fsck_commands(envelope)
+    # The read tools agree that this history cannot be read.
+    with pytest.raises(WarplineError) as caught:
+        call_tool("changed", {"repo": str(repo.path)})
+    assert (caught.value.code, caught.value.details["missing_object"]) == ("invalid_repo", lost)
+
+
+def test_a_missing_head_commit_is_named_and_behind_is_unknown(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _backfill(repo)
+    head = repo.commit({"app/more.py": "X = 1\n"}, message="head")
+    _drop_commit_object(repo, head)
+    envelope = _status(repo)
+    assert envelope["data"]["store"]["commits_behind_head"] is None
+    assert any(head in w for w in envelope["warnings"])
+    assert _fsck_commands(envelope)
+    # The read tools name the same object, not a bad range they were never given.
+    calls = [("churn", {"entity_refs": ["app.core.alpha"]}),
+             ("timeline", {"entity_ref": "app.core.alpha"}), ("changed", {}),
+             ("capture_snapshot", {}), ("verify_record", {"commit": "HEAD", "kind": "tests"})]
+    for tool, arguments in calls:
+        with pytest.raises(WarplineError) as caught:
+            call_tool(tool, {"repo": str(repo.path), **arguments})
+        assert (tool, caught.value.code, caught.value.details.get("missing_object")) == (
+            tool, "invalid_repo", head)
+
+
+def test_a_complete_history_asks_for_no_fsck(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _backfill(repo)
+    repo.commit({"app/more.py": "X = 1\n"}, message="more")
+    envelope = _status(repo)
+    assert envelope["data"]["store"]["commits_behind_head"] == 1
+    assert not _fsck_commands(envelope)
+
+
 def test_a_corrupt_store_is_unreadable(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     db = store_path(repo.path)

@@ -30,6 +30,15 @@ def commit_or_none(repo: pygit2.Repository, sha: str) -> pygit2.Commit | None:
         return None
 
 
+def head_id_or_none(repo: pygit2.Repository) -> pygit2.Oid | None:
+    """HEAD's commit id, or None when HEAD is unborn or its commit cannot be read (a
+    damaged repository: the caller compares nothing against a HEAD it cannot see)."""
+    try:
+        return None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).id
+    except _GIT_ERRORS:
+        return None
+
+
 def upstream_branch(repo: pygit2.Repository) -> pygit2.Branch | None:
     """The current branch's upstream, or None (unborn or detached HEAD, none set)."""
     try:

@@ -90,8 +90,25 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
     """The commit HEAD points at, or None in a repository without commits."""
     if repo.head_is_unborn:
         return None
+    _refuse_missing_head(repo)
     with _translated("HEAD", "rev_range"):
         return repo.head.peel(pygit2.Commit)
+
+
+def _refuse_missing_head(repo: pygit2.Repository) -> None:
+    """HEAD names a commit the object database lacks: a damaged repository, not a bad
+    revision (``invalid_repo`` naming the object, as a walk through a missing one says)."""
+    try:
+        target = repo.head.target
+        missing = isinstance(target, pygit2.Oid) and target not in repo.odb
+    except (pygit2.GitError, KeyError, ValueError):
+        return  # the caller's peel says what is wrong
+    if missing:
+        raise InvalidRepo(
+            f"HEAD names commit {target}, which the repository's object database lacks. "
+            "Git's own check (`git fsck --connectivity-only`) names what is missing; fetch it "
+            "again or re-clone.", field="repo", value=repo.workdir,
+            details={"missing_object": str(target)})
 
 
 SHALLOW_FIX = ("fetch the rest of the history (`git fetch --unshallow`, or `git fetch "
@@ -134,6 +151,8 @@ def resolve_commit(repo: pygit2.Repository, rev: str, field: str = "rev_range") 
             field=field,
             value=rev,
         )
+    if rev.strip() == "HEAD":
+        _refuse_missing_head(repo)
     with _translated(rev, field, repo):
         return repo.revparse_single(rev.strip()).peel(pygit2.Commit)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pygit2
 
 from warpline.errors import InternalError, StoreUnsafe
+from warpline.git import shallow
 from warpline.store import guard, readonly
 from warpline.store.db import store_path
 from warpline.store.migrations import SCHEMA_VERSION
@@ -46,6 +47,9 @@ class StoreProbe:
     behind_is_lower_bound: bool = False
     has_snapshot_table: bool = False
     reason: str | None = None
+    # A commit the walk from HEAD needs but the object database lacks, where no shallow
+    # boundary explains it: the repository is damaged (read tools answer invalid_repo).
+    missing_object: str | None = None
 
 
 @contextmanager
@@ -91,7 +95,8 @@ def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChoos
             events = int(conn.execute("SELECT count(*) FROM change_events").fetchone()[0])
             has_snapshots = "snapshots" in tables
             snapshot = snapshot_rev(conn, repo) if has_snapshots else None
-            behind, at_least = commits_behind_head(conn, repo)
+            missing: list[str] = []
+            behind, at_least = commits_behind_head(conn, repo, missing)
     except sqlite3.Error as exc:
         return StoreProbe("store_unreadable", path, present=True, readable=False,
                           reason=f"SQLite: {exc}")
@@ -101,26 +106,36 @@ def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChoos
     return StoreProbe("ok", path, present=True, readable=True, schema_version=version,
                       snapshot_rev=snapshot, change_event_count=events,
                       commits_behind_head=behind, behind_is_lower_bound=at_least,
-                      has_snapshot_table=has_snapshots)
+                      has_snapshot_table=has_snapshots,
+                      missing_object=missing[0] if missing else None)
 
 
-def _head(repo: pygit2.Repository) -> pygit2.Commit | None:
+def _head(repo: pygit2.Repository, missing: list[str]) -> pygit2.Commit | None:
     try:
         return None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
     except (pygit2.GitError, KeyError, ValueError):
+        try:
+            target = repo.references["HEAD"].resolve().target
+        except (pygit2.GitError, KeyError, ValueError):
+            return None
+        if isinstance(target, pygit2.Oid) and target not in repo.odb:
+            missing.append(str(target))
         return None
 
 
-def commits_behind_head(conn: sqlite3.Connection,
-                        repo: pygit2.Repository) -> tuple[int | None, bool]:
+def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
+                        missing: list[str] | None = None) -> tuple[int | None, bool]:
     """Commits reachable from HEAD that are not in ``commits``: ``(count, at_least)``.
 
     A breadth-first walk from HEAD that stops at ingested commits (their history was
-    ingested before them) and after ``BEHIND_SCAN_LIMIT`` un-ingested ones.
+    ingested before them) and after ``BEHIND_SCAN_LIMIT`` un-ingested ones. A commit the
+    walk needs that the object database lacks, outside a shallow boundary, is appended to
+    ``missing`` (the count is then a lower bound: history past it cannot be read).
     """
-    head = _head(repo)
+    missing = [] if missing is None else missing
+    head = _head(repo, missing)
     if head is None:
-        return 0, False
+        return (None, True) if missing else (0, False)
     # A shallow boundary recorded as a placeholder that is no longer a boundary (the clone
     # was deepened) is not ingested: its history waits behind it.
     reopened = _reopened_placeholders(conn, repo)
@@ -135,6 +150,7 @@ def commits_behind_head(conn: sqlite3.Connection,
             seen.add(commit.id)
             frontier.append(commit)
     behind = 0
+    edge: frozenset[str] | None = None  # read only when a parent is missing
     while frontier:
         batch = [frontier.popleft() for _ in range(min(len(frontier), _LOOKUP_BATCH))]
         shas = [str(c.id) for c in batch]
@@ -153,8 +169,12 @@ def commits_behind_head(conn: sqlite3.Connection,
                     try:
                         frontier.append(repo[parent_id].peel(pygit2.Commit))
                     except (KeyError, ValueError, pygit2.GitError):
-                        continue  # a shallow clone's missing parent: nothing to ingest
-    return behind, False
+                        # A shallow clone's missing parent: nothing to ingest. Otherwise
+                        # the repository is damaged.
+                        edge = shallow.boundary(repo) if edge is None else edge
+                        if str(commit.id) not in edge:
+                            missing.append(str(parent_id))
+    return behind, bool(missing)
 
 
 def _reopened_placeholders(conn: sqlite3.Connection, repo: pygit2.Repository) -> set[str]:

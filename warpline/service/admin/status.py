@@ -88,6 +88,15 @@ def _advice(root: Path, probe: StoreProbe) -> tuple[list[str], list[dict[str, st
                   "unreadable file has been moved aside."}])
     warnings: list[str] = []
     commands: list[dict[str, str]] = []
+    if probe.missing_object is not None:
+        fsck = f"git -C {repo_arg} fsck --connectivity-only"
+        warnings.append(f"The repository lacks commit {probe.missing_object}, which the "
+                        "history from HEAD needs (no shallow boundary explains it): the "
+                        "history past it cannot be read, so the count of commits behind is "
+                        "a lower bound and read tools answer invalid_repo. "
+                        f"`{fsck}` names what is missing; fetch it again or re-clone.")
+        commands.append({"command": fsck, "why": "Names the objects missing from the "
+                         "repository's history."})
     behind = probe.commits_behind_head
     if behind:
         count = f"at least {behind}" if probe.behind_is_lower_bound else str(behind)

@@ -30,7 +30,7 @@ from typing import Any, Generic, TypeVar
 import pygit2
 
 from warpline.git.locators import is_python_path
-from warpline.git.lookups import ancestry, paths_changed_since, status_or_empty
+from warpline.git.lookups import ancestry, head_id_or_none, paths_changed_since, status_or_empty
 from warpline.service.shared.envelope import iso_z
 from warpline.store.events import count_changed_entities
 from warpline.store.snapshots import SnapshotRow, snapshots
@@ -60,7 +60,7 @@ Preference = Callable[[Row, bool, int], tuple[int, ...]]
 def nearest(repo: pygit2.Repository, rows: Iterable[Row], commit_of: Callable[[Row], str],
             preference: Preference[Row]) -> Choice[Row] | None:
     """The best of ``rows`` by ``preference(row, is_ancestor, behind)`` (smallest first)."""
-    head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).id
+    head = head_id_or_none(repo)
     best: tuple[tuple[int, ...], Choice[Row]] | None = None
     for row in rows:
         is_ancestor, behind = ancestry(repo, head, commit_of(row))
