@@ -121,3 +121,37 @@ def _events(root: Path) -> list[tuple[str, str, str]]:
         return sorted(store.conn.execute(
             "SELECT c.sha, e.locator, ce.change_kind FROM change_events ce "
             "JOIN commits c ON c.id = ce.commit_id JOIN entities e ON e.id = ce.entity_id"))
+
+
+def test_the_foreign_file_check_accepts_a_store_another_opener_just_migrated(
+        tmp_path: Path) -> None:
+    # The race it closes: an opener reads user_version 0, another process migrates and
+    # commits, then the first looks at the tables. It now reads both in one snapshot; here
+    # the check runs on a connection that saw version 0 before the other process migrated.
+    repo = _repo(tmp_path)
+    path = store_path(repo.path)
+    path.parent.mkdir(parents=True)
+    sqlite3.connect(path).close()  # the brand-new empty file both openers see
+    late = Store(sqlite3.connect(str(path), isolation_level=None), path, root=repo.path)
+    try:
+        assert late.schema_version() == 0
+        with Store.open(repo.path) as first:  # the other opener wins the race
+            assert first.schema_version() == SCHEMA_VERSION
+        late._refuse_foreign()  # version and tables read together: a warpline store
+    finally:
+        late.close()
+
+
+def test_many_processes_opening_a_new_store_at_once_all_succeed(tmp_path: Path) -> None:
+    script = ("import sys; from pathlib import Path; from warpline.store.db import Store\n"
+              "with Store.open(Path(sys.argv[1])) as s: print(s.schema_version())\n")
+    for round_ in range(4):
+        repo = FixtureRepo(tmp_path / f"r{round_}")
+        repo.commit({"pkg/mod.py": MODULE}, message="first")
+        procs = [subprocess.Popen([sys.executable, "-c", script, str(repo.path)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(6)]
+        outcomes = [proc.communicate(timeout=120) for proc in procs]
+        results = [(p.returncode, out.strip())
+                   for p, (out, _) in zip(procs, outcomes, strict=True)]
+        assert results == [(0, str(SCHEMA_VERSION))] * 6, [err for _, err in outcomes]

@@ -165,13 +165,24 @@ class Store:
                 raise
         return store
 
-    def _refuse_foreign(self) -> None:
+    def _refuse_foreign(self, *, in_transaction: bool = False) -> None:
         """A file that holds no warpline schema (a foreign database; an empty file that is
         not a concurrent opener's brand-new one) is refused like a damaged store, never
-        migrated in place. Runs inside the migration's write lock."""
-        tables = {str(r[0]) for r in self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
+        migrated in place. Runs again inside the migration's write lock.
+
+        The schema version and the tables are read in one snapshot: a concurrent opener
+        may migrate the file between two separate reads, and its fresh tables must not look
+        like a foreign database that still says version 0."""
+        if not in_transaction:
+            self.conn.execute("BEGIN")
+        try:
+            version = self.schema_version()
+            tables = {str(r[0]) for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            if not in_transaction:
+                self.conn.execute("COMMIT")
+        if version > 0 or not tables:
             return
         raise _not_a_store(self.path, tables)
 
@@ -217,7 +228,7 @@ class Store:
             if current > SCHEMA_VERSION:
                 raise _schema_ahead(current)
             if current == 0:
-                self._refuse_foreign()
+                self._refuse_foreign(in_transaction=True)
             for migration in MIGRATIONS:
                 if migration.version <= current:
                     continue
