@@ -179,9 +179,10 @@ def test_a_missing_head_commit_is_named_and_behind_is_unknown(tmp_path: Path) ->
     assert any(head in w for w in envelope["warnings"])
     assert _fsck_commands(envelope)
     # The read tools name the same object, not a bad range they were never given.
-    calls = [("churn", {"entity_refs": ["app.core.alpha"]}),
-             ("timeline", {"entity_ref": "app.core.alpha"}), ("changed", {}),
-             ("capture_snapshot", {}), ("verify_record", {"commit": "HEAD", "kind": "tests"})]
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("churn", {"entity_refs": ["app.core.alpha"]}),
+        ("timeline", {"entity_ref": "app.core.alpha"}), ("changed", {}),
+        ("capture_snapshot", {}), ("verify_record", {"commit": "HEAD", "kind": "tests"})]
     for tool, arguments in calls:
         with pytest.raises(WarplineError) as caught:
             call_tool(tool, {"repo": str(repo.path), **arguments})
