@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from warpline.errors import InvalidEntityRef
-from warpline.git.repo import range_commits
 from warpline.models import EntityChurnCountEnvelope
 from warpline.models.inputs import EntityChurnCountInput
 from warpline.service.shared.closest import NameIndex, unknown_entity_warning
@@ -45,6 +44,8 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
         until = parse_instant(window["until"], "window.until") if window.get("until") else None
         shas = None
         if window.get("rev_range"):
+            from warpline.git.repo import range_commits
+
             _, _, commits = range_commits(ctx.repo, window["rev_range"])
             shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}
