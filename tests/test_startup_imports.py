@@ -153,6 +153,7 @@ def test_ingest_commit_imports_no_pydantic_graph_or_http(repo: FixtureRepo) -> N
     modules = _imported(done.stderr)
     assert {"pygit2", "warpline.git.attribution", "warpline.store.ingest"} <= modules
     assert _under(modules, ("pydantic", "warpline.models", "warpline.registry",
+                            "warpline.store.pipeline", "multiprocessing",
                             *ALWAYS_HEAVY)) == []
 
 
