@@ -11,7 +11,7 @@ from warpline.service.shared.resolve import Ref, parse_ref, parse_refs
 
 _PREFIXES = ["core:file:", "python:module:", "python:class:", "python:function:",
              "loomweave:eid:", "python:method:", "", " core:file:"]
-_TEXT = st.text(alphabet=st.sampled_from(list("ab./_ \t\n\u00a0\u2003\x1c0") + ["é"]),
+_TEXT = st.text(alphabet=st.sampled_from([*"ab./_ \t\n\u00a0\u2003\x1c0", "é"]),
                 max_size=8)
 _RAW = st.one_of(
     st.builds(lambda p, t: p + t, st.sampled_from(_PREFIXES), _TEXT),
