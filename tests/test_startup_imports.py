@@ -154,7 +154,8 @@ def test_ingest_commit_imports_no_pydantic_graph_or_http(repo: FixtureRepo) -> N
     assert {"pygit2", "warpline.git.attribution", "warpline.store.ingest"} <= modules
     assert _under(modules, ("pydantic", "warpline.models", "warpline.registry",
                             "warpline.store.pipeline", "multiprocessing",
-                            *ALWAYS_HEAVY)) == []
+                            "warpline.cli.smoke", "warpline.mcp.client",
+                            "warpline.cli.setup_cmds", *ALWAYS_HEAVY)) == []
 
 
 def test_backfill_of_a_caught_up_store_imports_no_walker(repo: FixtureRepo) -> None:
@@ -181,3 +182,17 @@ def test_changed_over_a_stored_range_imports_no_walker_or_graph(repo: FixtureRep
     assert envelope["data"]["items"], envelope
     assert "warpline.service.history.changed" in modules
     assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
+
+
+def test_the_plain_command_map_names_the_module_that_registers_each_command() -> None:
+    import argparse
+    import importlib
+
+    from warpline.cli import commands
+
+    registered: dict[str, str] = {}
+    for name in commands._EXTENSIONS:
+        sub = argparse.ArgumentParser(add_help=False).add_subparsers()
+        importlib.import_module(name).add_parsers(sub, commands.common)
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert commands.PLAIN_COMMANDS == registered
