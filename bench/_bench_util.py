@@ -145,11 +145,19 @@ def format_result(r: dict[str, Any]) -> list[str]:
         lat = ing["latency"]
         out.append(f"  ingest-commit ({lat['n']} commits after {ing['base'][:12]}): "
                    f"p50 {lat['p50_ms']:.0f} ms  p90 {lat['p90_ms']:.0f} ms  "
-                   f"max {lat['max_ms']:.0f} ms   target p50 <= 200 ms: "
-                   f"{_verdict(lat['p50_ms'] <= 200)}")
-        for name, base in ing.get("baselines", {}).items():
+                   f"max {lat['max_ms']:.0f} ms   target p50 <= 100 ms: "
+                   f"{_verdict(lat['p50_ms'] <= 100)}")
+        bounds = ing.get("baselines", {})
+        for name, base in bounds.items():
             out.append(f"    baseline {name}: p50 {base['p50_ms']:.0f} ms  "
                        f"max {base['max_ms']:.0f} ms")
+        if "python -S -c pass" in bounds and "python -c pass" in bounds:
+            # The target assumes the plain interpreter's start; a .pth hook of the
+            # environment (python -c pass minus python -S -c pass) is not warpline's.
+            hook = bounds["python -c pass"]["p50_ms"] - bounds["python -S -c pass"]["p50_ms"]
+            net = lat["p50_ms"] - hook
+            out.append(f"    p50 net of the environment's start-up hook ({hook:.0f} ms): "
+                       f"{net:.0f} ms   target <= 100 ms: {_verdict(net <= 100)}")
         if ing.get("errors"):
             out.append(f"    {len(ing['errors'])} failed, first: {ing['errors'][0]}")
     elif ing:

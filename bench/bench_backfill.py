@@ -115,6 +115,11 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
     todo = git("rev-list", "--reverse", "--topo-order", head, f"^{base}", cwd=repo).split()
     times: list[float] = []
     errors: list[str] = []
+    # The lower bounds run interleaved with the ingests (a busy machine slows all alike):
+    # ``python -S`` skips site-packages and any .pth start-up hook the environment adds.
+    lower = {"python -S -c pass": ["-S", "-c", "pass"], "python -c pass": ["-c", "pass"],
+             "import warpline.cli": ["-c", "import warpline.cli"]}
+    runs: dict[str, list[float]] = {name: [] for name in lower}
     for sha in todo:
         git("reset", "-q", "--soft", sha, cwd=repo)  # where a post-commit hook would be
         seconds, code, err = wall(ingest_commit_argv(sha, repo))
@@ -122,11 +127,9 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
             errors.append(f"{sha[:12]} exit {code}: {err}")
         else:
             times.append(seconds)
-    baselines = {}
-    for name, code_line in (("python -c pass", "pass"),
-                            ("import warpline.cli", "import warpline.cli")):
-        runs = [wall([sys.executable, "-c", code_line])[0] for _ in range(max(5, len(todo)))]
-        baselines[name] = percentiles(runs)
+        for name, flags in lower.items():
+            runs[name].append(wall([sys.executable, *flags])[0])
+    baselines = {name: percentiles(values) for name, values in runs.items() if values}
     return {"base": base, "commits": len(todo), "command": warpline_cli(),
             "latency": percentiles(times), "errors": errors, "baselines": baselines}
 

@@ -39,6 +39,7 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 ALWAYS_HEAVY = ("networkx", "jsonschema", "httpx", "warpline.graph", "warpline.federation")
 OTHER_TOOLS_MODELS = ("warpline.models.graph", "warpline.models.worklist",
                       "warpline.models.admin")
+LIBGIT2 = ("pygit2", "warpline.git.repo", "warpline.git.shallow")
 WALKER = ("warpline.store.ingest", "warpline.git.attribution", "warpline.store.pipeline",
           "multiprocessing")
 
@@ -114,9 +115,11 @@ def test_churn_on_a_caught_up_store_imports_its_models_only_and_no_walker(
     validate_envelope(envelope)
     counts = {item["entity"]["locator"]: item["churn_count"] for item in envelope["data"]["items"]}
     assert counts == {"python:function:pkg.mod.f": 3, "python:function:never.seen": 0}
-    assert {"pydantic", "pygit2", "warpline.models.history", "warpline.models.inputs",
-            "warpline.service.history.churn", "warpline.store.caughtup"} <= modules
-    assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
+    assert {"pydantic", "warpline.models.history", "warpline.models.inputs",
+            "warpline.service.history.churn", "warpline.store.caughtup",
+            "warpline.git.gitfiles"} <= modules
+    # HEAD came from git's files: libgit2 is not loaded for a caught-up read.
+    assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER, *LIBGIT2)) == []
 
 
 def test_a_store_behind_head_still_catches_up(repo: FixtureRepo) -> None:
@@ -127,7 +130,7 @@ def test_a_store_behind_head_still_catches_up(repo: FixtureRepo) -> None:
     items = replies[1]["result"]["structuredContent"]["data"]["items"]
     assert {i["entity"]["locator"]: i["churn_count"] for i in items}[
         "python:function:pkg.mod.f"] == 4
-    assert "warpline.store.ingest" in modules
+    assert {"warpline.store.ingest", "pygit2"} <= modules
 
 
 def test_a_rejected_input_loads_the_schema_walker_to_name_the_field(repo: FixtureRepo) -> None:
@@ -150,7 +153,9 @@ def test_ingest_commit_imports_no_pydantic_graph_or_http(repo: FixtureRepo) -> N
     modules = _imported(done.stderr)
     assert {"pygit2", "warpline.git.attribution", "warpline.store.ingest"} <= modules
     assert _under(modules, ("pydantic", "warpline.models", "warpline.registry",
-                            *ALWAYS_HEAVY)) == []
+                            "warpline.store.pipeline", "multiprocessing",
+                            "warpline.cli.smoke", "warpline.mcp.client",
+                            "warpline.cli.setup_cmds", *ALWAYS_HEAVY)) == []
 
 
 def test_backfill_of_a_caught_up_store_imports_no_walker(repo: FixtureRepo) -> None:
@@ -162,8 +167,8 @@ def test_backfill_of_a_caught_up_store_imports_no_walker(repo: FixtureRepo) -> N
     summary = json.loads(done.stdout)
     assert (summary["commits_ingested"], summary["complete"]) == (0, True)
     modules = _imported(done.stderr)
-    assert {"pygit2", "warpline.store.caughtup"} <= modules
-    assert _under(modules, ("pydantic", *WALKER, *ALWAYS_HEAVY)) == []
+    assert {"warpline.store.caughtup", "warpline.git.gitfiles"} <= modules
+    assert _under(modules, ("pydantic", *WALKER, *ALWAYS_HEAVY, *LIBGIT2)) == []
 
 
 def test_changed_over_a_stored_range_imports_no_walker_or_graph(repo: FixtureRepo) -> None:
@@ -177,3 +182,17 @@ def test_changed_over_a_stored_range_imports_no_walker_or_graph(repo: FixtureRep
     assert envelope["data"]["items"], envelope
     assert "warpline.service.history.changed" in modules
     assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
+
+
+def test_the_plain_command_map_names_the_module_that_registers_each_command() -> None:
+    import argparse
+    import importlib
+
+    from warpline.cli import commands
+
+    registered: dict[str, str] = {}
+    for name in commands._EXTENSIONS:
+        sub = argparse.ArgumentParser(add_help=False).add_subparsers()
+        importlib.import_module(name).add_parsers(sub, commands.common)
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert commands.PLAIN_COMMANDS == registered

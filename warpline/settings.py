@@ -9,7 +9,6 @@ generated from ``SETTINGS`` (the meta-test holds it to this module).
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
@@ -160,6 +159,8 @@ def runnable_elsewhere(samples: int = 5, interval_s: float = 0.01) -> int:
 
 
 def log_level() -> str:
+    import logging  # only the MCP server configures logging: the CLI's start-up skips it
+
     level = (_raw(LOG_LEVEL) or "WARNING").upper()
     return level if level in logging.getLevelNamesMapping() else "WARNING"
 

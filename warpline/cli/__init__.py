@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 
 from warpline import settings
@@ -41,6 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:
         if settings.debug():
+            import traceback
+
             traceback.print_exc(file=sys.stderr)
         error = InternalError(f"Unexpected {type(exc).__name__}: {exc}. This is a warpline "
                               "defect; rerun with WARPLINE_DEBUG=1 for a traceback.")

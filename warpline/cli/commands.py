@@ -165,11 +165,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Which code entities changed, what depends on them, what to re-verify.")
     parser.add_argument("--version", action="version", version=f"warpline {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    words = list(argv) if argv is not None else []
+    first = next((w for w in words if not w.startswith("-")), None)
+    own = PLAIN_COMMANDS.get(first) if argv is not None and first is not None else None
+    if own is not None:  # one command that is not a tool: only its module's parsers
+        importlib.import_module(own).add_parsers(sub, common)
+        return parser
     plain = argparse.ArgumentParser(add_help=False).add_subparsers()
     for name in _EXTENSIONS:
         importlib.import_module(name).add_parsers(plain, common)
-    words = list(argv) if argv is not None else []
-    first = next((w for w in words if not w.startswith("-")), None)
     version_only = first is None and "--version" in words and not {"-h", "--help"} & set(words)
     if argv is None or not (first in plain.choices or version_only):
         _add_tool_commands(sub)
@@ -191,6 +195,18 @@ def _add_tool_commands(sub: Any) -> None:
         common(p, listing=command.listing)
         p.set_defaults(run=tool_runner(spec.endorsed, command.build), tool=spec.endorsed)
 
+
+# The module that registers each command that is not a tool, so that one of them (a hook's
+# ``hook-ingest``, ``ingest-commit``, ``backfill``) imports and builds only its own parsers
+# (tests/test_startup_imports.py checks this map against what the modules register).
+PLAIN_COMMANDS: dict[str, str] = {
+    "backfill": "warpline.cli.ingest", "ingest-commit": "warpline.cli.ingest",
+    "mcp-smoke": "warpline.cli.smoke",
+    "install": "warpline.cli.setup_cmds", "doctor": "warpline.cli.setup_cmds",
+    "session-context": "warpline.cli.setup_cmds", "hook-ingest": "warpline.cli.setup_cmds",
+    "sync": "warpline.cli.sync_cmds", "ci": "warpline.cli.ci_cmds",
+    "import-coverage": "warpline.cli.testmap_cmds",
+}
 
 # Subcommand groups that are not tools; each module offers
 # ``add_parsers(subparsers, common)`` and keeps its own flags-to-arguments code.

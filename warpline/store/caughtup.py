@@ -1,5 +1,12 @@
 """Is the store already caught up with HEAD? Decided from three meta rows, without the walker.
 
+This is the one "is a catch-up a no-op?" check: ``readonly.pending`` answers the wider
+question (how far behind, for a warning) and agrees with it exactly on "nothing to do"
+(``pending(...).nothing`` holds only when HEAD is both ``reach_tip`` and the first
+complete tip, and nothing is left to reopen), so a caller asks only this. It takes HEAD's
+id and the shallow boundary as plain values: on the common repository layout both come
+from git's own files (``git/gitfiles.py``) and pygit2 is never loaded.
+
 ``Ingestor.catch_up`` on a caught-up store does nothing, but importing it (attribution,
 parsers, the worker pipeline) is most of a small tool call's start-up. A catch-up is a
 no-op exactly when all of these hold, so the caller may skip it:
@@ -20,32 +27,42 @@ from __future__ import annotations
 
 import json
 
-import pygit2
-
-from warpline.git import shallow
 from warpline.store.db import Store
-from warpline.store.reach import REACH_TIP_KEY
-from warpline.store.shallow_ingest import TIPS_KEY, placeholders
+from warpline.store.metakeys import PLACEHOLDER_KEY, REACH_TIP_KEY, TIPS_KEY
 
-__all__ = ["ingested_among", "is_caught_up"]
+__all__ = ["ingested_among", "is_caught_up", "meta_rows"]
 
 _SHA_CHUNK = 500
 
 
-def is_caught_up(store: Store, repo: pygit2.Repository, head: pygit2.Commit | None) -> bool:
-    """True when ``catch_up(head)`` would ingest, flag and reopen nothing."""
-    if head is None:
+def is_caught_up(store: Store, head_sha: str | None, boundary: frozenset[str]) -> bool:
+    """True when ``catch_up`` to ``head_sha`` would ingest, flag and reopen nothing
+    (``boundary``: the clone's shallow boundary commits, empty for a complete clone)."""
+    if head_sha is None:
         return False
-    sha = str(head.id)
-    if store.meta_get(REACH_TIP_KEY) != sha:
+    meta = meta_rows(store, (REACH_TIP_KEY, TIPS_KEY, PLACEHOLDER_KEY))
+    if meta.get(REACH_TIP_KEY) != head_sha:
         return False
+    tips, held = _json_list(meta.get(TIPS_KEY)), _json_list(meta.get(PLACEHOLDER_KEY))
+    if tips is None or tips[:1] != [head_sha] or held is None:
+        return False
+    return not set(held) - boundary
+
+
+def _json_list(raw: str | None) -> list[str] | None:
+    """A JSON list of ids; None when the row is damaged (then nothing is assumed)."""
     try:
-        tips = json.loads(store.meta_get(TIPS_KEY) or "[]")
+        value = json.loads(raw) if raw else []
     except ValueError:
-        return False
-    if not isinstance(tips, list) or tips[:1] != [sha]:
-        return False
-    return not placeholders(store) - shallow.boundary(repo)
+        return None
+    return [str(v) for v in value] if isinstance(value, list) else None
+
+
+def meta_rows(store: Store, keys: tuple[str, ...]) -> dict[str, str]:
+    """The ``store_meta`` values of ``keys`` that are set, in one query."""
+    marks = ",".join("?" * len(keys))
+    return {str(k): str(v) for k, v in store.conn.execute(
+        f"SELECT key, value FROM store_meta WHERE key IN ({marks})", keys)}
 
 
 def ingested_among(store: Store, shas: list[str]) -> set[str]:

@@ -16,6 +16,7 @@ from warpline.store.db import Store
 Column = Literal["locator", "sei", "path", "id"]
 _COLUMNS = "id, locator, kind, path, sei, lineage"
 _CHUNK = 900
+_SCAN_RATIO = 4  # keys * ratio > rows: read the whole table instead of probing the index
 _SQL_INT_MAX = 2**63 - 1
 
 
@@ -46,6 +47,17 @@ def rows_by(conn: sqlite3.Connection, column: Column,
     order; one query per 900 keys)."""
     wanted = list(dict.fromkeys(sql_id(int(str(k))) if column == "id" else k for k in keys))
     hits: dict[object, list[EntityRow]] = {}
+    if len(wanted) > _CHUNK and len(wanted) * _SCAN_RATIO > _row_bound(conn):
+        # Keys about as many as the rows (a store-wide churn call): one pass over the
+        # table beats tens of thousands of index probes (measured on requests: 50,000
+        # locators ~5x faster).
+        keep = set(wanted)
+        for raw in conn.execute(f"SELECT {_COLUMNS} FROM entities ORDER BY id"):
+            row = entity_row(raw)
+            key = getattr(row, column)
+            if key in keep:
+                hits.setdefault(key, []).append(row)
+        return hits
     for start in range(0, len(wanted), _CHUNK):
         chunk = wanted[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
@@ -55,6 +67,12 @@ def rows_by(conn: sqlite3.Connection, column: Column,
             row = entity_row(raw)
             hits.setdefault(getattr(row, column), []).append(row)
     return hits
+
+
+def _row_bound(conn: sqlite3.Connection) -> int:
+    """An upper bound on the entity rows (the largest rowid: no scan)."""
+    row = conn.execute("SELECT max(id) FROM entities").fetchone()
+    return int(row[0] or 0)
 
 
 def known_seis(conn: sqlite3.Connection, seis: Iterable[str]) -> set[str]:

@@ -25,9 +25,8 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
-import pygit2
-
 from warpline.errors import StoreUnsafe
+from warpline.git.gitfiles import index_may_track
 
 STATE_RELPATH = Path(".weft") / "warpline"
 # The files warpline writes in its state directory (the SQLite sidecars included).
@@ -39,6 +38,14 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _git_dir(root: Path) -> Path | None:
+    plain = root / ".git"
+    try:  # the common layout: no need to load libgit2 to find it
+        if plain.is_dir() and not plain.is_symlink() and (plain / "HEAD").is_file():
+            return plain
+    except OSError:
+        pass
+    import pygit2
+
     try:
         return Path(pygit2.Repository(str(root)).path)
     except (pygit2.GitError, KeyError, ValueError, OSError):
@@ -62,11 +69,16 @@ def tracked_state_files(root: Path) -> list[str]:
 
 @lru_cache(maxsize=64)
 def _tracked(root: str, mtime_ns: int, size: int, inode: int) -> tuple[str, ...]:
+    prefix = STATE_RELPATH.as_posix()
+    git_dir = _git_dir(Path(root))
+    if git_dir is not None and not index_may_track(git_dir, prefix + "/"):
+        return ()  # read from the index file itself: libgit2 need not load
+    import pygit2
+
     try:
         index = pygit2.Repository(root).index
     except (pygit2.GitError, KeyError, ValueError, OSError):
         return ()
-    prefix = STATE_RELPATH.as_posix()
     return tuple(f"{prefix}/{name}" for name in STATE_FILES if f"{prefix}/{name}" in index)
 
 

@@ -13,6 +13,8 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -21,12 +23,15 @@ from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import walk_all
-from warpline.store import lineages, pipeline, shallow_ingest
+from warpline.store import lineages, shallow_ingest
 from warpline.store.caughtup import ingested_among
 from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
 from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
+
+if TYPE_CHECKING:
+    from warpline.store import pipeline
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
 # for pending work may hide them. Kept short; stale entries only cost walk time.
@@ -78,7 +83,9 @@ class Ingestor:
         deadline = None if budget_s is None else time.monotonic() + budget_s
         todo = self._without_boundary(list(commits), report)
         # Only a long backfill asks (reading the machine's load takes a few milliseconds).
-        long_run = budget_s is None and len(todo) >= pipeline.MIN_COMMITS
+        # One commit (the hooks, ingest-commit) never needs the workers: do not load them.
+        long_run = budget_s is None and len(todo) > 1 \
+            and len(todo) >= _pipeline().MIN_COMMITS
         workers = settings.ingest_workers() if long_run else 0
         if workers:
             return self._run_in_workers(todo, workers, report, progress, total, stop)
@@ -117,7 +124,7 @@ class Ingestor:
         per commit), each commit inside its own savepoint, so a commit is recorded whole or
         not at all."""
         shas = [str(c.id) for c in todo]
-        stream = pipeline.changes_in_workers(self.repo.path, shas, workers)
+        stream = _pipeline().changes_in_workers(self.repo.path, shas, workers)
         done = 0
         batch: list[pipeline.Outcome] = []
         try:
@@ -361,3 +368,10 @@ class Ingestor:
             return
         with self.store.transaction() as own:
             self.store.meta_set(own, _TIPS_KEY, json.dumps(tips))
+
+
+def _pipeline() -> ModuleType:
+    """The worker pipeline (multiprocessing, ctypes), loaded only for a long backfill."""
+    from warpline.store import pipeline
+
+    return pipeline

@@ -110,7 +110,8 @@ def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | 
                 ) -> tuple[dict[int, Stat], dict[int, Stat], dict[int, int]]:
     """Counts per lineage and per entity in two grouped queries (never one per ref),
     and each lineage's current member (the entity of its topologically latest event)."""
-    clauses = [f"ce.lineage IN {temp_keys(conn, 'q_lineages', lineages, 'INTEGER')}"]
+    wanted = lineages if isinstance(lineages, set | frozenset) else set(lineages)
+    clauses = [f"ce.lineage IN {temp_keys(conn, 'q_lineages', wanted, 'INTEGER')}"]
     args: list[Any] = []
     if since is not None:
         clauses.append("ce.changed_at >= ?")
@@ -120,6 +121,10 @@ def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | 
         args.append(until)
     if shas is not None:
         clauses.append(f"c.sha IN {temp_keys(conn, 'q_commits', shas)}")
+    elif _few(conn, len(wanted)):
+        # A few lineages (a small churn call): walk their events by the lineage index.
+        # ``+`` keeps the planner (no statistics) from scanning every reachable commit.
+        clauses.append("+c.reachable = 1")
     else:  # only history HEAD reaches; an explicit range is its own set of commits
         clauses.append("c.reachable = 1")
     base = f"{_JOINS} WHERE " + " AND ".join(clauses)
@@ -149,6 +154,14 @@ def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | 
         if _roll_up(by_lineage, lineage_key, lineage, stat, key):
             current[lineage] = entity_id
     return by_lineage, by_entity, current
+
+
+def _few(conn: sqlite3.Connection, wanted: int) -> bool:
+    """Whether ``wanted`` lineages are few enough that reading their events by the lineage
+    index beats one scan of the reachable history (measured on requests: 100 refs 5x
+    faster by the index, every lineage ~20% faster by the scan)."""
+    row = conn.execute("SELECT max(id) FROM lineages").fetchone()
+    return wanted * 8 < int(row[0] or 0)
 
 
 def _roll_up(into: dict[int, Stat], keys: dict[int, int], at: int, stat: Stat,

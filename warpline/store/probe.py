@@ -179,7 +179,7 @@ def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
 
 def _reopened_placeholders(conn: sqlite3.Connection, repo: pygit2.Repository) -> set[str]:
     from warpline.git.shallow import boundary
-    from warpline.store.shallow_ingest import PLACEHOLDER_KEY
+    from warpline.store.metakeys import PLACEHOLDER_KEY
 
     try:
         row = conn.execute("SELECT value FROM store_meta WHERE key = ?",

@@ -22,10 +22,10 @@ import pygit2
 from pygit2.enums import SortMode
 
 from warpline.store.db import Store
+from warpline.store.metakeys import REACH_TIP_KEY
 
 __all__ = ["REACH_TIP_KEY", "refresh_reachability"]
 
-REACH_TIP_KEY = "reach_tip"
 _CHUNK = 500
 
 

@@ -22,11 +22,13 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-import pygit2
-
 from warpline.errors import StoreUnwritable
+
+if TYPE_CHECKING:  # only ``pending`` walks git; opening the store read-only does not
+    import pygit2
 
 # SQLite could not create the -shm/-wal a WAL reader needs: SQLITE_CANTOPEN (a read-only
 # mount or directory), SQLITE_IOERR (``IOERR_SHMSIZE`` on a full disk), SQLITE_READONLY.
@@ -110,9 +112,8 @@ def pending(conn: sqlite3.Connection, repo: pygit2.Repository,
     """What a catch-up to ``head`` would write (``Ingestor.catch_up``: reopen deepened
     placeholders, ingest, push the ancestry tip, refresh reachability). Reads only."""
     from warpline.git import shallow
+    from warpline.store.metakeys import PLACEHOLDER_KEY, REACH_TIP_KEY, TIPS_KEY
     from warpline.store.probe import commits_behind_head
-    from warpline.store.reach import REACH_TIP_KEY
-    from warpline.store.shallow_ingest import PLACEHOLDER_KEY, TIPS_KEY
 
     meta = {str(k): str(v) for k, v in conn.execute(
         "SELECT key, value FROM store_meta WHERE key IN (?, ?, ?)",
@@ -140,6 +141,8 @@ def _reach_stale(repo: pygit2.Repository, head: pygit2.Commit, tip: str | None,
         return False
     if tip is None or at_least:
         return True
+    import pygit2
+
     try:
         if not repo.descendant_of(head.id, pygit2.Oid(hex=tip)):
             return True

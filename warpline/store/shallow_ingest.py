@@ -18,9 +18,7 @@ import time
 import pygit2
 
 from warpline.store.db import Store
-
-PLACEHOLDER_KEY = "shallow_placeholders"
-TIPS_KEY = "complete_tips"
+from warpline.store.metakeys import PLACEHOLDER_KEY, TIPS_KEY
 
 
 def placeholders(store: Store) -> set[str]:

@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from warpline.errors import InvalidEntityRef
-from warpline.git.repo import range_commits
 from warpline.models import EntityChurnCountEnvelope
 from warpline.models.inputs import EntityChurnCountInput
 from warpline.service.shared.closest import NameIndex, unknown_entity_warning
 from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
-from warpline.service.shared.resolve import Ref, parse_ref, resolve
+from warpline.service.shared.resolve import Ref, parse_refs, resolve
 from warpline.service.shared.sei import backfill_seis
 from warpline.store.entities import EntityRow
 from warpline.store.lineages import Stat, churn_stats
@@ -32,8 +31,7 @@ MAX_UNKNOWN_WARNINGS = 5  # closest-name hints for the first unknown refs only
 
 
 def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, Any]:
-    refs = [parse_ref(r, field=f"entity_refs[{i}]", error=InvalidEntityRef)
-            for i, r in enumerate(params.entity_refs)]
+    refs = parse_refs(params.entity_refs, field="entity_refs", error=InvalidEntityRef)
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
         warnings = behind_warning(ctx, report)
@@ -45,6 +43,8 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
         until = parse_instant(window["until"], "window.until") if window.get("until") else None
         shas = None
         if window.get("rev_range"):
+            from warpline.git.repo import range_commits
+
             _, _, commits = range_commits(ctx.repo, window["rev_range"])
             shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}

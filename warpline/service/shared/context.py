@@ -1,28 +1,83 @@
-"""Opening a repository for one tool call: repo, store, and catching the store up."""
+"""Opening a repository for one tool call: repo, store, and catching the store up.
+
+pygit2 loads only when a call needs more than HEAD's id: on the common repository layout
+``open_context`` reads HEAD from git's files (``git/gitfiles.py``), and a read on a
+caught-up store answers without libgit2. ``RepoContext.repo`` opens it on first use.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField, StoreUnwritable
-from warpline.git import shallow
-from warpline.git.repo import head_commit, open_repo
+from warpline.git.gitfiles import PlainRepo, plain_repo
 from warpline.store import readonly
 from warpline.store.caughtup import is_caught_up
 from warpline.store.db import Store
 from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
 
+if TYPE_CHECKING:
+    import pygit2
 
-@dataclass(slots=True)
+_UNKNOWN = object()
+
+
 class RepoContext:
-    root: Path
-    repo: pygit2.Repository
-    store: Store
+    """One call's repository and store. ``repo`` (pygit2) opens on first use when the
+    work tree was recognised from its files (``plain``)."""
+
+    __slots__ = ("_boundary", "_head", "_repo", "plain", "root", "store")
+
+    def __init__(self, root: Path, repo: pygit2.Repository | None = None,
+                 store: Store | None = None, plain: PlainRepo | None = None) -> None:
+        if store is None:
+            raise TypeError("RepoContext needs a store")
+        if repo is None and plain is None:
+            raise TypeError("RepoContext needs a pygit2 repository or a PlainRepo")
+        self.root = root
+        self.store = store
+        self.plain = plain
+        self._repo = repo
+        self._head: object = _UNKNOWN
+        self._boundary: frozenset[str] | None = None
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        if self._repo is None:
+            from warpline.git.repo import open_repo
+
+            self._repo = open_repo(self.root)
+        return self._repo
+
+    def head_sha(self) -> str | None:
+        """HEAD's commit id (None: no commits yet), read once per call."""
+        if self._head is _UNKNOWN:
+            if self.plain is not None and self._repo is None:
+                self._head = self.plain.head
+            else:
+                from warpline.git.repo import head_commit
+
+                head = head_commit(self.repo)
+                self._head = None if head is None else str(head.id)
+        return None if self._head is None else str(self._head)
+
+    def learned_head(self, head: pygit2.Commit | None) -> None:
+        """HEAD as pygit2 resolved it: what the rest of the call reports."""
+        self._head = None if head is None else str(head.id)
+
+    def boundary(self) -> frozenset[str]:
+        """The shallow boundary commits (a ``PlainRepo`` is never shallow)."""
+        if self._boundary is None:
+            if self.plain is not None and self._repo is None:
+                self._boundary = frozenset()
+            else:
+                from warpline.git import shallow
+
+                self._boundary = shallow.boundary(self.repo)
+        return self._boundary
 
     def close(self) -> None:
         self.store.close()
@@ -56,6 +111,8 @@ def resolve_repo_path(repo: object, cwd: Path | None = None) -> Path:
 
 def open_repo_only(repo: object, cwd: Path | None = None) -> tuple[Path, pygit2.Repository]:
     """The repository and its work-tree root, creating nothing anywhere."""
+    from warpline.git.repo import open_repo
+
     handle = open_repo(resolve_repo_path(repo, cwd))
     workdir = handle.workdir
     if workdir is None:
@@ -68,6 +125,11 @@ def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
     """Open repo and store. A store that exists at the served schema is opened read-only
     (its first write makes it writable: ``Store.upgrade``), so a read on a caught-up store
     needs no write access; otherwise it is created/migrated under .weft/warpline/."""
+    path = resolve_repo_path(repo, cwd)
+    plain = plain_repo(path)
+    if plain is not None:
+        store = Store.open_read_only(plain.root) or Store.open(plain.root)
+        return RepoContext(root=plain.root, store=store, plain=plain)
     root, handle = open_repo_only(repo, cwd)
     store = Store.open_read_only(root) or Store.open(root)
     return RepoContext(root=root, repo=handle, store=store)
@@ -84,13 +146,15 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     (read-only filesystem, full disk): an interactive answer comes from what is stored,
     with ``unwritable`` naming the cause (``behind_warning``); backfill and hooks raise
     ``store_unwritable``."""
-    head = head_commit(ctx.repo)
-    if is_caught_up(ctx.store, ctx.repo, head):  # the usual case: skip importing the walker
+    # The usual case, and the one "is it a no-op?" check (``readonly.pending(...).nothing``
+    # agrees with it exactly): skip loading pygit2 and the walker.
+    if is_caught_up(ctx.store, ctx.head_sha(), ctx.boundary()):
         return IngestReport()
-    if ctx.store.read_only and readonly.pending(ctx.store.conn, ctx.repo, head).nothing:
-        return IngestReport()
+    from warpline.git.repo import head_commit
     from warpline.store.ingest import Ingestor
 
+    head = head_commit(ctx.repo)
+    ctx.learned_head(head)
     budget = settings.interactive_budget_s() if interactive else None
     try:
         return Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,
@@ -124,8 +188,10 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
             f"only the history ingested so far. Run `warpline backfill --repo {ctx.root}` "
             "to finish."
         )
-    edge = shallow.boundary(ctx.repo)
+    edge = ctx.boundary()
     if edge:
+        from warpline.git import shallow
+
         warnings.append(shallow.partial_history_warning(len(edge)))
     if report.reopened:
         warnings.append(
@@ -143,10 +209,9 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
 
 def ingest_status(ctx: RepoContext, report: IngestReport) -> dict[str, object]:
     """``data.ingest``: how far behind HEAD the answer's history is."""
-    head = head_commit(ctx.repo)
-    edge = shallow.boundary(ctx.repo)
+    edge = ctx.boundary()
     return {
-        "head_commit": None if head is None else str(head.id),
+        "head_commit": ctx.head_sha(),
         "commits_behind": report.commits_behind,
         "complete": report.complete and not edge,
         "ingested_now": report.commits_ingested,

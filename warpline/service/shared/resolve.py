@@ -20,6 +20,9 @@ from warpline.store.entities import Column, EntityRow, rows_by
 
 REF_KINDS: tuple[str, ...] = get_args(EntityRefKind)
 _LOCATOR = re.compile(r"^(core:file:|python:(module|class|function):)\S")
+# A locator with nothing to strip (what ``parse_ref`` of an ``auto`` string gives as is).
+_PLAIN_LOCATOR = re.compile(r"(?:core:file:|python:(?:module|class|function):)\S(?:.*\S)?\Z",
+                            re.DOTALL)
 _SEI_PREFIX = "loomweave:eid:"
 _COLUMN: dict[str, Column] = {"locator": "locator", "sei": "sei", "path": "path",
                                "warpline_entity_key_id": "id"}
@@ -72,6 +75,21 @@ def parse_ref(raw: object, *, field: str,
     if kind == "path":
         value = normalise_path(value)
     return Ref(kind, value)
+
+
+def parse_refs(raws: Sequence[object], *, field: str,
+               error: Callable[..., WarplineError] = InvalidEntityRef) -> list[Ref]:
+    """``parse_ref`` of each element of the list argument ``field`` (``field[i]`` in an
+    error). A plain locator string, the bulk of a peer's 50,000-ref call, is recognised
+    without the general path; anything else takes it."""
+    out: list[Ref] = []
+    locator = _PLAIN_LOCATOR.match
+    for index, raw in enumerate(raws):
+        if type(raw) is str and locator(raw) is not None:
+            out.append(Ref("locator", raw))
+        else:
+            out.append(parse_ref(raw, field=f"{field}[{index}]", error=error))
+    return out
 
 
 def classify(value: str) -> str:
