@@ -35,6 +35,7 @@ from warpline.git.pyincremental import Window
 __all__ = [
     "PySide",
     "all_changes",
+    "definition_spans",
     "edited_changes",
     "file_event",
     "finalize",
@@ -148,7 +149,7 @@ def _relocated(
     """The definitions of ``changed`` cut and pasted whole within the file, text unchanged
     (every occurrence inside one hunk on each side: the cost is bounded by the diff)."""
     keys = changed - {MODULE_KEY}
-    old_spans, new_spans = _spans(old_fe, keys), _spans(new_fe, keys)
+    old_spans, new_spans = definition_spans(old_fe, keys), definition_spans(new_fe, keys)
     old_hunks = [(h[0], h[0] + h[1] - 1) for h in hunks if h[1]]
     new_hunks = [(h[2], h[2] + h[3] - 1) for h in hunks if h[3]]
     whole = {k for k in keys if _inside(old_spans.get(k, []), old_hunks)
@@ -164,7 +165,7 @@ def _relocated(
     return out
 
 
-def _spans(fe: FileEntities, keys: set[EntityKey]) -> dict[EntityKey, list[Span]]:
+def definition_spans(fe: FileEntities, keys: set[EntityKey]) -> dict[EntityKey, list[Span]]:
     """Every occurrence's (first, last) line of each of ``keys`` (one walk of the tree)."""
     out: dict[EntityKey, list[Span]] = {}
     stack = [(fe.root, 1)]

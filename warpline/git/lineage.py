@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 
-from warpline.git.diffmap import PySide
+from warpline.git.diffmap import PySide, definition_spans
 from warpline.git.events import EntityChange
 from warpline.git.pyentities import Entity, EntityKey
 
@@ -372,8 +372,10 @@ def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
     removed_locators = {c.locator for c in removed}
     added = [c for c in changes if c.change_kind == "added"
              and c.kind in ("class", "function") and c.locator not in removed_locators]
-    if not removed or not added:
+    if not added:
         return changes, False
+    if not removed:
+        return _renamed_away(changes, added, sides), False
     olds = _candidates(removed, sides.old)
     news = _candidates(added, sides.new)
     state = _Pairing()
@@ -395,4 +397,85 @@ def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
                              previous_locator=old.change.locator,
                              previous_path=old.change.path, also_modified=old.own != new.own))
     kept = [c for c in changes if id(c) not in replaced]
-    return kept + moved, state.limit_hit
+    left = [c for c in added if id(c) not in replaced]
+    out = kept + moved
+    return (_renamed_away(out, left, sides) if left else out), state.limit_hit
+
+
+def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
+                  sides: SideIndex) -> list[EntityChange]:
+    """A definition renamed while a new one takes its old name in the same commit
+    (``f -> g`` and a new ``f``): the diff sees the old name ``modified`` and the new name
+    ``added``. When the added definition is the old one renamed (score >= ``RENAME_MIN``,
+    at least ``RENAME_MIN_LINES`` lines) and the definition now under the old name is not
+    (below ``RENAME_MIN`` against the old text), the added one is ``moved`` from the old
+    name and the old name's event becomes ``added``: a new lineage (the store applies a
+    commit's moves before its additions). A line-set overlap screens pairs first, and
+    texts come from one walk of each file's definition tree, so commits that only add and
+    edit definitions pay little."""
+    kinds = {c.kind for c in added}
+    modified = [c for c in changes if c.change_kind == "modified" and c.kind in kinds
+                and c.previous_path is None]
+    if not modified or len(modified) * len(added) > MAX_COMPARISONS:
+        return changes
+    olds, nows = _span_texts(modified, sides.old), _span_texts(modified, sides.new)
+    news = _span_texts(added, sides.new)
+    found: list[tuple[float, str, str, int, int]] = []
+    for i, old in enumerate(modified):
+        before, now = olds.get(id(old)), nows.get(id(old))
+        if not before or now is None:
+            continue
+        lines = set(before)
+        for j, new in enumerate(added):
+            text = news.get(id(new))
+            if text is None or new.kind != old.kind or min(len(text), len(before)) < (
+                    RENAME_MIN_LINES):
+                continue
+            if sum(line in lines for line in text) < RENAME_MIN * max(len(text), len(before)):
+                continue  # the overlap of lines already rules it out
+            value = score(before, text)
+            if value >= RENAME_MIN and score(before, now) < RENAME_MIN:
+                found.append((-value, old.locator, new.locator, i, j))
+    found.sort()
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    swap: dict[int, EntityChange] = {}
+    for *_, i, j in found:
+        if i in used_old or j in used_new:
+            continue
+        used_old.add(i)
+        used_new.add(j)
+        old, new = modified[i], added[j]
+        swap[id(old)] = replace(old, change_kind="added")
+        swap[id(new)] = replace(new, change_kind="moved", previous_locator=old.locator,
+                                previous_path=old.path,
+                                also_modified=olds[id(old)] != news[id(new)])
+    return [swap.get(id(c), c) for c in changes] if swap else changes
+
+
+def _span_texts(changes: list[EntityChange],
+                sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]) -> dict[int, Text]:
+    """Each change's definition text (as ``Candidate.text``) on one side, by ``id`` of the
+    change; spans from one walk of each file's definition tree (no full entity build)."""
+    by_path: dict[str, list[EntityChange]] = {}
+    for change in changes:
+        by_path.setdefault(change.path, []).append(change)
+    out: dict[int, Text] = {}
+    for path, group in by_path.items():
+        found = sides.get(path)
+        if found is None:
+            continue
+        side, load = found
+        keys: dict[EntityKey, EntityChange] = {}
+        for change in group:
+            qualname = change.locator[len(f"python:{change.kind}:{side.dotted}."):]
+            keys[(change.kind, qualname)] = change  # type: ignore[index]
+        spans = definition_spans(side.entities, set(keys))
+        if not spans:
+            continue
+        lines = load()
+        for key, change in keys.items():
+            if key in spans:
+                out[id(change)] = _normal(_span_lines(lines, tuple(spans[key])),
+                                          _leaf(key[1]).encode(), False)
+    return out
