@@ -6,7 +6,15 @@ compares against), and that re-merge counts as one more "parent" below. So a cle
 where the branches edited different lines of one function, or where one branch still had a
 file under its pre-rename path, introduces nothing; a conflict resolution or an evil edit
 does. Where the re-merge itself conflicted on a path, that path is judged against the
-parents only. Octopus merges and merges without a merge base use the parents only.
+parents only, line by line: an entity counts only when one of its own lines differs from
+every parent (what ``git diff --cc`` shows), so edits of different lines of one function
+combined cleanly beside a conflict elsewhere in the file are not the merge's. Octopus
+merges and merges without a merge base use the parents only, the same way.
+
+* Lineage: a definition whose own text in the merge equals its text in a parent that
+  lacks the path, in a Python file that parent has and the merge does not (the branch
+  edited it where it was before the other branch moved it, and the merge ported the edit
+  across the move), is that branch's change, not the merge's.
 
 * A path whose state in the merge (blob and mode, or absence) equals its state in ANY
   parent (or in the re-merge) contributes nothing. Only paths that differ from every
