@@ -407,3 +407,19 @@ def test_a_rewritten_function_and_an_unrelated_added_one_are_not_paired(
         ("python:function:hdr.parse_header", "modified", None),
         ("python:function:hdr.checksum", "added", None),
     }
+
+
+def test_a_body_extracted_into_a_new_function_leaves_the_lineage_with_the_caller(
+    repo: FixtureRepo,
+) -> None:
+    """requests e477fce: cookiejar_from_dict's loop became add_dict_to_cookiejar, which
+    cookiejar_from_dict now calls: the old name is still the original definition."""
+    repo.commit({"hdr.py": PARSER})
+    body = PARSER[PARSER.index("    name, sep"):PARSER.index("def unrelated")]
+    extracted = PARSER.replace(body, "    return _split(text, strict)\n\n\n") + (
+        "\n\ndef _split(text, strict):\n" + body.rstrip("\n") + "\n")
+    sha = repo.commit({"hdr.py": extracted})
+    assert _defs(_changes(repo, sha)) == {
+        ("python:function:hdr.parse_header", "modified", None),
+        ("python:function:hdr._split", "added", None),
+    }

@@ -408,7 +408,8 @@ def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
     (``f -> g`` and a new ``f``): the diff sees the old name ``modified`` and the new name
     ``added``. When the added definition is the old one renamed (score >= ``RENAME_MIN``,
     at least ``RENAME_MIN_LINES`` lines) and the definition now under the old name is not
-    (below ``RENAME_MIN`` against the old text), the added one is ``moved`` from the old
+    (below ``RENAME_MIN`` against the old text, and not naming the added one: an
+    extraction leaves the old name calling it), the added one is ``moved`` from the old
     name and the old name's event becomes ``added``: a new lineage (the store applies a
     commit's moves before its additions). A line-set overlap screens pairs first, and
     texts come from one walk of each file's definition tree, so commits that only add and
@@ -434,7 +435,8 @@ def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
             if sum(line in lines for line in text) < RENAME_MIN * max(len(text), len(before)):
                 continue  # the overlap of lines already rules it out
             value = score(before, text)
-            if value >= RENAME_MIN and score(before, now) < RENAME_MIN:
+            if value >= RENAME_MIN and score(before, now) < RENAME_MIN and not _names(
+                    now, _leaf(new.locator.rsplit(":", 1)[-1]).encode()):
                 found.append((-value, old.locator, new.locator, i, j))
     found.sort()
     used_old: set[int] = set()
@@ -451,6 +453,13 @@ def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
                                 previous_path=old.path,
                                 also_modified=olds[id(old)] != news[id(new)])
     return [swap.get(id(c), c) for c in changes] if swap else changes
+
+
+def _names(text: Text, name: bytes) -> bool:
+    """``name`` occurs as a word in ``text``: the definition under the old name calls or
+    names the added one (an extraction, ``get_environ_proxies`` now calling the new
+    ``should_bypass_proxies``), so the old name is still the original."""
+    return any(name in line and _replace_name(line, name) != line for line in text)
 
 
 def _span_texts(changes: list[EntityChange],
