@@ -113,6 +113,15 @@ NOTES: dict[str, str] = {
     "a4a8d73bcc07": "read: method RequirementSet.unpack_url became module function "
                     "pip.download.unpack_url (self dropped, body edited); message 'Move "
                     "unpack_url to pip.download'",
+    "51a93e067276": "read: on the 1.5.X branch (cherry-picked, 'Conflicts: pip/req/req_set.py'), "
+                    "RequirementSet.unpack_url in pip/req.py gains download_dir and the "
+                    "wheel/file-url branches; not an ancestor of a135af5 (develop's split of "
+                    "req.py), reachable from HEAD through merge 3d64db2",
+    "f1ea95c14b3b": "read: 1.5.X branch 'cherry-pick fixes': unpack_url's signature takes "
+                    "download_dir=None in pip/req.py; parallel to a135af5, reachable via 3d64db2",
+    "3066157cc34c": "read: 1.5.X branch, InstallRequirement.from_line in pip/req.py builds the "
+                    "req from a wheel filename; parallel to a135af5; merge 3d64db2 ports the "
+                    "same text into pip/req/req_install.py (own text equal to this commit's)",
     "5c89643d3d67": "read: VersionControl moved from vcs/__init__.py to vcs/versioncontrol.py; "
                     "message 'Remove importing from vcs in pip/_internal/__init__.py'",
 }
