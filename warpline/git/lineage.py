@@ -406,17 +406,21 @@ def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
                   sides: SideIndex) -> list[EntityChange]:
     """A definition renamed while a new one takes its old name in the same commit
     (``f -> g`` and a new ``f``): the diff sees the old name ``modified`` and the new name
-    ``added``. When the added definition is the old one renamed (score >= ``RENAME_MIN``,
-    at least ``RENAME_MIN_LINES`` lines) and the definition now under the old name is not
+    ``added``. When the added definition, in the same file, is the old one renamed (the
+    rename thresholds: >= ``RENAME_MIN``, ``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES``
+    lines, at least ``RENAME_MIN_LINES``) and the definition now under the old name is not
     (below ``RENAME_MIN`` against the old text, and not naming the added one: an
     extraction leaves the old name calling it), the added one is ``moved`` from the old
     name and the old name's event becomes ``added``: a new lineage (the store applies a
     commit's moves before its additions). A line-set overlap screens pairs first, and
     texts come from one walk of each file's definition tree, so commits that only add and
     edit definitions pay little."""
-    kinds = {c.kind for c in added}
-    modified = [c for c in changes if c.change_kind == "modified" and c.kind in kinds
-                and c.previous_path is None]
+    where = {(c.path, c.kind) for c in added}
+    modified = [c for c in changes if c.change_kind == "modified"
+                and (c.path, c.kind) in where and c.previous_path is None]
+    if modified:
+        paths = {c.path for c in modified}
+        added = [c for c in added if c.path in paths]
     if not modified or len(modified) * len(added) > MAX_COMPARISONS:
         return changes
     olds, nows = _span_texts(modified, sides.old), _span_texts(modified, sides.new)
@@ -429,13 +433,15 @@ def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
         lines = set(before)
         for j, new in enumerate(added):
             text = news.get(id(new))
-            if text is None or new.kind != old.kind or min(len(text), len(before)) < (
+            shorter = min(len(text), len(before)) if text is not None else 0
+            if text is None or new.kind != old.kind or new.path != old.path or shorter < (
                     RENAME_MIN_LINES):
                 continue
-            if sum(line in lines for line in text) < RENAME_MIN * max(len(text), len(before)):
+            bound = SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN
+            if sum(line in lines for line in text) < bound * max(len(text), len(before)):
                 continue  # the overlap of lines already rules it out
             value = score(before, text)
-            if value >= RENAME_MIN and score(before, now) < RENAME_MIN and not _names(
+            if value >= bound and score(before, now) < RENAME_MIN and not _names(
                     now, _leaf(new.locator.rsplit(":", 1)[-1]).encode()):
                 found.append((-value, old.locator, new.locator, i, j))
     found.sort()
