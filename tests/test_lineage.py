@@ -423,3 +423,19 @@ def test_a_body_extracted_into_a_new_function_leaves_the_lineage_with_the_caller
         ("python:function:hdr.parse_header", "modified", None),
         ("python:function:hdr._split", "added", None),
     }
+
+
+def test_a_method_whose_body_went_to_a_new_base_class_keeps_its_lineage_when_it_delegates(
+    repo: FixtureRepo,
+) -> None:
+    """pip 3b06cb6: ``LinkCandidate.__init__``'s body moved into a new base class, the
+    old method now calls ``super().__init__``: the old name is still the original."""
+    repo.commit({"progress.py": REPORTER})
+    base = REPORTER.replace("class ProgressReporter:", "class _Base:").replace(
+        '    """Reports the speed of a transfer."""\n\n    interval = 0.5\n\n', "")
+    sub = ("\n\nclass ProgressReporter(_Base):\n    interval = 0.5\n\n"
+           "    def __init__(self, total):\n        super().__init__(total)\n")
+    changes = _changes(repo, repo.commit({"progress.py": base + sub}))
+    init = changes["python:function:progress.ProgressReporter.__init__"]
+    assert init.change_kind == "modified"
+    assert changes["python:function:progress._Base.__init__"].change_kind == "added"

@@ -442,7 +442,7 @@ def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
                 continue  # the overlap of lines already rules it out
             value = score(before, text)
             if value >= bound and score(before, now) < RENAME_MIN and not _names(
-                    now, _leaf(new.locator.rsplit(":", 1)[-1]).encode()):
+                    now, old.locator, new.locator):
                 found.append((-value, old.locator, new.locator, i, j))
     found.sort()
     used_old: set[int] = set()
@@ -461,11 +461,19 @@ def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
     return [swap.get(id(c), c) for c in changes] if swap else changes
 
 
-def _names(text: Text, name: bytes) -> bool:
-    """``name`` occurs as a word in ``text``: the definition under the old name calls or
-    names the added one (an extraction, ``get_environ_proxies`` now calling the new
-    ``should_bypass_proxies``), so the old name is still the original."""
-    return any(name in line and _replace_name(line, name) != line for line in text)
+def _names(now: Text, old: str, new: str) -> bool:
+    """The definition now under the old name names the added one, or its class, or
+    delegates to a same-named method elsewhere (``super().__init__(...)``,
+    ``self._cache.get(...)``): an extraction (``get_environ_proxies`` now calling the new
+    ``should_bypass_proxies``; ``reset_env`` now building a ``TestPipEnvironment``), so
+    the old name is still the original."""
+    old_q, new_q = old.rsplit(":", 1)[-1], new.rsplit(":", 1)[-1]
+    if _leaf(old_q) == _leaf(new_q) and any(b"." + _PLACEHOLDER in line for line in now):
+        return True
+    names = {part.encode() for part in new_q.split(".")[len(old_q.split(".")) - 1:]
+             if part != "<locals>"} - {_leaf(old_q).encode()}
+    return any(name in line and _replace_name(line, name) != line
+               for name in names for line in now)
 
 
 def _span_texts(changes: list[EntityChange],
