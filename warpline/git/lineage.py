@@ -470,8 +470,8 @@ def _names(now: Text, old: str, new: str) -> bool:
     old_q, new_q = old.rsplit(":", 1)[-1], new.rsplit(":", 1)[-1]
     if _leaf(old_q) == _leaf(new_q) and any(b"." + _PLACEHOLDER in line for line in now):
         return True
-    names = {part.encode() for part in new_q.split(".")[len(old_q.split(".")) - 1:]
-             if part != "<locals>"} - {_leaf(old_q).encode()}
+    names = {part.encode() for part in set(new_q.split(".")) - set(old_q.split("."))
+             if part != "<locals>"}
     return any(name in line and _replace_name(line, name) != line
                for name in names for line in now)
 
