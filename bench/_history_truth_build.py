@@ -113,6 +113,15 @@ NOTES: dict[str, str] = {
     "a4a8d73bcc07": "read: method RequirementSet.unpack_url became module function "
                     "pip.download.unpack_url (self dropped, body edited); message 'Move "
                     "unpack_url to pip.download'",
+    "51a93e067276": "read: on the 1.5.X branch (cherry-picked, 'Conflicts: pip/req/req_set.py'), "
+                    "RequirementSet.unpack_url in pip/req.py gains download_dir and the "
+                    "wheel/file-url branches; not an ancestor of a135af5 (develop's split of "
+                    "req.py), reachable from HEAD through merge 3d64db2",
+    "f1ea95c14b3b": "read: 1.5.X branch 'cherry-pick fixes': unpack_url's signature takes "
+                    "download_dir=None in pip/req.py; parallel to a135af5, reachable via 3d64db2",
+    "3066157cc34c": "read: 1.5.X branch, InstallRequirement.from_line in pip/req.py builds the "
+                    "req from a wheel filename; parallel to a135af5; merge 3d64db2 ports the "
+                    "same text into pip/req/req_install.py (own text equal to this commit's)",
     "5c89643d3d67": "read: VersionControl moved from vcs/__init__.py to vcs/versioncontrol.py; "
                     "message 'Remove importing from vcs in pip/_internal/__init__.py'",
 }
@@ -205,7 +214,7 @@ def predecessor(repo: Path, sha: str, text: tuple[str, ...], name: str
 
 
 def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
-            depth: int = 0) -> list[dict[str, Any]]:
+            depth: int = 0, top: str = "HEAD") -> list[dict[str, Any]]:
     name = qualname.rsplit(".", 1)[-1]
     span = _span(show(repo, rev, path), qualname)  # None for a py2-era version: the
     candidates: list[str] = []  # file's own commits (--follow, below) are judged anyway
@@ -280,11 +289,13 @@ def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
                 event.update(kind="moved", previous_path=old_path, previous_qualname=old_q,
                              similarity=round(score, 3))
                 events.append(event)
-                events.extend(history(repo, old_path, old_q, f"{sha}^", depth + 1))
+                events.extend(history(repo, old_path, old_q, f"{sha}^", depth + 1, top))
+                events.extend(parallel(repo, top, sha, old_path, old_q))
                 break
             events.append(event)
             break  # the origin: anything older under these lines is another definition
         if before_path != at:
+            events.extend(parallel(repo, top, sha, before_path, qualname))
             events.append({"commit": sha, "kind": "moved", "path": at, "qualname": qualname,
                            "previous_path": before_path, "previous_qualname": qualname,
                            "also_modified": old != new})
@@ -293,13 +304,37 @@ def history(repo: Path, path: str, qualname: str, rev: str = "HEAD",
     return events
 
 
+def parallel(repo: Path, top: str, boundary: str, old_path: str, qualname: str
+             ) -> list[dict[str, Any]]:
+    """Edits of the definition at its old place on a branch parallel to ``boundary`` (the
+    commit that moved it away): reachable from ``top``, neither an ancestor nor a
+    descendant of the boundary, so the move had not happened in that branch's history (a
+    maintenance branch still editing ``pip/req.py`` after the main line split it). The
+    walk from ``boundary^`` sees only the boundary's ancestors; these are judged the same
+    way (own text at the commit and its parent)."""
+    after = set(git(repo, "rev-list", "--ancestry-path", f"{boundary}..{top}").split())
+    out: list[dict[str, Any]] = []
+    for sha in git(repo, "rev-list", "--no-merges", "--full-history", top, f"^{boundary}",
+                   "--", old_path).split():
+        if sha in after or not _has_parent(repo, sha):
+            continue
+        new, old = own(repo, sha, old_path, qualname), own(repo, f"{sha}^", old_path, qualname)
+        if new is not None and old is not None and new != old:
+            out.append({"commit": sha, "kind": "modified", "path": old_path,
+                        "qualname": qualname, "branch": f"parallel to {boundary[:12]}"})
+    return out
+
+
 def _annotate(events: list[dict[str, Any]]) -> None:
     for event in events:
-        if event["kind"] in ("added", "moved", "unreadable"):
+        if event["kind"] in ("added", "moved", "unreadable") or "branch" in event:
             event["validated"] = NOTES.get(event["commit"][:12], _automatic(event))
 
 
 def _automatic(event: dict[str, Any]) -> str:
+    if "branch" in event:
+        return (f"edit on a branch {event['branch']} (the move to a new place had not happened "
+                "there; own text differs from the parent's); read for pip's 1.5.X branch")
     if event["kind"] == "added":
         return ("no definition of this name at the parent, none removed in the commit with "
                 f"own-text similarity >= {MATCH_MIN}: the definition's origin")

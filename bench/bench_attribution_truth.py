@@ -10,7 +10,8 @@ Only class and function events are compared, as ``(commit, locator, kind)``:
 * a warpline ``moved`` that keeps the qualified name in a file git renamed compares as
   ``moved``; a lineage pair (a definition renamed or moved to another name) is expanded to
   the ``removed`` + ``added`` the truth sees, and counted apart (the function-history
-  check, ``bench/bench_history_truth.py``, judges those pairs);
+  check, ``bench/bench_history_truth.py``, judges those pairs); a locator both removed
+  and added that way (renamed while a new definition took its name) is ``modified``;
 * file versions ``ast`` cannot read on either side are left out of both sides (warpline
   reads them with its tolerant parser; the truth cannot) and counted.
 
@@ -67,6 +68,13 @@ def warpline_events(repo: Any, sha: str, cache: DefinitionCache, skipped: set[st
             pairs += 1
             events.add((sha, c.previous_locator or c.locator, "removed"))
             events.add((sha, c.locator, "added"))
+    # A rename while a new definition takes the old name (``f -> g`` and a new ``f``):
+    # warpline's ``added`` f plus the pair's expanded ``removed`` f is, per locator as the
+    # truth sees it, f ``modified``.
+    for sha_, locator, kind in list(events):
+        if kind == "removed" and (sha_, locator, "added") in events:
+            events -= {(sha_, locator, "removed"), (sha_, locator, "added")}
+            events.add((sha_, locator, "modified"))
     return events, edited, pairs
 
 

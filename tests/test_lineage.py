@@ -360,3 +360,82 @@ def test_parameters_by_position_do_not_pair_unrelated_functions_of_one_file(
     sha = repo.commit({"io.py": after})
     assert _defs(_changes(repo, sha)) == {("python:function:io.store", "added", None),
                                           ("python:function:io.load", "removed", None)}
+
+
+def test_a_rename_and_a_new_definition_taking_the_old_name_in_one_commit(
+    repo: FixtureRepo,
+) -> None:
+    repo.commit({"hdr.py": PARSER})
+    new_parse = 'def parse_header(blob):\n    import json\n    return json.loads(blob)["h"]\n'
+    renamed = PARSER.replace("parse_header", "split_header")
+    sha = repo.commit({"hdr.py": new_parse + "\n\n" + renamed})
+    changes = _changes(repo, sha)
+    assert _defs(changes) == {
+        ("python:function:hdr.split_header", "moved", "python:function:hdr.parse_header"),
+        ("python:function:hdr.parse_header", "added", None),
+    }
+    assert changes["python:function:hdr.split_header"].also_modified is False
+
+
+def test_an_edited_function_and_an_added_copy_of_it_keep_their_own_names(
+    repo: FixtureRepo,
+) -> None:
+    """The old name still holds the old definition (edited a little): the added copy is a
+    new definition, not the lineage."""
+    repo.commit({"hdr.py": PARSER})
+    copy = PARSER[PARSER.index("def parse_header"):PARSER.index("def unrelated")].replace(
+        "parse_header", "parse_header_strict")
+    edited = PARSER.replace("strict=False", "strict=True")
+    sha = repo.commit({"hdr.py": edited + "\n\n" + copy})
+    assert _defs(_changes(repo, sha)) == {
+        ("python:function:hdr.parse_header", "modified", None),
+        ("python:function:hdr.parse_header_strict", "added", None),
+    }
+
+
+def test_a_rewritten_function_and_an_unrelated_added_one_are_not_paired(
+    repo: FixtureRepo,
+) -> None:
+    repo.commit({"hdr.py": PARSER})
+    rewritten = PARSER.replace(
+        PARSER[PARSER.index("    name, sep"):PARSER.index("def unrelated")],
+        "    import json\n    return json.loads(text)\n\n\n")
+    other = "def checksum(data):\n    total = 0\n    for byte in data:\n" \
+            "        total = (total * 31 + byte) % 65521\n    return total\n"
+    sha = repo.commit({"hdr.py": rewritten + "\n\n" + other})
+    assert _defs(_changes(repo, sha)) == {
+        ("python:function:hdr.parse_header", "modified", None),
+        ("python:function:hdr.checksum", "added", None),
+    }
+
+
+def test_a_body_extracted_into_a_new_function_leaves_the_lineage_with_the_caller(
+    repo: FixtureRepo,
+) -> None:
+    """requests e477fce: cookiejar_from_dict's loop became add_dict_to_cookiejar, which
+    cookiejar_from_dict now calls: the old name is still the original definition."""
+    repo.commit({"hdr.py": PARSER})
+    body = PARSER[PARSER.index("    name, sep"):PARSER.index("def unrelated")]
+    extracted = PARSER.replace(body, "    return _split(text, strict)\n\n\n") + (
+        "\n\ndef _split(text, strict):\n" + body.rstrip("\n") + "\n")
+    sha = repo.commit({"hdr.py": extracted})
+    assert _defs(_changes(repo, sha)) == {
+        ("python:function:hdr.parse_header", "modified", None),
+        ("python:function:hdr._split", "added", None),
+    }
+
+
+def test_a_method_whose_body_went_to_a_new_base_class_keeps_its_lineage_when_it_delegates(
+    repo: FixtureRepo,
+) -> None:
+    """pip 3b06cb6: ``LinkCandidate.__init__``'s body moved into a new base class, the
+    old method now calls ``super().__init__``: the old name is still the original."""
+    repo.commit({"progress.py": REPORTER})
+    base = REPORTER.replace("class ProgressReporter:", "class _Base:").replace(
+        '    """Reports the speed of a transfer."""\n\n    interval = 0.5\n\n', "")
+    sub = ("\n\nclass ProgressReporter(_Base):\n    interval = 0.5\n\n"
+           "    def __init__(self, total):\n        super().__init__(total)\n")
+    changes = _changes(repo, repo.commit({"progress.py": base + sub}))
+    init = changes["python:function:progress.ProgressReporter.__init__"]
+    assert init.change_kind == "modified"
+    assert changes["python:function:progress._Base.__init__"].change_kind == "added"

@@ -86,6 +86,20 @@ def test_churn_counts_each_lineage_once(reused: tuple[FixtureRepo, dict[str, str
     assert _churn(r, G, OLD_F) == {G: 4, OLD_F: 2}
 
 
+def test_a_rename_and_a_new_definition_of_the_old_name_in_one_commit(tmp_path: Path) -> None:
+    r = FixtureRepo(tmp_path / "repo")
+    add = r.commit({"hdr.py": PARSE}, "add parse")
+    edit = r.commit({"hdr.py": PARSE.replace("value.strip()", "value.strip() or None")})
+    both = r.commit({"hdr.py": NEW_PARSE + "\n\n" + PARSE.replace(
+        "value.strip()", "value.strip() or None").replace("def parse", "def split_header")},
+        "rename parse to split_header; a new parse")
+    assert _shas(_timeline(r, G)) == [add, edit, both]
+    env = _timeline(r, OLD_F)
+    assert _shas(env) == [both]
+    assert env["data"]["items"][0]["change_kind"] == "added"
+    assert _churn(r, G, OLD_F) == {G: 3, OLD_F: 1}
+
+
 def test_a_rename_back_is_one_lineage(tmp_path: Path) -> None:
     r = FixtureRepo(tmp_path / "repo")
     shas = [r.commit({"hdr.py": PARSE}, "add")]

@@ -12,23 +12,30 @@ How a two-sided Python edit is attributed (DESIGN §4):
   owners are identical). This confirmation drops diff "slider" artefacts (a hunk aligned
   across a neighbour's identical last line) and blank-line-only edits, without comparing
   whole files.
+* A candidate whose whole span lies inside the hunks on both sides (cut at one place and
+  pasted at another within its file) and whose own text is the same is not ``modified``:
+  the definition was relocated, its text and locator are unchanged (docs/lineage.md).
+* Own text is compared without line endings: a CRLF <-> LF conversion is no change of
+  any definition (Python reads both alike); the file event still records the bytes.
 * Definitions present in one version only are ``added``/``removed`` (compared by locator).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
 from warpline.git.locators import entity_locator, file_locator
-from warpline.git.pyentities import EntityKey, FileEntities
+from warpline.git.pyentities import MODULE_KEY, EntityKey, FileEntities
 from warpline.git.pyincremental import Window
 
 __all__ = [
     "PySide",
     "all_changes",
+    "definition_spans",
     "edited_changes",
     "file_event",
     "finalize",
@@ -119,11 +126,72 @@ def edited_changes(
     before = own_texts(old_fe, old_lines, [(w.old_first, w.old_last) for w in windows], candidates)
     after = own_texts(new_fe, new_lines, [(w.new_first, w.new_last) for w in windows], candidates)
     previous_path = old.path if old.path != new.path else None
-    for key in candidates:  # finalize() orders the events
-        if before[key] != after[key]:
-            out.append(
-                EntityChange(new.locator(key), key[0], "modified", new.path, None, previous_path)
-            )
+    changed = {key for key in candidates if before[key] != after[key]}
+    if changed - {MODULE_KEY}:
+        changed -= _relocated(old_fe, new_fe, hunks, old_lines, new_lines, changed)
+    for key in changed:  # finalize() orders the events
+        out.append(
+            EntityChange(new.locator(key), key[0], "modified", new.path, None, previous_path)
+        )
+
+
+Span = tuple[int, int]
+
+
+def _relocated(
+    old_fe: FileEntities,
+    new_fe: FileEntities,
+    hunks: Sequence[Hunk],
+    old_lines: list[bytes],
+    new_lines: list[bytes],
+    changed: set[EntityKey],
+) -> set[EntityKey]:
+    """The definitions of ``changed`` cut and pasted whole within the file, text unchanged
+    (every occurrence inside one hunk on each side: the cost is bounded by the diff)."""
+    keys = changed - {MODULE_KEY}
+    old_spans, new_spans = definition_spans(old_fe, keys), definition_spans(new_fe, keys)
+    old_hunks = [(h[0], h[0] + h[1] - 1) for h in hunks if h[1]]
+    new_hunks = [(h[2], h[2] + h[3] - 1) for h in hunks if h[3]]
+    whole = {k for k in keys if _inside(old_spans.get(k, []), old_hunks)
+             and _inside(new_spans.get(k, []), new_hunks)}
+    if not whole:
+        return set()
+    out: set[EntityKey] = set()
+    for key in whole:
+        before = own_texts(old_fe, old_lines, old_spans[key], (key,))[key]
+        after = own_texts(new_fe, new_lines, new_spans[key], (key,))[key]
+        if before == after:
+            out.add(key)
+    return out
+
+
+def definition_spans(fe: FileEntities, keys: set[EntityKey]) -> dict[EntityKey, list[Span]]:
+    """Every occurrence's (first, last) line of each of ``keys`` (one walk of the tree)."""
+    out: dict[EntityKey, list[Span]] = {}
+    stack = [(fe.root, 1)]
+    while stack:
+        node, start = stack.pop()
+        for child, at in zip(node.children, node.starts(), strict=True):
+            first = start + at
+            if child.key in keys and not (child.stub and child.key not in fe.counts):
+                out.setdefault(child.key, []).append((first, first + child.span))
+            if child.children:
+                stack.append((child, first))
+    for spans in out.values():
+        spans.sort()
+    return out
+
+
+def _inside(spans: list[Span], ranges: list[Span]) -> bool:
+    """Every span lies inside one of ``ranges`` (sorted, disjoint)."""
+    if not spans:
+        return False
+    starts = [r[0] for r in ranges]
+    for first, last in spans:
+        index = bisect_right(starts, first) - 1
+        if index < 0 or ranges[index][1] < last:
+            return False
+    return True
 
 
 def own_texts(
@@ -134,14 +202,15 @@ def own_texts(
 ) -> dict[EntityKey, list[bytes]]:
     """The non-blank lines each of ``keys`` owns inside ``ranges``, in order, each range
     closed by a separator: a line moved from one range to another (a statement moved
-    within a definition, across unchanged lines) makes the texts differ."""
+    within a definition, across unchanged lines) makes the texts differ. A line's
+    carriage return is dropped: line endings are no part of the text."""
     out: dict[EntityKey, list[bytes]] = {key: [] for key in keys}
     for first, last in ranges:
         if last >= first:
             for line, owner in zip(lines[first - 1 : last], entities.paint(first, last),
                                    strict=False):
                 if owner in out and line.strip():
-                    out[owner].append(line)
+                    out[owner].append(line[:-1] if line[-1:] == b"\r" else line)
         for text in out.values():
             text.append(_RANGE_END)
     return out

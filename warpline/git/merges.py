@@ -6,7 +6,15 @@ compares against), and that re-merge counts as one more "parent" below. So a cle
 where the branches edited different lines of one function, or where one branch still had a
 file under its pre-rename path, introduces nothing; a conflict resolution or an evil edit
 does. Where the re-merge itself conflicted on a path, that path is judged against the
-parents only. Octopus merges and merges without a merge base use the parents only.
+parents only, line by line: an entity counts only when one of its own lines differs from
+every parent (what ``git diff --cc`` shows), so edits of different lines of one function
+combined cleanly beside a conflict elsewhere in the file are not the merge's. Octopus
+merges and merges without a merge base use the parents only, the same way.
+
+* Lineage: a definition whose own text in the merge equals its text in a parent that
+  lacks the path, in a Python file that parent has and the merge does not (the branch
+  edited it where it was before the other branch moved it, and the merge ported the edit
+  across the move), is that branch's change, not the merge's.
 
 * A path whose state in the merge (blob and mode, or absence) equals its state in ANY
   parent (or in the re-merge) contributes nothing. Only paths that differ from every
@@ -100,6 +108,7 @@ def merge_changes(
     out: list[EntityChange] = []
     unparsed: list[str] = []
     remerge = _Remerge(repo, commit)
+    _carried = _Carried(repo, cache, commit)
     for delta in diff.deltas:
         removed = delta.status == DeltaStatus.DELETED
         path = delta.old_file.path if removed else delta.new_file.path
@@ -123,6 +132,10 @@ def merge_changes(
             if known:
                 found, unread = [], []
                 _contribution(repo, cache, path, kind, result, [*states, again], found, unread)
+            else:
+                found = _own_lines_only(repo, cache, path, result, states, found)
+        if found and None in states:
+            found = _carried.drop(path, result, states, found)
         out.extend(found)
         unparsed.extend(unread)
     return out, unparsed
@@ -174,6 +187,90 @@ def _contribution(
 Texts = tuple[PySide, dict[EntityKey, list[bytes]]] | None
 
 
+def _entity_events_only(found: list[EntityChange]) -> list[EntityChange]:
+    """``found`` without its file event when no entity event is left."""
+    return found if any(c.kind != "file" for c in found) else []
+
+
+def _own_lines_only(
+    repo: pygit2.Repository, cache: DefinitionCache, path: str, result: State,
+    states: list[State], found: list[EntityChange],
+) -> list[EntityChange]:
+    """No re-merge to judge by here (it conflicted on this path, or there is none): an
+    entity ``modified`` by the merge counts only when one of its own lines differs from
+    every parent, as ``git diff --cc`` shows it; the branches' edits of different lines of
+    one function, combined cleanly beside a conflict elsewhere in the file, are not the
+    merge's own change."""
+    modified = [c for c in found if c.change_kind == "modified" and c.kind != "file"]
+    if not modified:
+        return found
+    common = _common_touched(repo, result, states)
+    if common is None:
+        return found  # some parent differs everywhere: nothing narrows it down
+    merged = _side(repo, cache, path, result, states[0]).side
+    if merged is None:
+        return found
+    own = {merged.locator(e.key): e.own for e in merged.entities.entities}
+    drop = {c.locator for c in modified if not any(
+        _overlaps(common, (2 * first, 2 * last + 1)) for first, last in own.get(c.locator, ()))}
+    if not drop:
+        return found
+    return _entity_events_only([c for c in found if c.locator not in drop or c.kind == "file"])
+
+
+def _overlaps(intervals: list[Interval], probe: Interval) -> bool:
+    return any(low <= probe[1] and probe[0] <= high for low, high in intervals)
+
+
+class _Carried:
+    """A merge carrying a branch's version of a definition across a move the other branch
+    made (``pip/req.py`` edited on a maintenance branch, split into ``pip/req/`` on the
+    main line, the edit ported by hand in the merge): the definition's own text in the
+    merge equals its text in that parent under its old path, so it is the branch's
+    change, not the merge's (DESIGN §4: changes that match no parent). Looked up only for
+    paths some parent lacks, in the Python files that parent has and the merge does not
+    (one tree diff per parent, on first use)."""
+
+    def __init__(self, repo: pygit2.Repository, cache: DefinitionCache,
+                 commit: pygit2.Commit) -> None:
+        self._repo, self._cache, self._commit = repo, cache, commit
+        self._texts: dict[int, set[tuple[str, tuple[bytes, ...]]]] = {}
+
+    def _elsewhere(self, index: int) -> set[tuple[str, tuple[bytes, ...]]]:
+        if index not in self._texts:
+            found: set[tuple[str, tuple[bytes, ...]]] = set()
+            parent = self._commit.parents[index]
+            for delta in parent.tree.diff_to_tree(self._commit.tree).deltas:
+                if delta.status != DeltaStatus.DELETED:
+                    continue
+                old = delta.old_file
+                state: State = (old.id, old.mode)
+                texts = _texts(self._repo, _side(self._repo, self._cache, old.path, state).side,
+                               state)
+                if texts is not None:
+                    found.update((key[0], tuple(text)) for key, text in texts[1].items()
+                                 if key[1])
+            self._texts[index] = found
+        return self._texts[index]
+
+    def drop(self, path: str, result: State, states: list[State],
+             found: list[EntityChange]) -> list[EntityChange]:
+        merged = _texts(self._repo, _side(self._repo, self._cache, path, result, states[0]).side,
+                        result)
+        if merged is None:
+            return found
+        side, texts = merged
+        by_locator = {side.locator(key): (key[0], tuple(text)) for key, text in texts.items()}
+        lacking = [i for i, state in enumerate(states) if state is None]
+        carried = {c.locator for c in found
+                   if c.kind != "file" and c.change_kind in ("modified", "added")
+                   and c.locator in by_locator
+                   and any(by_locator[c.locator] in self._elsewhere(i) for i in lacking)}
+        if not carried:
+            return found
+        return _entity_events_only([c for c in found if c.locator not in carried])
+
+
 def _texts(repo: pygit2.Repository, side: PySide | None, state: State) -> Texts:
     if side is None or state is None:
         return None
@@ -210,6 +307,14 @@ def _lines_differ_from_every_parent(
 
     Positions use doubled coordinates: line L is ``2L``, the gap after it ``2L + 1``.
     """
+    common = _common_touched(repo, result, states)
+    return common is None or bool(common)
+
+
+def _common_touched(repo: pygit2.Repository, result: State,
+                    states: list[State]) -> list[Interval] | None:
+    """The lines (and gaps) of the merge result changed against every parent; None when
+    every parent differs everywhere (absent, binary)."""
     common: list[Interval] | None = None  # None: "everywhere", nothing ruled out yet
     for state in states:
         touched = _touched(repo, result, state)
@@ -217,8 +322,8 @@ def _lines_differ_from_every_parent(
             continue  # everything differs from this parent: no constraint
         common = touched if common is None else _intersect(common, touched)
         if not common:
-            return False
-    return True
+            return []
+    return common
 
 
 def _touched(repo: pygit2.Repository, result: State, state: State) -> list[Interval] | None:
