@@ -33,6 +33,7 @@ import warnings
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
+from operator import attrgetter
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.locators import PythonKind
@@ -197,11 +198,13 @@ def parse_entities(source: bytes) -> FileEntities | None:
 def module_root(
     firsts: array[int], lasts: array[int], children: tuple[Node, ...], count: int
 ) -> Node:
-    last, at = count, 1
-    for child in children:
-        at += child.off
-        last = max(last, at + child.span)
+    last = count
+    if children:  # siblings are disjoint and in order: the last one ends last
+        last = max(last, 1 + sum(map(_OFF, children)) + children[-1].span)
     return Node(MODULE_KEY, 1, max(last - 1, 0), firsts, lasts, children)
+
+
+_OFF = attrgetter("off")
 
 
 class no_gc:
