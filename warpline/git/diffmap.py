@@ -149,17 +149,8 @@ def own_texts(
 
 
 def whole_texts(entities: FileEntities, lines: list[bytes]) -> dict[EntityKey, list[bytes]]:
-    """``own_texts`` over the whole file for every entity, read from the entities' own
-    spans (built once per parse, kept with it) instead of painting every line again."""
-    out: dict[EntityKey, list[bytes]] = {}
-    for entity in entities.entities:
-        text = [line for first, last in entity.own for line in lines[first - 1 : last]
-                if line.strip()]
-        text.append(_RANGE_END)
-        out[entity.key] = text
-    for key in entities.keys() - out.keys():  # (every key has own lines; never hit)
-        out[key] = [_RANGE_END]
-    return out
+    """``own_texts`` of every entity over the whole file."""
+    return own_texts(entities, lines, [(1, entities.line_count)], entities.keys())
 
 
 def finalize(changes: Iterable[EntityChange]) -> tuple[EntityChange, ...]:
