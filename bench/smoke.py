@@ -30,6 +30,7 @@ TINY: dict[str, list[str]] = {
     "bench_work.py": ["--seis", "1,5", "--issues", "3", "--repeat", "1"],
     "bench_caps.py": ["--mb", "1", "--refs", "1000"],
     "bench_lineage.py": ["{tmp}/history", "--sample", "3", "--no-timing"],
+    "profile_walk.py": ["{tmp}/history", "--limit", "30"],
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
     "bench_history_truth.py": ["{tmp}/history"],
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],

@@ -306,6 +306,33 @@ def test_an_edit_that_opens_a_string_over_later_code_matches_a_whole_parse() -> 
     _check_incremental(NESTED, NESTED.replace("attr = 1", 'attr = """').replace("pass", '"""'))
 
 
+def test_an_edit_dedented_out_of_a_method_is_reparsed_among_top_level_statements() -> None:
+    # The method's region cannot take a line at the class's indentation (it would leave the
+    # method's body); the class statement around it, re-parsed alone, can: still exactly
+    # the whole parse, and compared as a whole file (no windows), as a whole parse is.
+    new = NESTED.replace("        return helper()\n", "    extra = 2\n")
+    _check_incremental(NESTED, new)
+    before = parse_entities(NESTED.encode())
+    assert before is not None
+    derived, windows = reparse(before, new.encode(), split_lines(new.encode()),
+                               hunks_between(NESTED.encode(), new.encode()))
+    assert derived is not None and windows is None
+    assert not derived.tolerant
+
+
+def test_an_edit_of_a_version_ast_rejects_still_matches_its_whole_parse() -> None:
+    # py2-era code: the whole parse is the tolerant parser's, so no top-level retry is
+    # spliced into it (that would be an ast reading of a file ast cannot read).
+    old = NESTED.replace("CONST = 1", "print CONST")
+    new = old.replace("        return helper()\n", "    extra = 2\n")
+    before = parse_entities(old.encode())
+    assert before is not None and before.tolerant
+    _check_incremental(old, new)
+    derived, _ = reparse(before, new.encode(), split_lines(new.encode()),
+                         hunks_between(old.encode(), new.encode()))
+    assert derived is not None and derived.tolerant
+
+
 _LINES = st.sampled_from(
     [
         "x = 1",

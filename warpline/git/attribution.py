@@ -44,7 +44,7 @@ from warpline.git.diffmap import (
     file_event,
     finalize,
     moved_changes,
-    own_texts,
+    whole_texts,
 )
 from warpline.git.events import ChangeKind, CommitChanges, CommitInfo, EntityChange
 from warpline.git.hunks import hunks_and_lines
@@ -204,10 +204,8 @@ def _whole(
         edited: set[EntityKey] = set()
         if old[2] != new[2]:
             old_fe, new_fe = old_side.side.entities, new_side.side.entities
-            before = own_texts(old_fe, split_lines(blob_data(repo, old[2])),
-                               [(1, old_fe.line_count)], old_fe.keys())
-            after = own_texts(new_fe, split_lines(blob_data(repo, new[2])),
-                              [(1, new_fe.line_count)], new_fe.keys())
+            before = whole_texts(old_fe, split_lines(blob_data(repo, old[2])))
+            after = whole_texts(new_fe, split_lines(blob_data(repo, new[2])))
             edited = {k for k in before.keys() & after.keys() if before[k] != after[k]}
         moved_changes(old_side.side, new_side.side, out, edited)
     elif new_side.side is not None:

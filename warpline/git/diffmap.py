@@ -41,6 +41,7 @@ __all__ = [
     "finalize",
     "moved_changes",
     "own_texts",
+    "whole_texts",
 ]
 
 
@@ -214,6 +215,11 @@ def own_texts(
         for text in out.values():
             text.append(_RANGE_END)
     return out
+
+
+def whole_texts(entities: FileEntities, lines: list[bytes]) -> dict[EntityKey, list[bytes]]:
+    """``own_texts`` of every entity over the whole file."""
+    return own_texts(entities, lines, [(1, entities.line_count)], entities.keys())
 
 
 def finalize(changes: Iterable[EntityChange]) -> tuple[EntityChange, ...]:

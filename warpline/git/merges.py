@@ -37,7 +37,7 @@ from functools import partial
 import pygit2
 from pygit2.enums import DeltaStatus, DiffOption
 
-from warpline.git.diffmap import PySide, file_event, own_texts
+from warpline.git.diffmap import PySide, file_event, whole_texts
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.parsecache import (
     NOT_PYTHON,
@@ -50,7 +50,7 @@ from warpline.git.parsecache import (
     side_result,
     tree_state,
 )
-from warpline.git.pyentities import EntityKey, split_lines
+from warpline.git.pyentities import EntityKey, FileEntities, split_lines
 
 __all__ = ["merge_changes"]
 
@@ -122,16 +122,20 @@ def merge_changes(
         kind: ChangeKind = "added" if first is None else "removed" if removed else "modified"
         found: list[EntityChange] = []
         unread: list[str] = []
-        _contribution(repo, cache, path, kind, result, states, found, unread)
+        memo: _Memo = {}
+        _contribution(repo, cache, memo, path, kind, result, states, found, unread)
         if found:
             # The re-merge only takes events away: it is computed (once per merge) only when
-            # the parents alone leave some.
+            # the parents alone leave some. (Asked first, it would spare parsing the files a
+            # clean merge combined, but a path it reproduces would then no longer be listed
+            # unparsed when one of its versions does not parse: an attribution change.)
             known, again = remerge.state(path)
             if known and again == result:
                 continue  # what the automatic re-merge gives: nothing of the merge's own
             if known:
                 found, unread = [], []
-                _contribution(repo, cache, path, kind, result, [*states, again], found, unread)
+                _contribution(repo, cache, memo, path, kind, result, [*states, again], found,
+                              unread)
             else:
                 found = _own_lines_only(repo, cache, path, result, states, found)
         if found and None in states:
@@ -160,6 +164,7 @@ def _side(repo: pygit2.Repository, cache: DefinitionCache, path: str, state: Sta
 def _contribution(
     repo: pygit2.Repository,
     cache: DefinitionCache,
+    memo: _Memo,
     path: str,
     kind: ChangeKind,
     result: State,
@@ -173,8 +178,9 @@ def _contribution(
         unparsed.append(path)
     elif merged.side is not None or any(p.side is not None for p in parents):
         events = _entity_events(
-            _texts(repo, merged.side, result),
-            [_texts(repo, p.side, state) for p, state in zip(parents, states, strict=True)],
+            _texts(repo, memo, merged.side, result),
+            [_texts(repo, memo, p.side, state)
+             for p, state in zip(parents, states, strict=True)],
         )
         if events:
             out.append(file_event(kind, path, None))
@@ -185,6 +191,9 @@ def _contribution(
 
 
 Texts = tuple[PySide, dict[EntityKey, list[bytes]]] | None
+# One path's entity texts by blob (and the parse they were read with): a blob that is two
+# parents' version, or seen again in the pass with the re-merge, is read once.
+_Memo = dict[tuple[bytes, int], tuple[FileEntities, dict[EntityKey, list[bytes]]]]
 
 
 def _entity_events_only(found: list[EntityChange]) -> list[EntityChange]:
@@ -235,6 +244,7 @@ class _Carried:
                  commit: pygit2.Commit) -> None:
         self._repo, self._cache, self._commit = repo, cache, commit
         self._texts: dict[int, set[tuple[str, tuple[bytes, ...]]]] = {}
+        self._memo: _Memo = {}
 
     def _elsewhere(self, index: int) -> set[tuple[str, tuple[bytes, ...]]]:
         if index not in self._texts:
@@ -245,8 +255,8 @@ class _Carried:
                     continue
                 old = delta.old_file
                 state: State = (old.id, old.mode)
-                texts = _texts(self._repo, _side(self._repo, self._cache, old.path, state).side,
-                               state)
+                side = _side(self._repo, self._cache, old.path, state).side
+                texts = _texts(self._repo, self._memo, side, state)
                 if texts is not None:
                     found.update((key[0], tuple(text)) for key, text in texts[1].items()
                                  if key[1])
@@ -255,8 +265,8 @@ class _Carried:
 
     def drop(self, path: str, result: State, states: list[State],
              found: list[EntityChange]) -> list[EntityChange]:
-        merged = _texts(self._repo, _side(self._repo, self._cache, path, result, states[0]).side,
-                        result)
+        near = _side(self._repo, self._cache, path, result, states[0]).side
+        merged = _texts(self._repo, self._memo, near, result)
         if merged is None:
             return found
         side, texts = merged
@@ -271,12 +281,16 @@ class _Carried:
         return _entity_events_only([c for c in found if c.locator not in carried])
 
 
-def _texts(repo: pygit2.Repository, side: PySide | None, state: State) -> Texts:
+def _texts(repo: pygit2.Repository, memo: _Memo, side: PySide | None, state: State) -> Texts:
     if side is None or state is None:
         return None
     fe = side.entities
-    lines = split_lines(blob_data(repo, state[0]))
-    return side, own_texts(fe, lines, [(1, fe.line_count)], fe.keys())
+    key = (state[0].raw, id(fe))
+    kept = memo.get(key)
+    if kept is None:
+        # The parse is held with its texts, so its id cannot be reused within the merge.
+        kept = memo[key] = (fe, whole_texts(fe, split_lines(blob_data(repo, state[0]))))
+    return side, kept[1]
 
 
 def _entity_events(merged: Texts, parents: list[Texts]) -> list[EntityChange]:

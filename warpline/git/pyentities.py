@@ -33,6 +33,7 @@ import warnings
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
+from operator import attrgetter
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.locators import PythonKind
@@ -86,12 +87,16 @@ class FileEntities:
     """The definitions of one Python source: a tree of ``Node`` under the module root,
     and how many (non-stub) occurrences each key has."""
 
-    __slots__ = ("_entities", "counts", "line_count", "root")
+    __slots__ = ("_entities", "counts", "line_count", "root", "tolerant")
 
-    def __init__(self, root: Node, counts: dict[EntityKey, int], line_count: int) -> None:
+    def __init__(self, root: Node, counts: dict[EntityKey, int], line_count: int,
+                 tolerant: bool = False) -> None:
         self.root = root  # off == 1: the module starts at line 1
         self.counts = counts  # every definition key present, never the module
         self.line_count = line_count
+        # Read by the error-tolerant parser (or derived from such a parse): ``ast`` could
+        # not read this version (or the one it was derived from).
+        self.tolerant = tolerant
         self._entities: tuple[Entity, ...] | None = None
 
     def keys(self) -> set[EntityKey]:
@@ -175,7 +180,8 @@ def parse_entities(source: bytes) -> FileEntities | None:
     lines = split_lines(source)
     with no_gc():
         body = parse_body(source)
-        if body is None:
+        tolerant = body is None
+        if tolerant:
             body = tolerant_body(source)
         if body is None:
             return None
@@ -186,17 +192,19 @@ def parse_entities(source: bytes) -> FileEntities | None:
     if len(counts) > MAX_ENTITIES:
         return None
     return FileEntities(module_root(firsts, lasts, children, line_count(lines)), counts,
-                        line_count(lines))  # fmt: skip
+                        line_count(lines), tolerant)  # fmt: skip
 
 
 def module_root(
     firsts: array[int], lasts: array[int], children: tuple[Node, ...], count: int
 ) -> Node:
-    last, at = count, 1
-    for child in children:
-        at += child.off
-        last = max(last, at + child.span)
+    last = count
+    if children:  # siblings are disjoint and in order: the last one ends last
+        last = max(last, 1 + sum(map(_OFF, children)) + children[-1].span)
     return Node(MODULE_KEY, 1, max(last - 1, 0), firsts, lasts, children)
+
+
+_OFF = attrgetter("off")
 
 
 class no_gc:

@@ -83,6 +83,25 @@ def reparse(
     if too_large(new_source) or _needs_whole_parse(new_source, new_lines):
         return parse_entities(new_source), None
     regions = _regions(old, hunks)
+    spliced = _splice_all(old, regions, new_lines)
+    if spliced is None and not old.tolerant and any(r.path for r in regions):
+        # A region inside a definition did not parse alone (or changed where its
+        # definition ends): the top-level statements around the edit usually do, at a
+        # fraction of a whole parse. The same result as a whole parse, compared as one
+        # (no windows), as when the whole file is parsed. Not for a version ``ast``
+        # could not read: its whole parse is the tolerant parser's.
+        spliced = _splice_all(old, _regions(old, hunks, top=True), new_lines)
+        if spliced is not None:
+            return spliced[0], None
+    if spliced is None:
+        return parse_entities(new_source), None
+    return spliced
+
+
+def _splice_all(
+    old: FileEntities, regions: list[_Region], new_lines: list[bytes]
+) -> tuple[FileEntities | None, list[Window] | None] | None:
+    """``regions`` re-parsed and spliced into ``old``; None when one does not parse."""
     delta_before = 0
     for region in regions:  # ascending: where each region lands in the new version
         region.new_first = region.first + delta_before
@@ -92,17 +111,17 @@ def reparse(
         for region in reversed(regions):  # bottom-up: positions above stay valid
             spliced = _apply(root, counts, region, new_lines)
             if spliced is None:
-                return parse_entities(new_source), None
+                return None
             root = spliced
     if len(counts) > MAX_ENTITIES:
         return None, None
-    count = line_count(new_lines)
-    root = module_root(root.firsts, root.lasts, root.children, count)
     windows = [
         Window(r.first, r.last, r.new_first, r.new_first + r.last - r.first + r.delta)
         for r in regions
     ]
-    return FileEntities(root, counts, count), windows
+    count = line_count(new_lines)
+    root = module_root(root.firsts, root.lasts, root.children, count)
+    return FileEntities(root, counts, count, old.tolerant), windows
 
 
 def _needs_whole_parse(source: bytes, lines: list[bytes]) -> bool:
@@ -121,14 +140,16 @@ def _touched(hunk: Hunk) -> tuple[int, int]:
     return old_start, old_start + 1  # an insertion touches both neighbouring lines
 
 
-def _regions(old: FileEntities, hunks: Sequence[Hunk]) -> list[_Region]:
-    regions = sorted((_locate(old, *_touched(h)) for h in hunks), key=lambda r: r.first)
+def _regions(old: FileEntities, hunks: Sequence[Hunk], top: bool = False) -> list[_Region]:
+    """The regions re-parsed for ``hunks``: in the innermost bodies, or (``top``) among
+    the module's statements only."""
+    regions = sorted((_locate(old, *_touched(h), top) for h in hunks), key=lambda r: r.first)
     merged: list[_Region] = []
     for region in regions:
         while merged and region.first <= merged[-1].last:
             prev = merged.pop()
             low = min(prev.touched[0], region.touched[0])
-            region = _locate(old, low, max(prev.touched[1], region.touched[1]))
+            region = _locate(old, low, max(prev.touched[1], region.touched[1]), top)
         merged.append(region)
     for hunk in hunks:
         low = _touched(hunk)[0]
@@ -137,8 +158,9 @@ def _regions(old: FileEntities, hunks: Sequence[Hunk]) -> list[_Region]:
     return merged
 
 
-def _locate(old: FileEntities, low: int, high: int) -> _Region:
-    """The region of the innermost body with untouched statements around ``low..high``."""
+def _locate(old: FileEntities, low: int, high: int, top: bool = False) -> _Region:
+    """The region of the innermost body with untouched statements around ``low..high``
+    (``top``: of the module's body)."""
     node, start, path = old.root, 1, list[int]()
     i, j = _bounds(node, start, low, high)
     best = _Region(
@@ -148,7 +170,7 @@ def _locate(old: FileEntities, low: int, high: int) -> _Region:
         old.line_count if j >= len(node.firsts) else start + node.firsts[j] - 1,
         (low, high),
     )
-    while True:
+    while not top:
         # Siblings are disjoint and in order: only the last one starting before ``low``
         # can hold ``low..high``.
         index = bisect_left(node.starts(), low - start) - 1
@@ -163,6 +185,7 @@ def _locate(old: FileEntities, low: int, high: int) -> _Region:
         region = _nested(node, start, path, low, high)
         if region is not None:
             best = region
+    return best
 
 
 def _nested(node: Node, start: int, path: list[int], low: int, high: int) -> _Region | None:

@@ -9,6 +9,7 @@ and several processes ingesting at once all converge on one row per commit.
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 import time
@@ -42,6 +43,20 @@ _MAX_TIPS = 16
 # commit as soon as it is stored); a larger batch, each commit in its own savepoint, measured
 # 3-10% faster on a 5,000-commit history and is kept available for experiments only.
 WRITE_BATCH = 1
+
+def _release_memory(repo: pygit2.Repository) -> None:
+    """Give back what the walk for pending commits left: libgit2's object cache and pack
+    handles (the repository reopens them on use), Python's garbage, and glibc's free heap
+    (``malloc_trim``; absent elsewhere, then skipped)."""
+    import ctypes  # a long backfill's only: one commit never pays for loading it
+
+    repo.free()
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
 
 class Ingestor:
     """Holds the per-process caches of one ingest run (parsed blobs, entity ids)."""
@@ -82,6 +97,7 @@ class Ingestor:
         report = IngestReport()
         deadline = None if budget_s is None else time.monotonic() + budget_s
         todo = self._without_boundary(list(commits), report)
+        del commits  # a worker backfill lets the commit objects go before it forks
         # Only a long backfill asks (reading the machine's load takes a few milliseconds).
         # One commit (the hooks, ingest-commit) never needs the workers: do not load them.
         long_run = budget_s is None and len(todo) > 1 \
@@ -124,6 +140,11 @@ class Ingestor:
         per commit), each commit inside its own savepoint, so a commit is recorded whole or
         not at all."""
         shas = [str(c.id) for c in todo]
+        count = len(todo)
+        # Forked workers start with this process's memory: the walk's commit objects and
+        # libgit2's caches (tens of MB on a long history) would be held once per process.
+        todo.clear()
+        _release_memory(self.repo)
         stream = _pipeline().changes_in_workers(self.repo.path, shas, workers)
         done = 0
         batch: list[pipeline.Outcome] = []
@@ -140,8 +161,8 @@ class Ingestor:
                 self._write_batch(batch, report)
                 batch = []
                 if progress is not None:
-                    for count in range(done + 1, index + 2):
-                        progress(count, total or len(todo))
+                    for number in range(done + 1, index + 2):
+                        progress(number, total or count)
                 done = index + 1
             if batch:  # the stream ended early (it does not, but never drop outcomes)
                 self._write_batch(batch, report)
@@ -208,8 +229,8 @@ class Ingestor:
         reopened = shallow_ingest.reopen_deepened(self.store, shallow.boundary(self.repo))
         if reopened:
             self._tip_cache = None  # the deepened history is walked from HEAD again
-        todo = self.pending(head)
-        report = self.run(todo, budget_s=budget_s, progress=progress, stop=stop)
+        # (No name keeps the pending commits: a worker backfill drops them before forking.)
+        report = self.run(self.pending(head), budget_s=budget_s, progress=progress, stop=stop)
         report.reopened = reopened
         if head is not None and report.complete:
             self._push_tip(str(head.id))

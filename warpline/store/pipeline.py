@@ -40,6 +40,9 @@ WORKER_PARSES = 1024
 WORKER_LINES_BUDGET = 8 << 20
 WORKER_MWINDOW = 4 << 20
 WORKER_MAPPED_LIMIT = 24 << 20
+# libgit2 keeps every tree and commit object it reads (up to 256 MB by default): over a
+# long history that cache, not the parses, is most of a worker's memory.
+WORKER_OBJECT_CACHE = 32 << 20
 MIN_SLICE = 200
 GC_THRESHOLD = (50_000, 20, 100)
 
@@ -58,6 +61,7 @@ def _init(repo_path: str) -> None:
     # parses than an in-process walk; the cost is re-parsing a file not seen for long.
     pygit2.settings.mwindow_size = WORKER_MWINDOW
     pygit2.settings.mwindow_mapped_limit = WORKER_MAPPED_LIMIT
+    pygit2.settings.cache_max_size(WORKER_OBJECT_CACHE)
     _repo = pygit2.Repository(repo_path)
     _cache = DefinitionCache(maxsize=WORKER_PARSES, lines_budget=WORKER_LINES_BUDGET)
 
