@@ -2,6 +2,12 @@
 
     python bench/_history_truth_build.py CORPUS_DIR [--only NAME]
     python bench/_history_truth_build.py --annotate   # rewrite the validation notes only
+    python bench/_history_truth_build.py CORPUS_DIR --truth bench/lineage_heldout.json
+
+``--truth FILE`` (default ``bench/lineage_truth.json``) names the truth written; when that
+file has a ``targets`` object (corpus -> list of [path, qualname]) those functions are built
+instead of ``TARGETS``, and its ``notes`` object (commit prefix -> reading) is used before
+``NOTES`` for the ``validated`` text; every other key of the file is kept as it was.
 
 For each function in ``TARGETS`` (named by its path and qualified name at HEAD):
 
@@ -325,10 +331,11 @@ def parallel(repo: Path, top: str, boundary: str, old_path: str, qualname: str
     return out
 
 
-def _annotate(events: list[dict[str, Any]]) -> None:
+def _annotate(events: list[dict[str, Any]], notes: dict[str, str] | None = None) -> None:
+    table = {**NOTES, **(notes or {})}
     for event in events:
         if event["kind"] in ("added", "moved", "unreadable") or "branch" in event:
-            event["validated"] = NOTES.get(event["commit"][:12], _automatic(event))
+            event["validated"] = table.get(event["commit"][:12], _automatic(event))
 
 
 def _automatic(event: dict[str, Any]) -> str:
@@ -400,12 +407,16 @@ def main() -> int:
     parser.add_argument("--only", default=None)
     parser.add_argument("--annotate", action="store_true",
                         help="only (re)write each boundary's validation note")
+    parser.add_argument("--truth", type=Path,
+                        default=Path(__file__).resolve().parent / "lineage_truth.json",
+                        help="the truth file written (its `targets`/`notes`, when present, "
+                             "replace the built-in ones)")
     args = parser.parse_args()
-    out_path = Path(__file__).resolve().parent / "lineage_truth.json"
+    out_path = args.truth
     if args.annotate:
         truth = json.loads(out_path.read_text())
         for function in truth["functions"]:
-            _annotate(function["events"])
+            _annotate(function["events"], truth.get("notes"))
         out_path.write_text(json.dumps(truth, indent=1) + "\n")
         return 0
     if args.corpus is None:
@@ -415,9 +426,11 @@ def main() -> int:
     attributes.parent.mkdir(exist_ok=True)
     attributes.write_text("*.py diff=python\n")
     truth = json.loads(out_path.read_text()) if out_path.exists() else {"functions": []}
+    targets = {corpus: [(p, q) for p, q in listed]
+               for corpus, listed in truth.get("targets", TARGETS).items()}
     kept = [f for f in truth["functions"] if f["corpus"] != name or (
         args.only is not None and f["qualname"] != args.only)]
-    for path, qualname in TARGETS[name]:
+    for path, qualname in targets[name]:
         if args.only is not None and qualname != args.only:
             continue
         events = history(args.corpus, path, qualname)
@@ -425,7 +438,7 @@ def main() -> int:
         for event in events:
             seen.setdefault(event["commit"], event)
         locator = f"python:function:{dotted(path)}.{qualname}"
-        _annotate(list(seen.values()))
+        _annotate(list(seen.values()), truth.get("notes"))
         entry = {"corpus": name, "locator": locator, "path": path, "qualname": qualname,
                  "events": list(seen.values())}
         kept.append(entry)

@@ -1,13 +1,14 @@
 """Function histories against the truth in ``bench/lineage_truth.json``.
 
-    python bench/bench_history_truth.py CORPUS [CORPUS ...] [--workdir DIR]
+    python bench/bench_history_truth.py CORPUS [CORPUS ...] [--workdir DIR] [--truth FILE]
 
 Each corpus (a clone of ``requests`` or ``pip``, named by its directory) is cloned into a
 temporary directory (or ``--workdir``, kept and reused) and backfilled (``warpline
 backfill``); then, for every function of the truth on that corpus, warpline's
 ``timeline`` (every page) and ``churn`` of the function's current locator are compared
-with the truth's commits (the commits that introduced, changed, renamed or moved it;
-built by ``bench/_history_truth_build.py`` without warpline's code):
+with the truth's commits (``--truth FILE``, default ``bench/lineage_truth.json``: the
+commits that introduced, changed, renamed or moved it; built by
+``bench/_history_truth_build.py`` without warpline's code):
 
 * **exact**: the timeline's commits are the truth's commits, no more, no fewer;
 * **commit recall / precision** over all functions (micro-averaged);
@@ -96,8 +97,10 @@ def main() -> int:
     parser.add_argument("corpora", nargs="+", type=Path)
     parser.add_argument("--workdir", type=Path, default=None,
                         help="keep the backfilled clones here (reused when present)")
+    parser.add_argument("--truth", type=Path, default=TRUTH,
+                        help="the truth file scored against (default: %(default)s)")
     args = parser.parse_args()
-    truth = json.loads(TRUTH.read_text())["functions"]
+    truth = json.loads(args.truth.read_text())["functions"]
     results = []
     with tempfile.TemporaryDirectory() as tmp_name:
         base = args.workdir or Path(tmp_name)
