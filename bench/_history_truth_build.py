@@ -409,8 +409,8 @@ def main() -> int:
                         help="only (re)write each boundary's validation note")
     parser.add_argument("--truth", type=Path,
                         default=Path(__file__).resolve().parent / "lineage_truth.json",
-                        help="the truth file written (its `targets`/`notes`, when present, "
-                             "replace the built-in ones)")
+                        help="the truth file written (its `targets` replace TARGETS and its "
+                             "`notes` take precedence over NOTES, when present)")
     args = parser.parse_args()
     out_path = args.truth
     if args.annotate:
