@@ -118,6 +118,11 @@ def test_the_index_check_is_exact_for_v2_and_hands_v4_and_split_indexes_on(
     assert index_may_track(git_dir, ".weft/warpline/") is False
     _git(repo.path, "update-index", "--split-index")
     assert index_may_track(git_dir, ".weft/warpline/") is True
+    _git(repo.path, "update-index", "--no-split-index")
+    for shared in git_dir.glob("sharedindex.*"):
+        shared.unlink()
+    (git_dir / "index").unlink()  # no index at all: git tracks nothing
+    assert index_may_track(git_dir, ".weft/warpline/") is False
 
 
 def test_a_caught_up_store_answers_head_from_the_files_and_a_new_commit_is_seen(

@@ -134,7 +134,8 @@ def index_may_track(git_dir: Path, prefix: str) -> bool:
         return True
     data = _read(git_dir / "index", _MAX_INDEX)
     if data is None:
-        return not os.path.lexists(git_dir / "index")  # no index: nothing is tracked
+        # No index: nothing is tracked. Present but unreadable (a link, too large): ask.
+        return os.path.lexists(git_dir / "index")
     if len(data) < 12 or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\x02", b"\0\0\0\x03"):
         return True
     return prefix.encode() in data
