@@ -8,6 +8,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,19 @@ def test_worker_pipeline_and_in_process_walk_store_the_same_history(
     assert in_workers == in_process
 
 
+def _kill_all_and_read_the_rest(workers: list[Any], stream: Iterator[pipeline.Outcome],
+                                first: pipeline.Outcome, shas: list[str]) -> None:
+    """SIGKILL every worker; the stream still yields every sha once, in order, the lost
+    ones as failures, the others with their changes."""
+    for proc in workers:
+        assert proc.pid is not None
+        os.kill(proc.pid, signal.SIGKILL)
+    rest = list(stream)
+    assert [sha for sha, _, _ in [first, *rest]] == shas
+    assert any(error is not None for _, _, error in rest)
+    assert all(changes is not None for _, changes, error in rest if error is None)
+
+
 def test_a_killed_worker_reports_its_remaining_commits_as_failed_instead_of_hanging(
         tmp_path: Path) -> None:
     # Long enough that neither worker can finish its slice before the kill.
@@ -60,12 +74,7 @@ def test_a_killed_worker_reports_its_remaining_commits_as_failed_instead_of_hang
     assert first[0] == shas[0]
     victims = multiprocessing.active_children()
     assert victims
-    for proc in victims:
-        assert proc.pid is not None
-        os.kill(proc.pid, signal.SIGKILL)
-    rest = list(stream)
-    assert [sha for sha, _, _ in [first, *rest]] == shas
-    assert any(error is not None for _, _, error in rest)
+    _kill_all_and_read_the_rest(victims, stream, first, shas)
 
 
 def _blocked_in_send(pid: int) -> bool:
@@ -107,13 +116,7 @@ def test_a_worker_killed_in_the_middle_of_a_message_does_not_hang_the_writer(
         if time.monotonic() > deadline:
             pytest.skip("this kernel never reported a worker blocked in a send (wchan)")
         time.sleep(0.05)
-    for proc in workers:
-        assert proc.pid is not None
-        os.kill(proc.pid, signal.SIGKILL)
-    rest = list(stream)
-    assert [sha for sha, _, _ in [first, *rest]] == shas
-    assert any(error is not None for _, _, error in rest)
-    assert all(changes is not None for _, changes, error in rest if error is None)
+    _kill_all_and_read_the_rest(workers, stream, first, shas)
 
 
 def test_workers_claiming_many_small_slices_store_the_in_process_history(
