@@ -41,9 +41,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 
-from warpline.git.diffmap import PySide, definition_spans
+from warpline.git.deftext import (
+    MAX_COMPARISONS,
+    RENAME_MIN,
+    RENAME_MIN_LINES,
+    SAME_NAME_MIN,
+    SHORT_RENAME_MIN,
+    SHORT_TEXT_LINES,
+    SideIndex,
+    Text,
+    leaf,
+    normal,
+    replace_name,
+    score,
+    span_lines,
+)
+from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.git.pyentities import Entity, EntityKey
+from warpline.git.renameaway import renamed_away
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -58,28 +74,9 @@ __all__ = [
     "score",
 ]
 
-SAME_NAME_MIN = 0.5
-RENAME_MIN = 0.6
-RENAME_MIN_LINES = 3
-SHORT_TEXT_LINES = 6
-SHORT_RENAME_MIN = 0.8
-MAX_COMPARISONS = 40_000
-
 # Diagnostics for bench/bench_lineage.py: when a list, every scored pair is appended as
 # (score, old locator, new locator, same name); None (the default) records nothing.
 TRACE: list[tuple[float, str, str, bool]] | None = None
-
-_PLACEHOLDER = b"\x00"
-Text = tuple[bytes, ...]
-
-
-@dataclass(slots=True)
-class SideIndex:
-    """The parsed sides one commit's diff saw, by path: old (before) and new (after),
-    with a loader for each blob's lines (read only when pairing needs them)."""
-
-    old: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
-    new: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -96,63 +93,11 @@ class Candidate:
         return self.key[1]
 
 
-def _leaf(qualname: str) -> str:
-    return qualname.rsplit(".", 1)[-1]
-
-
 def _parent(qualname: str) -> str | None:
     if "." not in qualname:
         return None
     head = qualname.rsplit(".", 1)[0]
     return head[: -len(".<locals>")] if head.endswith(".<locals>") else head
-
-
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
-def _replace_name(text: bytes, name: bytes, placeholder: bytes = _PLACEHOLDER) -> bytes:
-    """``text`` with every whole-word occurrence of ``name`` replaced by ``placeholder``."""
-    at = text.find(name)
-    if at < 0:
-        return text
-    out: list[bytes] = []
-    start, size = 0, len(name)
-    while at >= 0:
-        end = at + size
-        if (at == 0 or text[at - 1] not in _WORD) and (end == len(text)
-                                                         or text[end] not in _WORD):
-            out.append(text[start:at])
-            out.append(placeholder)
-            start = end
-        at = text.find(name, end)
-    out.append(text[start:])
-    return b"".join(out)
-
-
-def _normal(lines: list[bytes], name: bytes, keep_comments: bool) -> Text:
-    out: list[bytes] = []
-    for line in lines:
-        text = line.strip()
-        if not text or (not keep_comments and text.startswith(b"#")):
-            continue
-        out.append(_replace_name(text, name))
-    return tuple(out)
-
-
-def _span_lines(lines: list[bytes], spans: tuple[tuple[int, int], ...]) -> list[bytes]:
-    out: list[bytes] = []
-    for first, last in spans:
-        out.extend(lines[first - 1 : last])
-    return out
-
-
-def score(a: Text, b: Text) -> float:
-    """Similarity of two normalised texts, 0..1."""
-    if a == b:
-        return 1.0
-    if not a or not b:
-        return 0.0
-    return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
 def _candidates(
@@ -173,10 +118,10 @@ def _candidates(
         entity = by_key.get(key)
         if entity is None:
             continue
-        name = _leaf(qualname).encode()
+        name = leaf(qualname).encode()
         out.append(Candidate(change, key, name,
-                             _normal(_span_lines(lines, entity.spans), name, False),
-                             _normal(_span_lines(lines, entity.own), name, True)))
+                             normal(span_lines(lines, entity.spans), name, False),
+                             normal(span_lines(lines, entity.own), name, True)))
     return out
 
 
@@ -314,7 +259,7 @@ def _positional(c: Candidate) -> Text:
         text = c.text
         for index, param in enumerate(params):
             marker = b"\x01" + str(index).encode()
-            text = tuple(_replace_name(line, param, marker) if param in line else line
+            text = tuple(replace_name(line, param, marker) if param in line else line
                          for line in text)
         c.positional = text
     return c.positional
@@ -375,7 +320,7 @@ def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
     if not added:
         return changes, False
     if not removed:
-        return _renamed_away(changes, added, sides), False
+        return renamed_away(changes, added, sides), False
     olds = _candidates(removed, sides.old)
     news = _candidates(added, sides.new)
     state = _Pairing()
@@ -399,106 +344,4 @@ def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
     kept = [c for c in changes if id(c) not in replaced]
     left = [c for c in added if id(c) not in replaced]
     out = kept + moved
-    return (_renamed_away(out, left, sides) if left else out), state.limit_hit
-
-
-def _renamed_away(changes: list[EntityChange], added: list[EntityChange],
-                  sides: SideIndex) -> list[EntityChange]:
-    """A definition renamed while a new one takes its old name in the same commit
-    (``f -> g`` and a new ``f``): the diff sees the old name ``modified`` and the new name
-    ``added``. When the added definition, in the same file, is the old one renamed (the
-    rename thresholds: >= ``RENAME_MIN``, ``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES``
-    lines, at least ``RENAME_MIN_LINES``) and the definition now under the old name is not
-    (below ``RENAME_MIN`` against the old text, and not naming the added one: an
-    extraction leaves the old name calling it), the added one is ``moved`` from the old
-    name and the old name's event becomes ``added``: a new lineage (the store applies a
-    commit's moves before its additions). A line-set overlap screens pairs first, and
-    texts come from one walk of each file's definition tree, so commits that only add and
-    edit definitions pay little."""
-    where = {(c.path, c.kind) for c in added}
-    modified = [c for c in changes if c.change_kind == "modified"
-                and (c.path, c.kind) in where and c.previous_path is None]
-    if modified:
-        paths = {c.path for c in modified}
-        added = [c for c in added if c.path in paths]
-    if not modified or len(modified) * len(added) > MAX_COMPARISONS:
-        return changes
-    olds, nows = _span_texts(modified, sides.old), _span_texts(modified, sides.new)
-    news = _span_texts(added, sides.new)
-    found: list[tuple[float, str, str, int, int]] = []
-    for i, old in enumerate(modified):
-        before, now = olds.get(id(old)), nows.get(id(old))
-        if not before or now is None:
-            continue
-        lines = set(before)
-        for j, new in enumerate(added):
-            text = news.get(id(new))
-            shorter = min(len(text), len(before)) if text is not None else 0
-            if text is None or new.kind != old.kind or new.path != old.path or shorter < (
-                    RENAME_MIN_LINES):
-                continue
-            bound = SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN
-            if sum(line in lines for line in text) < bound * max(len(text), len(before)):
-                continue  # the overlap of lines already rules it out
-            value = score(before, text)
-            if value >= bound and score(before, now) < RENAME_MIN and not _names(
-                    now, old.locator, new.locator):
-                found.append((-value, old.locator, new.locator, i, j))
-    found.sort()
-    used_old: set[int] = set()
-    used_new: set[int] = set()
-    swap: dict[int, EntityChange] = {}
-    for *_, i, j in found:
-        if i in used_old or j in used_new:
-            continue
-        used_old.add(i)
-        used_new.add(j)
-        old, new = modified[i], added[j]
-        swap[id(old)] = replace(old, change_kind="added")
-        swap[id(new)] = replace(new, change_kind="moved", previous_locator=old.locator,
-                                previous_path=old.path,
-                                also_modified=olds[id(old)] != news[id(new)])
-    return [swap.get(id(c), c) for c in changes] if swap else changes
-
-
-def _names(now: Text, old: str, new: str) -> bool:
-    """The definition now under the old name names the added one, or its class, or
-    delegates to a same-named method elsewhere (``super().__init__(...)``,
-    ``self._cache.get(...)``): an extraction (``get_environ_proxies`` now calling the new
-    ``should_bypass_proxies``; ``reset_env`` now building a ``TestPipEnvironment``), so
-    the old name is still the original."""
-    old_q, new_q = old.rsplit(":", 1)[-1], new.rsplit(":", 1)[-1]
-    if _leaf(old_q) == _leaf(new_q) and any(b"." + _PLACEHOLDER in line for line in now):
-        return True
-    names = {part.encode() for part in set(new_q.split(".")) - set(old_q.split("."))
-             if part != "<locals>"}
-    return any(name in line and _replace_name(line, name) != line
-               for name in names for line in now)
-
-
-def _span_texts(changes: list[EntityChange],
-                sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]) -> dict[int, Text]:
-    """Each change's definition text (as ``Candidate.text``) on one side, by ``id`` of the
-    change; spans from one walk of each file's definition tree (no full entity build)."""
-    by_path: dict[str, list[EntityChange]] = {}
-    for change in changes:
-        by_path.setdefault(change.path, []).append(change)
-    out: dict[int, Text] = {}
-    for path, group in by_path.items():
-        found = sides.get(path)
-        if found is None:
-            continue
-        side, load = found
-        keys: dict[EntityKey, EntityChange] = {}
-        for change in group:
-            qualname = change.locator[len(f"python:{change.kind}:{side.dotted}."):]
-            keys[(change.kind, qualname)] = change  # type: ignore[index]
-        spans = definition_spans(side.entities, set(keys))
-        if not spans:
-            continue
-        lines = load()
-        for key, change in keys.items():
-            if key in spans:
-                out[id(change)] = _normal(_span_lines(lines, tuple(spans[key])),
-                                          _leaf(key[1]).encode(), False)
-    return out
+    return (renamed_away(out, left, sides) if left else out), state.limit_hit

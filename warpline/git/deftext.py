@@ -1,0 +1,104 @@
+"""Definition texts and how alike two are: the normal form lineage pairing compares
+(``warpline.git.lineage`` and ``warpline.git.renameaway``), with its thresholds.
+
+A definition's text is its span's lines, each stripped, blank (and, unless kept,
+comment-only) lines dropped, and every whole-word occurrence of its own name replaced by a
+placeholder; two texts score ``difflib``'s ratio as line sequences. The thresholds are
+explained in ``warpline.git.lineage``'s docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from warpline.git.diffmap import PySide
+
+__all__ = [
+    "MAX_COMPARISONS",
+    "PLACEHOLDER",
+    "RENAME_MIN",
+    "RENAME_MIN_LINES",
+    "SAME_NAME_MIN",
+    "SHORT_RENAME_MIN",
+    "SHORT_TEXT_LINES",
+    "SideIndex",
+    "Text",
+    "leaf",
+    "normal",
+    "replace_name",
+    "score",
+    "span_lines",
+]
+
+SAME_NAME_MIN = 0.5
+RENAME_MIN = 0.6
+RENAME_MIN_LINES = 3
+SHORT_TEXT_LINES = 6
+SHORT_RENAME_MIN = 0.8
+MAX_COMPARISONS = 40_000
+
+PLACEHOLDER = b"\x00"
+Text = tuple[bytes, ...]
+
+
+@dataclass(slots=True)
+class SideIndex:
+    """The parsed sides one commit's diff saw, by path: old (before) and new (after),
+    with a loader for each blob's lines (read only when pairing needs them)."""
+
+    old: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
+    new: dict[str, tuple[PySide, Callable[[], list[bytes]]]] = field(default_factory=dict)
+
+
+def leaf(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
+
+
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def replace_name(text: bytes, name: bytes, placeholder: bytes = PLACEHOLDER) -> bytes:
+    """``text`` with every whole-word occurrence of ``name`` replaced by ``placeholder``."""
+    at = text.find(name)
+    if at < 0:
+        return text
+    out: list[bytes] = []
+    start, size = 0, len(name)
+    while at >= 0:
+        end = at + size
+        if (at == 0 or text[at - 1] not in _WORD) and (end == len(text)
+                                                         or text[end] not in _WORD):
+            out.append(text[start:at])
+            out.append(placeholder)
+            start = end
+        at = text.find(name, end)
+    out.append(text[start:])
+    return b"".join(out)
+
+
+def normal(lines: list[bytes], name: bytes, keep_comments: bool) -> Text:
+    out: list[bytes] = []
+    for line in lines:
+        text = line.strip()
+        if not text or (not keep_comments and text.startswith(b"#")):
+            continue
+        out.append(replace_name(text, name))
+    return tuple(out)
+
+
+def span_lines(lines: list[bytes], spans: tuple[tuple[int, int], ...]) -> list[bytes]:
+    out: list[bytes] = []
+    for first, last in spans:
+        out.extend(lines[first - 1 : last])
+    return out
+
+
+def score(a: Text, b: Text) -> float:
+    """Similarity of two normalised texts, 0..1."""
+    if a == b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()

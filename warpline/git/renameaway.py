@@ -1,0 +1,132 @@
+"""A definition renamed while a new one takes its old name in the same commit
+(``f -> g`` and a new ``f``): git's diff sees the old name ``modified`` and the new name
+``added``; this rule tells such a pair from an ordinary edit beside an addition (the rule
+is ``renamed_away``'s docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from warpline.git.deftext import (
+    MAX_COMPARISONS,
+    PLACEHOLDER,
+    RENAME_MIN,
+    RENAME_MIN_LINES,
+    SHORT_RENAME_MIN,
+    SHORT_TEXT_LINES,
+    SideIndex,
+    Text,
+    leaf,
+    normal,
+    replace_name,
+    score,
+    span_lines,
+)
+from warpline.git.diffmap import PySide, definition_spans
+from warpline.git.events import EntityChange
+from warpline.git.pyentities import EntityKey
+
+__all__ = ["renamed_away"]
+
+
+def renamed_away(changes: list[EntityChange], added: list[EntityChange],
+                  sides: SideIndex) -> list[EntityChange]:
+    """A definition renamed while a new one takes its old name in the same commit
+    (``f -> g`` and a new ``f``): the diff sees the old name ``modified`` and the new name
+    ``added``. When the added definition, in the same file, is the old one renamed (the
+    rename thresholds: >= ``RENAME_MIN``, ``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES``
+    lines, at least ``RENAME_MIN_LINES``) and the definition now under the old name is not
+    (below ``RENAME_MIN`` against the old text, and not naming the added one: an
+    extraction leaves the old name calling it), the added one is ``moved`` from the old
+    name and the old name's event becomes ``added``: a new lineage (the store applies a
+    commit's moves before its additions). A line-set overlap screens pairs first, and
+    texts come from one walk of each file's definition tree, so commits that only add and
+    edit definitions pay little."""
+    where = {(c.path, c.kind) for c in added}
+    modified = [c for c in changes if c.change_kind == "modified"
+                and (c.path, c.kind) in where and c.previous_path is None]
+    if modified:
+        paths = {c.path for c in modified}
+        added = [c for c in added if c.path in paths]
+    if not modified or len(modified) * len(added) > MAX_COMPARISONS:
+        return changes
+    olds, nows = _span_texts(modified, sides.old), _span_texts(modified, sides.new)
+    news = _span_texts(added, sides.new)
+    found: list[tuple[float, str, str, int, int]] = []
+    for i, old in enumerate(modified):
+        before, now = olds.get(id(old)), nows.get(id(old))
+        if not before or now is None:
+            continue
+        lines = set(before)
+        for j, new in enumerate(added):
+            text = news.get(id(new))
+            shorter = min(len(text), len(before)) if text is not None else 0
+            if text is None or new.kind != old.kind or new.path != old.path or shorter < (
+                    RENAME_MIN_LINES):
+                continue
+            bound = SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN
+            if sum(line in lines for line in text) < bound * max(len(text), len(before)):
+                continue  # the overlap of lines already rules it out
+            value = score(before, text)
+            if value >= bound and score(before, now) < RENAME_MIN and not _names(
+                    now, old.locator, new.locator):
+                found.append((-value, old.locator, new.locator, i, j))
+    found.sort()
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    swap: dict[int, EntityChange] = {}
+    for *_, i, j in found:
+        if i in used_old or j in used_new:
+            continue
+        used_old.add(i)
+        used_new.add(j)
+        old, new = modified[i], added[j]
+        swap[id(old)] = replace(old, change_kind="added")
+        swap[id(new)] = replace(new, change_kind="moved", previous_locator=old.locator,
+                                previous_path=old.path,
+                                also_modified=olds[id(old)] != news[id(new)])
+    return [swap.get(id(c), c) for c in changes] if swap else changes
+
+
+def _names(now: Text, old: str, new: str) -> bool:
+    """The definition now under the old name names the added one, or its class, or
+    delegates to a same-named method elsewhere (``super().__init__(...)``,
+    ``self._cache.get(...)``): an extraction (``get_environ_proxies`` now calling the new
+    ``should_bypass_proxies``; ``reset_env`` now building a ``TestPipEnvironment``), so
+    the old name is still the original."""
+    old_q, new_q = old.rsplit(":", 1)[-1], new.rsplit(":", 1)[-1]
+    if leaf(old_q) == leaf(new_q) and any(b"." + PLACEHOLDER in line for line in now):
+        return True
+    names = {part.encode() for part in set(new_q.split(".")) - set(old_q.split("."))
+             if part != "<locals>"}
+    return any(name in line and replace_name(line, name) != line
+               for name in names for line in now)
+
+
+def _span_texts(changes: list[EntityChange],
+                sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]) -> dict[int, Text]:
+    """Each change's definition text (as ``Candidate.text``) on one side, by ``id`` of the
+    change; spans from one walk of each file's definition tree (no full entity build)."""
+    by_path: dict[str, list[EntityChange]] = {}
+    for change in changes:
+        by_path.setdefault(change.path, []).append(change)
+    out: dict[int, Text] = {}
+    for path, group in by_path.items():
+        found = sides.get(path)
+        if found is None:
+            continue
+        side, load = found
+        keys: dict[EntityKey, EntityChange] = {}
+        for change in group:
+            qualname = change.locator[len(f"python:{change.kind}:{side.dotted}."):]
+            keys[(change.kind, qualname)] = change  # type: ignore[index]
+        spans = definition_spans(side.entities, set(keys))
+        if not spans:
+            continue
+        lines = load()
+        for key, change in keys.items():
+            if key in spans:
+                out[id(change)] = normal(span_lines(lines, tuple(spans[key])),
+                                          leaf(key[1]).encode(), False)
+    return out
