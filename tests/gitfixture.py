@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,3 +172,11 @@ class FixtureRepo:
                 self.repo.set_head(oid)
             self.repo.checkout_head(strategy=CheckoutStrategy.FORCE)  # type: ignore[no-untyped-call]
         return str(oid)
+
+
+def run_git(cwd: Path, *args: str, timeout: float = 120) -> str:
+    """The real ``git`` CLI in ``cwd`` (the commands pygit2 does not have: notes, clone
+    --depth, rebase, push); its stdout as text, raising on a non-zero exit."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True, timeout=timeout).stdout
+

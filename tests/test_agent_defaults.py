@@ -17,15 +17,11 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
 
 from tests.contract_check import assert_valid_envelope
-from tests.gitfixture import FixtureRepo
+from tests.gitfixture import FixtureRepo, run_git
 from warpline.registry import call_tool
 
 SRC = "def login():\n    return 1\n\n\ndef logout():\n    return login()\n"
 
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True, timeout=60).stdout
 
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -41,12 +37,12 @@ def work(tmp_path: Path) -> Path:
     origin.commit({"auth/session.py": SRC, "auth/__init__.py": ""}, message="one")
     origin.commit({"auth/session.py": SRC.replace("return 1", "return 2")}, message="two")
     clone = tmp_path / "clone"
-    _git(tmp_path, "clone", "-q", str(origin.path), str(clone))
-    _git(clone, "config", "user.name", "Me")
-    _git(clone, "config", "user.email", "me@example.com")
+    run_git(tmp_path, "clone", "-q", str(origin.path), str(clone))
+    run_git(clone, "config", "user.name", "Me")
+    run_git(clone, "config", "user.email", "me@example.com")
     (clone / "auth" / "tokens.py").write_text("def issue():\n    return 'x'\n")
-    _git(clone, "add", "auth/tokens.py")
-    _git(clone, "commit", "-q", "-m", "mine: tokens")
+    run_git(clone, "add", "auth/tokens.py")
+    run_git(clone, "commit", "-q", "-m", "mine: tokens")
     (clone / "auth" / "session.py").write_text(SRC.replace("return 1", "return 9"))
     return clone
 

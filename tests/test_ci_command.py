@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.gitfixture import FixtureRepo
+from tests.gitfixture import FixtureRepo, run_git
 from warpline.registry import call_tool
 
 SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return alpha()\n"
@@ -20,8 +20,7 @@ TEST = "from app.core import beta\n\n\ndef test_beta():\n    assert beta() == 1\
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True, timeout=60).stdout.strip()
+    return run_git(cwd, *args).strip()
 
 
 def _clean_env(**extra: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from tests.gitfixture import FixtureRepo
+from tests.gitfixture import FixtureRepo, run_git
 from warpline.git.gitfiles import index_may_track, plain_repo
 from warpline.service.shared.context import catch_up, ingest_status, open_context
 
@@ -22,8 +22,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the g
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return run_git(cwd, *args).strip()
 
 
 def _pygit2_head(path: Path) -> str:

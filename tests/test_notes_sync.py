@@ -15,17 +15,13 @@ import pygit2
 import pytest
 
 from tests.contract_check import assert_valid_envelope
-from tests.gitfixture import FixtureRepo
+from tests.gitfixture import FixtureRepo, run_git
 from warpline.errors import WarplineError
 from warpline.git import notes
 from warpline.registry import call_tool
 
 SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return alpha()\n"
 
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True, timeout=60).stdout
 
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -42,13 +38,13 @@ def clones(tmp_path: Path) -> tuple[Path, Path, Path]:
     origin.commit({"app/core.py": SRC}, message="one")
     origin.commit({"app/core.py": SRC.replace("return 1", "return 2")}, message="two")
     remote = tmp_path / "remote.git"
-    _git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
+    run_git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
     ci, dev = tmp_path / "ci", tmp_path / "dev"
     for path in (ci, dev):
-        _git(tmp_path, "clone", "-q", str(remote), str(path))
+        run_git(tmp_path, "clone", "-q", str(remote), str(path))
     # The CI machine has no git identity of its own (the notes commit must still work).
-    _git(dev, "config", "user.name", "Dev")
-    _git(dev, "config", "user.email", "dev@example.com")
+    run_git(dev, "config", "user.name", "Dev")
+    run_git(dev, "config", "user.email", "dev@example.com")
     return remote, ci, dev
 
 
@@ -71,7 +67,7 @@ def test_a_ci_pass_pushed_as_a_note_makes_the_developer_clone_fresh(
     pushed = _cli(ci, "sync", "--json")
     assert pushed.returncode == 0, pushed.stderr
     assert json.loads(pushed.stdout)["pushed"] is True
-    assert _git(remote, "for-each-ref", "refs/notes/").strip()
+    assert run_git(remote, "for-each-ref", "refs/notes/").strip()
 
     assert _states(dev) == ["unverified"]  # nothing arrives until the developer syncs
     fetched = _cli(dev, "sync", "origin", "--json")
@@ -98,12 +94,12 @@ def test_notes_from_two_machines_merge_by_union(clones: tuple[Path, Path, Path])
     for clone in (ci, dev):
         read = notes.read_all(pygit2.Repository(str(clone)))
         assert sorted((r.commit[:7], r.kind) for r in read.records) == sorted([
-            (_git(clone, "rev-parse", "--short=7", "HEAD").strip(), "test_pass"),
-            (_git(clone, "rev-parse", "--short=7", "HEAD").strip(), "lint_pass"),
-            (_git(clone, "rev-parse", "--short=7", "HEAD~1").strip(), "test_pass"),
+            (run_git(clone, "rev-parse", "--short=7", "HEAD").strip(), "test_pass"),
+            (run_git(clone, "rev-parse", "--short=7", "HEAD").strip(), "lint_pass"),
+            (run_git(clone, "rev-parse", "--short=7", "HEAD~1").strip(), "test_pass"),
         ])
-    head = _git(ci, "rev-parse", "HEAD").strip()
-    text = _git(ci, "notes", "--ref=refs/notes/warpline", "show", head)
+    head = run_git(ci, "rev-parse", "HEAD").strip()
+    text = run_git(ci, "notes", "--ref=refs/notes/warpline", "show", head)
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]
     assert sorted(line["kind"] for line in lines) == ["lint_pass", "test_pass"]
 
@@ -111,10 +107,10 @@ def test_notes_from_two_machines_merge_by_union(clones: tuple[Path, Path, Path])
 def test_malformed_note_lines_from_another_machine_are_skipped(
         clones: tuple[Path, Path, Path]) -> None:
     _, ci, _ = clones
-    head = _git(ci, "rev-parse", "HEAD").strip()
+    head = run_git(ci, "rev-parse", "HEAD").strip()
     forged = json.dumps({"v": 1, "type": "verification", "commit": "0" * 40,
                          "kind": "test_pass", "source": "warpline", "verified_at": 1})
-    _git(ci, "-c", "user.name=x", "-c", "user.email=x@y", "notes", "--ref=refs/notes/warpline",
+    run_git(ci, "-c", "user.name=x", "-c", "user.email=x@y", "notes", "--ref=refs/notes/warpline",
          "add", "-m", "not json\n" + forged, head)
     read = notes.read_all(pygit2.Repository(str(ci)))
     assert read.records == [] and read.skipped_lines == 2
@@ -149,7 +145,7 @@ def test_sync_without_any_notes_anywhere_is_a_quiet_no_op(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["fetched"], report["pushed"]) == (False, False)
-    assert not _git(remote, "for-each-ref", "refs/notes/").strip()
+    assert not run_git(remote, "for-each-ref", "refs/notes/").strip()
 
 
 _RECORDER = """

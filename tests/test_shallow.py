@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.contract_check import assert_valid_envelope
-from tests.gitfixture import FixtureRepo
+from tests.gitfixture import FixtureRepo, run_git
 from warpline.errors import WarplineError
 from warpline.registry import call_tool
 from warpline.store.db import store_path
@@ -30,10 +30,6 @@ def _module(n: int) -> str:
     return "\n\n".join(funcs)
 
 
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True, timeout=120).stdout
-
 
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -46,9 +42,9 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _clone(origin: Path, dest: Path, *depth: str) -> Path:
-    _git(dest.parent, "clone", "-q", *depth, f"file://{origin}", str(dest))
-    _git(dest, "config", "user.name", "CI")
-    _git(dest, "config", "user.email", "ci@example.com")
+    run_git(dest.parent, "clone", "-q", *depth, f"file://{origin}", str(dest))
+    run_git(dest, "config", "user.name", "CI")
+    run_git(dest, "config", "user.email", "ci@example.com")
     return dest
 
 
@@ -73,7 +69,7 @@ def test_depth_1_adds_nothing_at_the_boundary_and_says_the_history_is_partial(
     assert env["data"]["items"] == []  # not 30+ entities "added" by the last committer
     ingest = env["data"]["ingest"]
     assert (ingest["shallow"], ingest["complete"]) == (True, False)
-    assert ingest["shallow_boundary"] == [_git(clone, "rev-parse", "HEAD").strip()]
+    assert ingest["shallow_boundary"] == [run_git(clone, "rev-parse", "HEAD").strip()]
     assert any("--unshallow" in w for w in env["warnings"])
     timeline = call_tool("timeline", {"repo": str(clone), "entity": "pkg.mod.f0"})
     assert timeline["data"]["ingest"]["complete"] is False
@@ -121,10 +117,10 @@ def test_depth_20_answers_inside_the_window_like_a_full_clone(
     assert key
     assert inside["data"]["ingest"]["shallow"] is True
     # The boundary (the 20th commit back) carries no facts; everything after it is exact.
-    edge = _git(clone, "rev-parse", "HEAD~19").strip()
+    edge = run_git(clone, "rev-parse", "HEAD~19").strip()
     assert not {e for e in _events(clone) if e[0] == edge}
     assert _events(clone) == {e for e in _events(full) if e[0] != edge and e[0] in
-                              set(_git(clone, "rev-list", "HEAD").split())}
+                              set(run_git(clone, "rev-list", "HEAD").split())}
     worklist = call_tool("reverify", {"repo": str(clone), "rev_range": "HEAD~1..HEAD"})
     assert_valid_envelope(worklist)
     assert worklist["data"]["items"]
@@ -146,9 +142,9 @@ def test_deepen_and_unshallow_backfill_the_gap_and_replace_the_placeholder(
     clone = _clone(origin, tmp_path / "d20", "--depth", "20")
     _changed(clone)
     assert _status(clone)["data"]["shallow"] is True
-    old_edge = _git(clone, "rev-parse", "HEAD~19").strip()
+    old_edge = run_git(clone, "rev-parse", "HEAD~19").strip()
 
-    _git(clone, "fetch", "-q", "--deepen=5")
+    run_git(clone, "fetch", "-q", "--deepen=5")
     deepened = _status(clone)
     assert deepened["data"]["store"]["commits_behind_head"] == 6  # 5 new + old edge
     # The walk reached the new boundary, whose parents are missing by design, not damage.
@@ -158,15 +154,15 @@ def test_deepen_and_unshallow_backfill_the_gap_and_replace_the_placeholder(
     # 4 fetched commits and the old boundary, now with its parent; the new boundary is a
     # placeholder (no events), not an ingested commit.
     assert after["data"]["ingest"]["ingested_now"] == 5
-    shas = set(_git(clone, "rev-list", "HEAD").split())
-    new_edge = _git(clone, "rev-parse", "HEAD~24").strip()
+    shas = set(run_git(clone, "rev-list", "HEAD").split())
+    new_edge = run_git(clone, "rev-parse", "HEAD~24").strip()
     expected = {e for e in _events(full) if e[0] in shas and e[0] != new_edge}
     assert _events(clone) == expected
     assert {e for e in _events(clone) if e[0] == old_edge}  # real facts now, not "added" all
     assert all(kind != "added" or "g" in loc.rsplit(".", 1)[-1]
                for sha, loc, kind in _events(clone) if sha == old_edge)
 
-    _git(clone, "fetch", "-q", "--unshallow")
+    run_git(clone, "fetch", "-q", "--unshallow")
     final = _changed(clone)
     assert (final["data"]["ingest"]["shallow"], final["data"]["ingest"]["complete"]) == (
         False, True)
