@@ -20,6 +20,7 @@ from tests.gitfixture import FixtureRepo, run_git
 from warpline.errors import WarplineError
 from warpline.registry import call_tool
 from warpline.store.db import store_path
+from warpline.store.pipeline import MIN_COMMITS
 
 COMMITS = 30
 
@@ -184,3 +185,30 @@ def test_status_doctor_and_session_context_show_a_shallow_clone(
     from warpline.setup.session import session_context
 
     assert "shallow clone" in session_context(str(clone))["line"]
+
+
+def test_a_long_shallow_backfill_in_workers_stops_at_the_boundary(tmp_path: Path) -> None:
+    """Past ``MIN_COMMITS`` the backfill forks workers and, before forking, releases
+    libgit2's caches. ``Repository.free()`` also drops the clone's shallow grafts (libgit2
+    does not reload ``.git/shallow`` afterwards), and the walks after it crossed the
+    boundary into commits the clone does not have: ``internal_error`` on every shallow
+    clone deep enough for workers. The same facts as an in-process backfill, both with the
+    boundary empty."""
+    long_origin = FixtureRepo(tmp_path / "origin")
+    for n in range(MIN_COMMITS + 40):
+        long_origin.commit({"pkg/mod.py": _module(n % 60), "pkg/__init__.py": ""},
+                           message=f"c{n}")
+    depth = MIN_COMMITS + 20
+    done: dict[str, set[tuple[str, str, str]]] = {}
+    for workers in ("2", "0"):
+        clone = _clone(long_origin.path, tmp_path / f"w{workers}", "--depth", str(depth))
+        ran = subprocess.run([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
+                              str(clone)], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "WARPLINE_INGEST_WORKERS": workers})
+        assert ran.returncode == 0, ran.stderr
+        done[workers] = _events(clone)
+        edge = run_git(clone, "rev-parse", f"HEAD~{depth - 1}").strip()
+        assert not {e for e in done[workers] if e[0] == edge}
+        assert _status(clone)["data"]["store"]["commits_behind_head"] == 0
+    assert done["2"] == done["0"]
+    assert len({e[0] for e in done["0"]}) == depth - 1

@@ -23,6 +23,7 @@ __all__ = [
     "head_commit",
     "open_repo",
     "parse_rev_range",
+    "release_caches",
     "resolve_commit",
     "walk_all",
 ]
@@ -219,3 +220,17 @@ def walk_all(repo: pygit2.Repository, walker: pygit2.Walker) -> list[pygit2.Comm
             "--connectivity-only`) names what is missing; fetch it again or re-clone.",
             field="repo", value=repo.workdir,
             details={"missing_object": missing.group(0) if missing else None}) from None
+
+
+def release_caches(repo: pygit2.Repository) -> bool:
+    """Give back libgit2's object cache and pack handles (the repository reopens what it
+    needs on use); returns whether it did. Not on a shallow clone: ``free()`` also drops
+    the grafts read from ``.git/shallow`` and libgit2 never reads them again, so every
+    later walk or parent lookup would cross the boundary into commits the clone does not
+    have (measured with pygit2 1.21 / libgit2 1.9: ``NotFoundError`` on the parent of the
+    boundary commit)."""
+    if repo.is_shallow:
+        return False
+    repo.free()
+    return True
+

@@ -23,7 +23,7 @@ from warpline import settings
 from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
-from warpline.git.repo import walk_all
+from warpline.git.repo import release_caches, walk_all
 from warpline.store import lineages, shallow_ingest
 from warpline.store.caughtup import ingested_among
 from warpline.store.db import Store, environmental
@@ -46,11 +46,11 @@ WRITE_BATCH = 1
 
 def _release_memory(repo: pygit2.Repository) -> None:
     """Give back what the walk for pending commits left: libgit2's object cache and pack
-    handles (the repository reopens them on use), Python's garbage, and glibc's free heap
-    (``malloc_trim``; absent elsewhere, then skipped)."""
+    handles (``release_caches``: not on a shallow clone), Python's garbage, and glibc's
+    free heap (``malloc_trim``; absent elsewhere, then skipped)."""
     import ctypes  # a long backfill's only: one commit never pays for loading it
 
-    repo.free()
+    release_caches(repo)
     gc.collect()
     try:
         ctypes.CDLL(None).malloc_trim(0)
