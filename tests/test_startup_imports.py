@@ -4,10 +4,11 @@ loomweave spawns ``warpline-mcp`` once per call and a git hook runs ``warpline
 ingest-commit`` once per commit, so every module a call imports is paid on every call.
 These tests run the real entry points (``warpline.mcp.server.main``, ``warpline.cli.main``)
 in child processes that print ``sys.modules`` to stderr at exit, and assert which heavy
-modules a call does NOT import: the graph (networkx), the JSON Schema walker (jsonschema, only for
-a rejected input), the HTTP client (httpx), pydantic for ``initialize``/``tools/list``
-and for a ``churn`` of the common input shape (MCP and CLI), the models of other tools, and the walker (attribution) on a caught-up store. Each test
-also asserts what the call must import, so a broken probe cannot pass.
+modules a call does NOT import: the graph (networkx), the JSON Schema walker (jsonschema,
+only for a rejected input), the HTTP client (httpx), pydantic for ``initialize``,
+``tools/list`` and a ``churn`` of the common input shape (MCP and CLI), the models of other
+tools, and the walker (attribution) on a caught-up store. Each test also asserts what the
+call must import, so a broken probe cannot pass.
 """
 
 from __future__ import annotations
