@@ -455,3 +455,4 @@ def test_a_real_history_answers_the_same_bytes(requests_clone: Path) -> None:
     assert answers[0]["data"]["total"] > len(refs)  # the path ref answers per entity
     assert any(item["churn_count"] > 10 for item in answers[0]["data"]["items"])
     assert len(answers[1]["data"]["items"]) == 500  # past the model's sample
+

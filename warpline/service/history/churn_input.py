@@ -62,6 +62,7 @@ class ChurnArgs:
     limit: int
     cursor: str | None
     given: tuple[str, ...]
+    plain: bool = False  # every ref is a string (the dump copies the list as it is)
 
     def model_dump(self, *, mode: str = "python", exclude_unset: bool = False
                    ) -> dict[str, Any]:
@@ -71,9 +72,9 @@ class ChurnArgs:
             if exclude_unset and name not in self.given:
                 continue
             if name == "entity_refs":
-                out[name] = [ref if isinstance(ref, str) else {"kind": ref["kind"],
-                                                                "value": ref["value"]}
-                             for ref in self.entity_refs]
+                out[name] = list(self.entity_refs) if self.plain else [
+                    ref if isinstance(ref, str) else {"kind": ref["kind"], "value": ref["value"]}
+                    for ref in self.entity_refs]
             elif name == "window":
                 out[name] = None if self.window is None else self.window.model_dump(
                     mode=mode, exclude_unset=exclude_unset)
@@ -90,12 +91,15 @@ def fast_args(arguments: dict[str, Any]) -> ChurnArgs | None:
     refs = arguments.get("entity_refs")
     if not _text(repo, 1) or type(refs) is not list or len(refs) > MAX_CHURN_REFS:
         return None
+    plain = True
     for ref in refs:
         if type(ref) is str:
             if not ref or not (ref.isascii() or _unicode(ref)):
                 return None
         elif type(ref) is not dict or not _ref_object(ref):
             return None
+        else:
+            plain = False
     window = _window(arguments.get("window", _ABSENT))
     sort_by = arguments.get("sort_by", "churn_count")
     sort_order = arguments.get("sort_order", "desc")
@@ -108,7 +112,7 @@ def fast_args(arguments: dict[str, Any]) -> ChurnArgs | None:
         return None
     assert window is None or isinstance(window, ChurnWindowArgs)
     return ChurnArgs(repo, refs, window, sort_by, sort_order, limit, cursor,
-                     tuple(name for name in _FIELDS if name in arguments))
+                     tuple(name for name in _FIELDS if name in arguments), plain)
 
 
 def _unicode(text: str) -> bool:
