@@ -111,6 +111,21 @@ PYDANTIC = ("pydantic", "pydantic_core", "annotated_types", "warpline.models.com
             "warpline.models.envelope", "warpline.models.history", "warpline.models.inputs")
 
 
+def test_tools_list_twice_answers_the_contract_files_both_times(repo: FixtureRepo) -> None:
+    # The listing shares the parsed contract files (no copies): nothing may change them.
+    from warpline.contracts_io import load_contract
+
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    replies, _ = _serve([INIT, listing, {**listing, "id": 3}], repo.path)
+    first, second = replies[1]["result"]["tools"], replies[2]["result"]["tools"]
+    assert json.dumps(first) == json.dumps(second)
+    for tool in first:
+        endorsed = tool["_meta"]["warpline/inventory"]["endorsed"]
+        assert tool["inputSchema"] == load_contract(f"{endorsed}.input.json")
+        assert tool["outputSchema"] == load_contract(
+            f"{tool['_meta']['warpline/inventory']['schema']}.json")
+
+
 def test_mcp_churn_on_a_caught_up_store_imports_no_pydantic_and_no_walker(
         repo: FixtureRepo) -> None:
     first, _ = _serve([INIT, _churn(repo)], repo.path)  # creates and fills the store
