@@ -1,7 +1,7 @@
 """Start-up cost of ``warpline-mcp``, beside a bare interpreter start measured in the same run.
 
     python bench/bench_mcp_startup.py [--repo PATH] [-n 15] [--refs 100] [--big-refs 50000]
-                                      [--command "warpline-mcp"]
+                                      [--command "warpline-mcp"] [--old-tree DIR]
 
 Loomweave spawns ``warpline-mcp`` afresh for every federation call and a git hook runs a
 fresh ``warpline`` per commit, so start-up is part of every answer. Measured N times each,
@@ -19,6 +19,10 @@ lower bound from the same run:
   the ``call_tool`` itself (store open, catch-up, query)
 * the CLI in a fresh process: ``warpline backfill`` on the caught-up store (target
   <= 0.3 s) and ``warpline reverify HEAD~3..HEAD`` (cold), against ``python -c pass``
+
+With ``--old-tree DIR`` (a checkout of an earlier build) every warpline measurement runs
+twice per round, interleaved: once as installed, once with ``PYTHONPATH=DIR`` (the old
+build), and both columns are printed.
 
 Target: first ``tools/call`` <= 2.5 x (bare start + the tool's own work). Without
 ``--repo`` a small fixture repository is built in a temporary directory. The load average
@@ -47,7 +51,7 @@ import json, sys, time
 t0 = time.perf_counter()
 from warpline.registry import call_tool
 # what a churn call imports
-import warpline.service.history.churn, warpline.service.shared.validation
+import warpline.service.history.churn
 t1 = time.perf_counter()
 call_tool("churn", json.loads(sys.argv[1]))
 t2 = time.perf_counter()
@@ -78,10 +82,13 @@ def build_fixture(root: Path, commits: int = 30) -> Path:
     return root
 
 
+Env = dict[str, str] | None  # a measured process's environment (None: this one's)
+
+
 class Server:
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], env: Env = None) -> None:
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, env=env)
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -111,13 +118,13 @@ def time_bare(*flags: str) -> float:
     return time.perf_counter() - started
 
 
-def time_cli(argv: list[str]) -> float:
+def time_cli(argv: list[str], env: Env = None) -> float:
     """A fresh ``warpline`` process (the console script beside this interpreter)."""
     script = Path(sys.executable).parent / "warpline"
     command = [str(script)] if script.exists() else [sys.executable, "-m", "warpline.cli"]
     started = time.perf_counter()
     done = subprocess.run([*command, *argv], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
+                          stderr=subprocess.PIPE, text=True, env=env)
     elapsed = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"warpline {' '.join(argv)} failed: {done.stderr[-400:]}")
@@ -133,9 +140,9 @@ def time_sql_bound(repo: Path) -> float:
     return time.perf_counter() - started
 
 
-def time_initialize(command: list[str]) -> float:
+def time_initialize(command: list[str], env: Env = None) -> float:
     started = time.perf_counter()
-    server = Server(command)
+    server = Server(command, env)
     server.send(INIT)
     assert "result" in server.receive()
     elapsed = time.perf_counter() - started
@@ -143,9 +150,9 @@ def time_initialize(command: list[str]) -> float:
     return elapsed
 
 
-def time_tools_list(command: list[str]) -> float:
+def time_tools_list(command: list[str], env: Env = None) -> float:
     started = time.perf_counter()
-    server = Server(command)
+    server = Server(command, env)
     server.send(INIT)
     server.receive()
     server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -157,9 +164,9 @@ def time_tools_list(command: list[str]) -> float:
     return elapsed
 
 
-def time_first_call(command: list[str], arguments: dict[str, Any]) -> float:
+def time_first_call(command: list[str], arguments: dict[str, Any], env: Env = None) -> float:
     started = time.perf_counter()
-    server = Server(command)
+    server = Server(command, env)
     server.send(INIT)
     server.receive()
     server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -173,9 +180,9 @@ def time_first_call(command: list[str], arguments: dict[str, Any]) -> float:
     return elapsed
 
 
-def time_in_process(arguments: dict[str, Any]) -> dict[str, float]:
+def time_in_process(arguments: dict[str, Any], env: Env = None) -> dict[str, float]:
     done = subprocess.run([sys.executable, "-c", IN_PROCESS, json.dumps(arguments)],
-                          check=True, capture_output=True, text=True)
+                          check=True, capture_output=True, text=True, env=env)
     timings: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return timings
 
@@ -192,37 +199,74 @@ def stored_refs(repo: Path, total: int) -> list[str]:
     return (known + unknown)[:total]
 
 
-def run(repo: Path, n: int, command: list[str], refs: int, big_refs: int) -> int:
+WARPLINE_KEYS = ("init", "list", "first", "imports", "call", "warm", "big", "big_all",
+                 "backfill", "reverify")
+
+
+def measure_warpline(rounds: dict[str, list[float]], command: list[str], env: Env,
+                     calls: dict[str, dict[str, Any]], cli: dict[str, list[str]],
+                     big: bool) -> None:
+    """One round of every warpline measurement, in one build (``env``)."""
+    rounds["init"].append(time_initialize(command, env))
+    rounds["list"].append(time_tools_list(command, env))
+    rounds["first"].append(time_first_call(command, calls["first"], env))
+    sample = time_in_process(calls["first"], env)
+    rounds["imports"].append(sample["imports"])
+    rounds["call"].append(sample["call"])
+    rounds["warm"].append(sample["warm_call"])
+    rounds["backfill"].append(time_cli(cli["backfill"], env))
+    rounds["reverify"].append(time_cli(cli["reverify"], env))
+    if big:
+        rounds["big"].append(time_first_call(command, calls["big"], env))
+        rounds["big_all"].append(time_first_call(command, calls["big_all"], env))
+
+
+def run(repo: Path, n: int, command: list[str], refs: int, big_refs: int,
+        old_tree: Path | None = None) -> int:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     arguments = {"repo": str(repo), "entity_refs": stored_refs(repo, refs)}
     big_refs_list = stored_refs(repo, big_refs)
     big = {"repo": str(repo), "entity_refs": big_refs_list}
-    big_all = {**big, "limit": len(big_refs_list)}
+    calls: dict[str, dict[str, Any]] = {"first": arguments, "big": big,
+                                        "big_all": {**big, "limit": len(big_refs_list)}}
     reverify = ["reverify", "HEAD~3..HEAD", "--repo", str(repo), "--json"]
-    time_bare(), time_first_call(command, arguments)  # warm-up: page cache, .pyc files
-    time_cli(reverify)  # its first run may capture an edge snapshot; later runs read it
+    cli = {"backfill": ["backfill", "--repo", str(repo)], "reverify": reverify}
+    builds: dict[str, Env] = {"new": None}
+    if old_tree is not None:
+        builds["old"] = {**os.environ, "PYTHONPATH": str(old_tree.resolve())}
+    for env in builds.values():  # warm-up: page cache, .pyc files
+        time_bare(), time_first_call(command, arguments, env)
+        time_cli(reverify, env)  # its first run may capture an edge snapshot
     big_n = max(1, n // 3)
     # Interleaved rounds, so a busy machine slows every measurement alike.
-    rounds: dict[str, list[float]] = {k: [] for k in (
-        "bare_s", "bare", "init", "list", "first", "imports", "call", "warm", "sql",
-        "big", "big_all", "backfill", "reverify")}
+    rounds: dict[str, list[float]] = {k: [] for k in ("bare_s", "bare", "sql")}
+    per_build: dict[str, dict[str, list[float]]] = {
+        name: {k: [] for k in WARPLINE_KEYS} for name in builds}
     for index in range(n):
         rounds["bare_s"].append(time_bare("-S"))
         rounds["bare"].append(time_bare())
-        rounds["init"].append(time_initialize(command))
-        rounds["list"].append(time_tools_list(command))
-        rounds["first"].append(time_first_call(command, arguments))
-        sample = time_in_process(arguments)
-        rounds["imports"].append(sample["imports"])
-        rounds["call"].append(sample["call"])
-        rounds["warm"].append(sample["warm_call"])
         rounds["sql"].append(time_sql_bound(repo))
-        rounds["backfill"].append(time_cli(["backfill", "--repo", str(repo)]))
-        rounds["reverify"].append(time_cli(reverify))
-        if index < big_n:
-            rounds["big"].append(time_first_call(command, big))
-            rounds["big_all"].append(time_first_call(command, big_all))
-    m = {k: statistics.median(v) for k, v in rounds.items()}
+        for name, env in builds.items():
+            measure_warpline(per_build[name], command, env, calls, cli, index < big_n)
+    m = {k: statistics.median(v) for k, v in (rounds | per_build["new"]).items()}
+    report(m, command, repo, n, big_n, refs, big_refs)
+    if "old" in builds:
+        old = {k: statistics.median(v) for k, v in (rounds | per_build["old"]).items()}
+        print(f"old build (PYTHONPATH={old_tree}), same rounds: old -> new")
+        for label, key in (("spawn -> initialize", "init"), ("spawn -> tools/list", "list"),
+                           (f"spawn -> first churn ({refs} refs)", "first"),
+                           ("  in-process imports", "imports"), ("  in-process call", "call"),
+                           ("  warm call", "warm"), (f"spawn -> churn {big_refs}, 1 page", "big"),
+                           (f"spawn -> churn {big_refs}, every item", "big_all"),
+                           ("backfill, caught up", "backfill"), ("reverify (cold)", "reverify")):
+            print(f"  {label:38} {old[key] * 1000:8.1f} -> {m[key] * 1000:8.1f} ms "
+                  f"({(m[key] / old[key] - 1) * 100:+.0f}%)")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0 if m["first"] <= TARGET_RATIO * (m["bare"] + m["imports"] + m["call"]) else 1
+
+
+def report(m: dict[str, float], command: list[str], repo: Path, n: int, big_n: int,
+           refs: int, big_refs: int) -> None:
     bare, work = m["bare"], m["imports"] + m["call"]
     budget = TARGET_RATIO * (bare + work)
     ms = 1000.0
@@ -232,7 +276,7 @@ def run(repo: Path, n: int, command: list[str], refs: int, big_refs: int) -> int
               + extra)
 
     print(f"warpline-mcp start-up  ({' '.join(command)}; repo {repo}; "
-          f"{len(arguments['entity_refs'])} refs; median of {n}, big calls of {big_n})")
+          f"{refs} refs; median of {n}, big calls of {big_n})")
     print(f"  python -S -c pass                      {m['bare_s'] * ms:8.1f} ms")
     print(f"  python -c pass                         {bare * ms:8.1f} ms   (the bound below)")
     row("spawn -> initialize response", "init", bare, "bare")
@@ -263,8 +307,6 @@ def run(repo: Path, n: int, command: list[str], refs: int, big_refs: int) -> int
         net = m[key] - hook
         print(f"    {label:36} {net * ms:8.1f} ms   (target <= {target * ms:.0f} ms: "
               f"{'met' if net <= target else 'NOT met'})")
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    return 0 if m["first"] <= budget else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -275,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--refs", type=int, default=100, help="refs of the first call")
     parser.add_argument("--big-refs", type=int, default=50_000, help="refs of the big call")
     parser.add_argument("--command", default=f"{sys.executable} -m warpline.mcp")
+    parser.add_argument("--old-tree", type=Path, default=None,
+                        help="a checkout of an earlier build, measured interleaved "
+                        "(PYTHONPATH=DIR)")
     args = parser.parse_args(argv)
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
         # Without cached bytecode every child compiles warpline from source (~50 modules):
@@ -282,10 +327,11 @@ def main(argv: list[str] | None = None) -> int:
         print("note: PYTHONDONTWRITEBYTECODE was set; unset for the measured processes")
     command = shlex.split(args.command)
     if args.repo is not None:
-        return run(args.repo.resolve(), args.n, command, args.refs, args.big_refs)
+        return run(args.repo.resolve(), args.n, command, args.refs, args.big_refs,
+                   args.old_tree)
     with tempfile.TemporaryDirectory(prefix="warpline-bench-") as tmp:
         return run(build_fixture(Path(tmp) / "repo"), args.n, command, args.refs,
-                   args.big_refs)
+                   args.big_refs, args.old_tree)
 
 
 if __name__ == "__main__":

@@ -76,10 +76,19 @@ def test_every_row_has_contracts_matching_its_models(tool: ToolSpec[Any]) -> Non
 def test_every_handler_takes_the_rows_input_model(tool: ToolSpec[Any]) -> None:
     # The table names its models lazily (they load with the tool's first call): the
     # handlers' annotations resolve against the models package.
-    hints = get_type_hints(tool.handler,
-                           localns={n: getattr(models, n) for n in models.__all__})
+    # A row with a ``fast_input`` (churn: its common shape parsed without pydantic) also
+    # takes what that returns, and nothing else.
+    from warpline.service.history.churn_input import ChurnArgs
+
+    localns = {**{n: getattr(models, n) for n in models.__all__}, "ChurnArgs": ChurnArgs}
+    hints = get_type_hints(tool.handler, localns=localns)
     first = next(iter(inspect.signature(tool.handler).parameters))
-    assert hints[first] is tool.input_model
+    if tool.fast_input is None:
+        assert hints[first] is tool.input_model
+        return
+    fast = {t for t in get_args(get_type_hints(tool.fast_input, localns=localns)["return"])
+            if t is not type(None)}
+    assert set(get_args(hints[first])) == {tool.input_model, *fast} and len(fast) == 1
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)

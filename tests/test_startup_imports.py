@@ -4,10 +4,11 @@ loomweave spawns ``warpline-mcp`` once per call and a git hook runs ``warpline
 ingest-commit`` once per commit, so every module a call imports is paid on every call.
 These tests run the real entry points (``warpline.mcp.server.main``, ``warpline.cli.main``)
 in child processes that print ``sys.modules`` to stderr at exit, and assert which heavy
-modules a call does NOT import: the graph (networkx), the JSON Schema walker (jsonschema, only for
-a rejected input), the HTTP client (httpx), pydantic for ``initialize``/``tools/list``,
-the models of other tools, and the walker (attribution) on a caught-up store. Each test
-also asserts what the call must import, so a broken probe cannot pass.
+modules a call does NOT import: the graph (networkx), the JSON Schema walker (jsonschema,
+only for a rejected input), the HTTP client (httpx), pydantic for ``initialize``,
+``tools/list`` and a ``churn`` of the common input shape (MCP and CLI), the models of other
+tools, and the walker (attribution) on a caught-up store. Each test also asserts what the
+call must import, so a broken probe cannot pass.
 """
 
 from __future__ import annotations
@@ -106,7 +107,26 @@ def test_initialize_and_tools_list_import_no_pydantic_and_no_tool(repo: FixtureR
                             *ALWAYS_HEAVY)) == []
 
 
-def test_churn_on_a_caught_up_store_imports_its_models_only_and_no_walker(
+PYDANTIC = ("pydantic", "pydantic_core", "annotated_types", "warpline.models.common",
+            "warpline.models.envelope", "warpline.models.history", "warpline.models.inputs")
+
+
+def test_tools_list_twice_answers_the_contract_files_both_times(repo: FixtureRepo) -> None:
+    # The listing shares the parsed contract files (no copies): nothing may change them.
+    from warpline.contracts_io import load_contract
+
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    replies, _ = _serve([INIT, listing, {**listing, "id": 3}], repo.path)
+    first, second = replies[1]["result"]["tools"], replies[2]["result"]["tools"]
+    assert json.dumps(first) == json.dumps(second)
+    for tool in first:
+        endorsed = tool["_meta"]["warpline/inventory"]["endorsed"]
+        assert tool["inputSchema"] == load_contract(f"{endorsed}.input.json")
+        assert tool["outputSchema"] == load_contract(
+            f"{tool['_meta']['warpline/inventory']['schema']}.json")
+
+
+def test_mcp_churn_on_a_caught_up_store_imports_no_pydantic_and_no_walker(
         repo: FixtureRepo) -> None:
     first, _ = _serve([INIT, _churn(repo)], repo.path)  # creates and fills the store
     assert first[1]["result"]["structuredContent"]["ok"] is True
@@ -115,11 +135,42 @@ def test_churn_on_a_caught_up_store_imports_its_models_only_and_no_walker(
     validate_envelope(envelope)
     counts = {item["entity"]["locator"]: item["churn_count"] for item in envelope["data"]["items"]}
     assert counts == {"python:function:pkg.mod.f": 3, "python:function:never.seen": 0}
-    assert {"pydantic", "warpline.models.history", "warpline.models.inputs",
-            "warpline.service.history.churn", "warpline.store.caughtup",
+    assert {"warpline.service.history.churn", "warpline.service.history.churn_input",
+            "warpline.service.history.churn_wire", "warpline.store.caughtup",
             "warpline.git.gitfiles"} <= modules
+    # The common input shape is checked by hand and the answer built without pydantic;
     # HEAD came from git's files: libgit2 is not loaded for a caught-up read.
-    assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER, *LIBGIT2)) == []
+    assert _under(modules, (*PYDANTIC, *ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER,
+                            *LIBGIT2)) == []
+
+
+def test_cli_churn_on_a_caught_up_store_imports_no_pydantic(repo: FixtureRepo) -> None:
+    _serve([INIT, _churn(repo)], repo.path)  # the store is caught up
+    for argv in (["churn", "pkg.mod.f", "--repo", str(repo.path), "--json"],
+                 ["churn", "pkg.mod.f", "--repo", str(repo.path)]):
+        done = subprocess.run(_child("warpline.cli", argv), capture_output=True, text=True,
+                              cwd=repo.path, timeout=120, check=True, env=_env())
+        modules = _imported(done.stderr)
+        if "--json" in argv:
+            envelope = json.loads(done.stdout)
+            validate_envelope(envelope)
+            assert [i["churn_count"] for i in envelope["data"]["items"]] == [3]
+        else:
+            assert "pkg.mod.f" in done.stdout
+        assert {"warpline.service.history.churn_wire", "warpline.cli"} <= modules
+        assert _under(modules, (*PYDANTIC, *ALWAYS_HEAVY, *WALKER, *LIBGIT2)) == [], argv
+
+
+def test_an_unusual_churn_input_goes_to_the_input_model(repo: FixtureRepo) -> None:
+    # A key id given as a ref object with kind auto is valid, but not the common shape:
+    # the input model parses it and the envelope model checks the answer.
+    _serve([INIT, _churn(repo)], repo.path)
+    call = _churn(repo)
+    call["params"]["arguments"]["entity_refs"] = [{"kind": "auto", "value": 1}]
+    replies, modules = _serve([INIT, call], repo.path)
+    validate_envelope(replies[1]["result"]["structuredContent"])
+    assert {"pydantic", "warpline.models.inputs", "warpline.models.history"} <= modules
+    assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
 
 
 def test_a_store_behind_head_still_catches_up(repo: FixtureRepo) -> None:

@@ -55,6 +55,12 @@ def load_contract(filename: str) -> dict[str, Any]:
     return copy.deepcopy(_parsed(filename))
 
 
+def shared_contract(filename: str) -> dict[str, Any]:
+    """The parsed content of a contract file, shared (never modify it): for answers that
+    are encoded at once, such as ``tools/list`` (32 deep copies were ~40% of its work)."""
+    return _parsed(filename)
+
+
 @cache
 def envelope_schema_ids() -> frozenset[str]:
     """The schema ids of every tool envelope, from the inventory file, plus the error's."""

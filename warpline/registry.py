@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the models load with the first call of their tool, not with
         VerificationRecordInput,
     )
     from warpline.models.vocab import ToolName
+    from warpline.service.history.churn_input import ChurnArgs
 
 STORE_PATH = ".weft/warpline/"
 
@@ -60,6 +61,9 @@ class ToolSpec(Generic[P]):
     idempotent: bool
     federation_dependencies: tuple[str, ...]
     description: str
+    # Parses the tool's common input shape without pydantic, or answers None (the input
+    # model decides); the handler then takes what it returns (churn: ``churn_input.py``).
+    fast_input: Callable[[dict[str, Any]], Any] | None = None
 
     @property
     def input_schema_file(self) -> str:
@@ -127,10 +131,16 @@ def _entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> Envelope:
     return entity_timeline(params, cwd)
 
 
-def _churn_count(params: EntityChurnCountInput, cwd: Path | None) -> Envelope:
+def _churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> Envelope:
     from warpline.service.history.churn import churn_count
 
     return churn_count(params, cwd)
+
+
+def _churn_fast_input(arguments: dict[str, Any]) -> ChurnArgs | None:
+    from warpline.service.history.churn_input import fast_args
+
+    return fast_args(arguments)
 
 
 def _impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> Envelope:
@@ -174,6 +184,7 @@ def _reader(
     handler: Callable[[P, Path | None], Envelope],
     description: str,
     federation: tuple[str, ...] = (),
+    fast_input: Callable[[dict[str, Any]], Any] | None = None,
 ) -> ToolSpec[P]:
     # Read tools answer without changing anything a user owns, but they open the store,
     # which creates/migrates it and catches it up with HEAD.
@@ -182,7 +193,7 @@ def _reader(
         mutating=False, read_only=True, writes_local_state=True,
         mutates_paths=(STORE_PATH,), idempotent=True,
         federation_dependencies=federation,
-        description=description + _READ_ONLY_NOTE,
+        description=description + _READ_ONLY_NOTE, fast_input=fast_input,
     )
 
 
@@ -205,6 +216,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "warpline_entity_churn_count_get", "churn", "churn", "entity_churn_count",
         ("EntityChurnCountInput", "EntityChurnCountEnvelope"), _churn_count,
         "Change-event counts per entity over an optional window (unknown entities count 0).",
+        fast_input=_churn_fast_input,
     ),
     _reader(
         "warpline_impact_radius_get", "blast_radius", "blast-radius", "impact_radius",
@@ -293,12 +305,18 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
 
 
 def dispatch(spec: ToolSpec[Any], arguments: dict[str, Any], cwd: Path | None) -> Envelope:
-    """The one place every tool call runs: input validation, then the handler."""
+    """The one place every tool call runs: input validation, then the handler.
+
+    A tool with a ``fast_input`` tries it first: the common shape, certainly valid, is
+    parsed without pydantic; anything else goes to the input model, which names the field."""
     import sqlite3
 
-    from warpline.service.shared.validation import validate_input
+    params = spec.fast_input(arguments) if spec.fast_input is not None \
+        and isinstance(arguments, dict) else None
+    if params is None:
+        from warpline.service.shared.validation import validate_input
 
-    params = validate_input(spec, arguments)
+        params = validate_input(spec, arguments)
     try:
         return spec.handler(params, cwd)
     except sqlite3.Error as exc:  # a query below met a damaged store or a refusing disk

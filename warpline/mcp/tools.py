@@ -37,12 +37,16 @@ def list_tools() -> list[dict[str, Any]]:
 
 
 def tool_entry(spec: ToolSpec[Any], name: str) -> dict[str, Any]:
+    """One tool's listing. Its schemas are the parsed contract files themselves, shared by
+    the endorsed name and the shim, not copies: the listing is encoded as it is built."""
+    from warpline.contracts_io import shared_contract
+
     return {
         "name": name,
         "title": spec.endorsed if name == spec.endorsed else f"{name} ({spec.endorsed})",
         "description": describe(spec, name),
-        "inputSchema": spec.input_schema(),
-        "outputSchema": spec.output_schema(),
+        "inputSchema": shared_contract(spec.input_schema_file),
+        "outputSchema": shared_contract(spec.output_schema_file),
         "annotations": tool_hints(spec),
         "_meta": {META_KEY: inventory_meta(spec, name)},
     }

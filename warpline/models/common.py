@@ -9,14 +9,15 @@ additively. Input models live in ``inputs.py`` and are closed.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from warpline.models.vocab import ChangedRefKind, EntityKind, EntityRefKind
 
-TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
+# Re-exported: defined pydantic-free, for the churn answer that is built without pydantic.
+from warpline.models.wire import TIMESTAMP_PATTERN as TIMESTAMP_PATTERN
+from warpline.models.wire import iso_z as iso_z
 
 Timestamp = Annotated[
     str,
@@ -27,11 +28,6 @@ Timestamp = Annotated[
 ]
 Count = Annotated[int, Field(ge=0)]
 NonEmptyStr = Annotated[str, Field(min_length=1)]
-
-
-def iso_z(epoch_seconds: int) -> str:
-    """Render stored epoch seconds as the wire's UTC instant (``2026-06-25T10:00:00Z``)."""
-    return datetime.fromtimestamp(epoch_seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _open_schema(schema: dict[str, Any]) -> None:

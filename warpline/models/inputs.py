@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from warpline.limits import DEFAULT_DEPTH, DEPTH_RANGE, MAX_DEPTH
+from warpline.limits import MAX_CHURN_REFS as MAX_CHURN_REFS  # re-exported
 from warpline.models.common import EntityRefInput, NonEmptyStr
 from warpline.models.vocab import (
     CaptureMode,
@@ -31,7 +32,6 @@ from warpline.models.vocab import (
 )
 
 MAX_SEED_REFS = 10_000
-MAX_CHURN_REFS = 50_000
 
 Repo = Annotated[str, Field(min_length=1, description="Path of the git repository.")]
 Instant = Annotated[

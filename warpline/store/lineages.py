@@ -103,12 +103,14 @@ _JOINS = f"{_JOINS_ENTITY} JOIN commits c ON c.id = ce.commit_id"
 
 # count, first change, last change, last actor ("Name <email>")
 Stat = tuple[int, int, int, str]
+# An event's order key is topo * _EVENT_SPAN + event id (event ids stay below 2**32).
+_EVENT_SPAN = 4_294_967_296
 
 
 def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | None,
                 until: int | None, shas: Sequence[str] | None,
                 ) -> tuple[dict[int, Stat], dict[int, Stat], dict[int, int]]:
-    """Counts per lineage and per entity in two grouped queries (never one per ref),
+    """Counts per lineage and per entity from one grouped query (never one per ref),
     and each lineage's current member (the entity of its topologically latest event)."""
     wanted = lineages if isinstance(lineages, set | frozenset) else set(lineages)
     clauses = [f"ce.lineage IN {temp_keys(conn, 'q_lineages', wanted, 'INTEGER')}"]
@@ -136,20 +138,26 @@ def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | 
     # group with the greatest order key), which halves the scans of the events (the
     # store-wide answer of 50,000 refs). An entity row can hold events of two lineages
     # (a name reused after its definition was renamed away).
-    firsts = {(r[0], r[1]): (int(r[2]), int(r[3])) for r in conn.execute(
-        f"SELECT e.id, ce.lineage, count(*), min(ce.changed_at) {base} "
-        "GROUP BY e.id, ce.lineage", args)}
-    # SQLite returns the bare columns of the row holding max() when max() is the only
-    # min/max aggregate: that is the topologically latest event (never the latest
-    # timestamp: equal commit times are normal after a rebase) and its author.
+    # One grouped scan per (entity, event lineage): count, first change, and the order key
+    # of the topologically latest event (never the latest timestamp: equal commit times
+    # are normal after a rebase), whose event id is the key's low 32 bits; then that
+    # event's time and author by primary key, for the groups only. Each lineage's and
+    # each entity's figures roll up from the groups (counts sum, the first is the least,
+    # the latest is the group with the greatest order key). An entity row can hold events
+    # of two lineages (a name reused after its definition was renamed away).
+    groups = conn.execute(
+        f"SELECT e.id, ce.lineage, count(*), min(ce.changed_at), "
+        f"max(coalesce(c.topo, 0) * {_EVENT_SPAN} + ce.id) {base} "
+        "GROUP BY e.id, ce.lineage", args).fetchall()
+    latest = {int(r[0]): (int(r[1]), f"{r[2]} <{r[3]}>") for r in conn.execute(
+        "SELECT ce.id, ce.changed_at, c.author_name, c.author_email FROM change_events ce "
+        "JOIN commits c ON c.id = ce.commit_id WHERE ce.id IN "
+        f"{temp_keys(conn, 'q_events', (g[4] % _EVENT_SPAN for g in groups), 'INTEGER')}")}
     lineage_key: dict[int, int] = {}
     entity_key: dict[int, int] = {}
-    for entity_id, lineage, key, last, name, email in conn.execute(
-            "SELECT e.id, ce.lineage, max(coalesce(c.topo, 0) * 4294967296 + ce.id), "
-            f"ce.changed_at, c.author_name, c.author_email {base} "
-            "GROUP BY e.id, ce.lineage", args):
-        count, first = firsts[(entity_id, lineage)]
-        stat = (count, first, int(last), f"{name} <{email}>")
+    for entity_id, lineage, count, first, key in groups:
+        last, actor = latest[key % _EVENT_SPAN]
+        stat = (int(count), int(first), last, actor)
         _roll_up(by_entity, entity_key, entity_id, stat, key)
         if _roll_up(by_lineage, lineage_key, lineage, stat, key):
             current[lineage] = entity_id

@@ -4,6 +4,11 @@ Every ref gets an item in band: a never-observed ref answers ``churn_count: 0`` 
 ref echoed. Built for loomweave's consumer, which sends one ref per entity in scope
 (tens of thousands per call): refs resolve in batches and counts come from two grouped
 queries over a temporary table, never one query per ref.
+
+The common input shape arrives as ``ChurnArgs`` (checked by hand, ``churn_input.py``) and
+its answer is built and checked without pydantic (``churn_wire.py``); any other input
+arrives as the pydantic model and its answer goes through the envelope model, as every
+other tool's does. Both give the same bytes (``tests/test_churn_fast.py``).
 """
 
 from __future__ import annotations
@@ -12,11 +17,11 @@ import sqlite3
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warpline.errors import InvalidEntityRef
-from warpline.models import EntityChurnCountEnvelope
-from warpline.models.inputs import EntityChurnCountInput
+from warpline.service.history.churn_input import ChurnArgs
+from warpline.service.history.churn_wire import churn_envelope
 from warpline.service.shared.closest import NameIndex, unknown_entity_warning
 from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
@@ -26,11 +31,14 @@ from warpline.service.shared.sei import backfill_seis
 from warpline.store.entities import EntityRow
 from warpline.store.lineages import Stat, churn_stats
 
+if TYPE_CHECKING:
+    from warpline.models.inputs import EntityChurnCountInput
+
 TOOL = "warpline_entity_churn_count_get"
 MAX_UNKNOWN_WARNINGS = 5  # closest-name hints for the first unknown refs only
 
 
-def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, Any]:
+def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> dict[str, Any]:
     refs = parse_refs(params.entity_refs, field="entity_refs", error=InvalidEntityRef)
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
@@ -85,11 +93,20 @@ def churn_count(params: EntityChurnCountInput, cwd: Path | None) -> dict[str, An
             "page": pager.wire(len(entries)),
         }
         any_sei = any(it["entity"]["sei"] for it in page)
+        sort = {"by": params.sort_by, "order": params.sort_order}
+        page_echo = {"limit": params.limit, "cursor": params.cursor}
+        enrichment = {"sei": "present" if any_sei else "absent"}
+        if isinstance(params, ChurnArgs):
+            answer = churn_envelope(tool=TOOL, repo=ctx.root, params=params, data=data,
+                                    sort=sort, page=page_echo, warnings=warnings,
+                                    enrichment=enrichment)
+            if answer is not None:
+                return answer
+        from warpline.models import EntityChurnCountEnvelope
+
         return envelope(
             model=EntityChurnCountEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
-            filters={}, sort={"by": params.sort_by, "order": params.sort_order},
-            page={"limit": params.limit, "cursor": params.cursor}, warnings=warnings,
-            enrichment={"sei": "present" if any_sei else "absent"},
+            filters={}, sort=sort, page=page_echo, warnings=warnings, enrichment=enrichment,
         )
 
 
@@ -136,22 +153,24 @@ def _unknown(ref: Ref, sei_locator: str | None) -> dict[str, Any]:
     loomweave binds, its locator, so federation peers can key-match it)."""
     return {
         "ref": ref.as_wire(),
-        "entity": {"sei": ref.value if ref.kind == "sei" else None,
-                   "locator": ref.value if ref.kind == "locator" else sei_locator,
+        "entity": {"locator": ref.value if ref.kind == "locator" else sei_locator,
+                   "sei": ref.value if ref.kind == "sei" else None,
                    "warpline_entity_key_id": None, "path": None, "kind": None},
-        "churn_count": 0, "first_changed_at": None, "last_changed_at": None,
-        "last_actor": None, "observed": False,
+        "observed": False, "churn_count": 0, "first_changed_at": None,
+        "last_changed_at": None, "last_actor": None,
     }
 
 
 def _item(ref: Ref, row: EntityRow, stat: Stat | None) -> dict[str, Any]:
+    # Keys in the model's field order: a page past the envelope's sample is passed through
+    # as built, and reads the same as a page the model wrote.
     return {
         "ref": ref.as_wire(),
-        "entity": {"sei": ref.value if ref.kind == "sei" else row.sei, "locator": row.locator,
+        "entity": {"locator": row.locator, "sei": ref.value if ref.kind == "sei" else row.sei,
                    "warpline_entity_key_id": row.id, "path": row.path, "kind": row.kind},
+        "observed": True,
         "churn_count": stat[0] if stat else 0,
         "first_changed_at": iso_z(stat[1]) if stat else None,
         "last_changed_at": iso_z(stat[2]) if stat else None,
         "last_actor": stat[3] if stat else None,
-        "observed": True,
     }

@@ -8,7 +8,6 @@ to the whole query. Bounded: at most ``MAX_SCAN`` entity rows are read.
 
 from __future__ import annotations
 
-import difflib
 import re
 import sqlite3
 
@@ -40,6 +39,8 @@ class NameIndex:
 
     def closest(self, query: str, limit: int = 5) -> list[str]:
         """Up to ``limit`` known names closest to ``query``, best first (may be empty)."""
+        import difflib  # only an unknown ref needs it: a call naming known refs skips it
+
         wanted = display(query.strip())
         if not wanted:
             return []

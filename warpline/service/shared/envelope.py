@@ -1,19 +1,23 @@
-"""Building the frozen success envelope every tool returns."""
+"""Building the frozen success envelope every tool returns.
+
+pydantic loads with the first ``envelope`` built, not with this module: churn's common
+shape answers without it (``service/history/churn_wire.py``) but shares ``iso_z``,
+``parse_instant`` and ``arguments_echo`` from here.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel
-
-from warpline.models.common import dump
-from warpline.models.common import iso_z as _iso_z
-from warpline.models.envelope import EnvelopeBase
+from warpline.models.wire import iso_z as _iso_z
 from warpline.store import guard
 
-_SAMPLE = 200
+if TYPE_CHECKING:
+    from warpline.models.envelope import EnvelopeBase
+
+SAMPLE = 200  # items an envelope's model checks; the rest are grafted back
 
 
 def iso_z(epoch_seconds: int | None) -> str | None:
@@ -42,7 +46,13 @@ def parse_instant(value: str, field: str) -> int:
 _ECHO_LIST = 100
 
 
-def arguments_echo(params: BaseModel) -> dict[str, Any]:
+class Dumpable(Protocol):
+    """A tool input: a pydantic input model, or churn's pydantic-free ``ChurnArgs``."""
+
+    def model_dump(self, *, mode: str, exclude_unset: bool = ...) -> dict[str, Any]: ...
+
+
+def arguments_echo(params: Dumpable) -> dict[str, Any]:
     """The caller's arguments as given (defaults left out), JSON-ready.
 
     A list argument longer than ``_ECHO_LIST`` (churn takes 50,000 refs) is echoed by its
@@ -62,12 +72,44 @@ def arguments_echo(params: BaseModel) -> dict[str, Any]:
     return echoed
 
 
+def raw_envelope(
+    *,
+    tool: str,
+    repo: Path | str,
+    params: Dumpable,
+    data: dict[str, Any],
+    filters: dict[str, Any] | None = None,
+    sort: dict[str, Any] | None = None,
+    page: dict[str, Any] | None = None,
+    warnings: list[str] | None = None,
+    next_actions: dict[str, Any] | None = None,
+    enrichment: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The envelope's parts before its model fills in defaults and checks them."""
+    return {
+        "ok": True,
+        "query": {
+            "repo": str(repo),
+            "tool": tool,
+            "arguments": arguments_echo(params),
+            "filters": filters or {},
+            "sort": sort or {"by": None, "order": None},
+            "page": page or {"limit": None, "cursor": None},
+        },
+        "data": data,
+        # A store git tracks is ignored (``store.guard``): every answer says so.
+        "warnings": [*guard.trust_warnings(Path(repo)), *(warnings or [])],
+        "next_actions": next_actions or {},
+        "enrichment": enrichment or {},
+    }
+
+
 def envelope(
     *,
     model: type[EnvelopeBase],
     tool: str,
     repo: Path | str,
-    params: BaseModel,
+    params: Dumpable,
     data: dict[str, Any],
     filters: dict[str, Any] | None = None,
     sort: dict[str, Any] | None = None,
@@ -80,30 +122,19 @@ def envelope(
     input, if it does not fit).
 
     Long item lists (churn answers 50,000 refs) are validated by sample: the envelope
-    with its first ``_SAMPLE`` items goes through the model, the rest were built by the
+    with its first ``SAMPLE`` items goes through the model, the rest were built by the
     same code path and are grafted back unchanged. The contract tests validate whole
     envelopes against the JSON Schema files.
     """
-    items = data.get("items")
-    sampled = isinstance(items, list) and len(items) > _SAMPLE
-    checked = {**data, "items": items[:_SAMPLE]} if sampled and isinstance(items, list) \
-        else data
-    raw: dict[str, Any] = {
-        "ok": True,
-        "query": {
-            "repo": str(repo),
-            "tool": tool,
-            "arguments": arguments_echo(params),
-            "filters": filters or {},
-            "sort": sort or {"by": None, "order": None},
-            "page": page or {"limit": None, "cursor": None},
-        },
-        "data": checked,
-        # A store git tracks is ignored (``store.guard``): every answer says so.
-        "warnings": [*guard.trust_warnings(Path(repo)), *(warnings or [])],
-        "next_actions": next_actions or {},
-        "enrichment": enrichment or {},
-    }
+    from warpline.models.common import dump
+
+    raw = raw_envelope(tool=tool, repo=repo, params=params, data=data, filters=filters,
+                       sort=sort, page=page, warnings=warnings, next_actions=next_actions,
+                       enrichment=enrichment)
+    items = raw["data"].get("items")
+    sampled = isinstance(items, list) and len(items) > SAMPLE
+    if sampled:
+        raw["data"] = {**raw["data"], "items": items[:SAMPLE]}
     result = dump(model.model_validate(raw))
     if sampled:
         result["data"]["items"] = items

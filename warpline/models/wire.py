@@ -1,0 +1,16 @@
+"""Wire facts that need no pydantic: the timestamp pattern and its renderer.
+
+``common.py`` builds its ``Timestamp`` type from these; the pydantic-free churn answer
+(``service/history/churn_wire.py``) renders and checks its instants with the same two.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
+
+
+def iso_z(epoch_seconds: int) -> str:
+    """Render stored epoch seconds as the wire's UTC instant (``2026-06-25T10:00:00Z``)."""
+    return datetime.fromtimestamp(epoch_seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
