@@ -78,10 +78,7 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
                 sei = ref.value if ref.kind == "sei" else row.sei
                 entries.append((row.locator or sei or "", stat[0] if stat else 0, sei or "",
                                 ref, row, stat, None))
-        # Stable sorts: ties keep locator order, so pages are deterministic.
-        entries.sort(key=itemgetter(0))
-        descending = params.sort_order == "desc"
-        entries.sort(key=itemgetter(2 if params.sort_by == "sei" else 1), reverse=descending)
+        _sort(entries, params.sort_by, params.sort_order == "desc")
         pager = Pager.of(params)
         page = [_built(entry) for entry in pager.cut(entries)]
         data = {
@@ -112,6 +109,29 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
 
 # (sort locator, churn count, sort sei, ref, row or None, stat, SEI-bound locator)
 _Entry = tuple[str, int, str, Ref, EntityRow | None, Stat | None, str | None]
+
+
+def _sort(entries: list[_Entry], by: str, descending: bool) -> None:
+    """Order ``entries`` by ``by`` (stable sorts: ties keep locator order, so pages are
+    deterministic). ``last_changed_at``: entities with no change in the window have no
+    time and come last in either order (a missing time is not the oldest one)."""
+    entries.sort(key=itemgetter(0))
+    if by == "locator":
+        if descending:
+            entries.reverse()
+        return
+    if by == "last_changed_at":
+        timed = [e for e in entries if e[5] is not None]
+        untimed = [e for e in entries if e[5] is None]
+        timed.sort(key=_last_changed, reverse=descending)
+        entries[:] = timed + untimed
+        return
+    entries.sort(key=itemgetter(2 if by == "sei" else 1), reverse=descending)
+
+
+def _last_changed(entry: _Entry) -> int:
+    stat = entry[5]
+    return stat[2] if stat is not None else 0
 
 
 def _built(entry: _Entry) -> dict[str, Any]:
