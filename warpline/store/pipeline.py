@@ -15,8 +15,10 @@ Memory: a worker's heap grows over a slice (parses, libgit2's objects, a vendori
 sides held for lineage pairing) and, kept, would grow over every slice it takes. Between
 slices each worker starts afresh: a new parse cache, libgit2's caches and pack windows
 released, and the freed heap handed back to the system. Slices are not contiguous for one
-worker, so what it would have kept was mostly cold anyway (measured on pip: the bytes handed
-to ``ast.parse`` grow a few percent; the tree's peak RSS falls by a fifth).
+worker, so what it would have kept was mostly stale anyway. Measured on pip (16,238
+commits, 2 workers): the tree's peak RSS 356 -> 289 MB; the bytes handed to ``ast.parse``
+are 166 MB with one cache for the whole history, 182 MB with a fresh one every 2,030-commit
+slice (the old workers' count lay between: each started cold and kept a stale cache).
 """
 
 from __future__ import annotations
