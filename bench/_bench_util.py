@@ -119,7 +119,8 @@ def format_result(r: dict[str, Any]) -> list[str]:
             out.append(f"  process tree: cpu {bf['cpu_s']:.1f} s (writer {bf['cpu_writer_s']:.1f}"
                        f", workers {bf['cpu_workers_s']:.1f}), peak RSS {bf['peak_rss_mb']:.0f}"
                        f" MB (PSS {bf['peak_pss_mb']:.0f} MB, {bf['peak_processes']} processes,"
-                       f" each {bf.get('peak_rss_each_mb')} MB)"
+                       f" each {bf.get('peak_rss_each_mb')} MB, at the peak"
+                       f" {bf.get('rss_at_peak_mb')} MB)"
                        f"   target RSS <= 300 MB: {_verdict(bf['peak_rss_mb'] <= 300)}")
             out.append(f"  load average (1 min) before/after: {bf['loadavg_1m']}")
         if "digest" in bf:

@@ -66,6 +66,7 @@ class TreeMonitor:
         self.exclude = exclude  # processes of ours that are not the measured work
         self.peak_rss_kb = self.peak_pss_kb = self.peak_procs = 0
         self.peak_by_pid: dict[int, int] = {}
+        self.at_peak: dict[int, int] = {}  # each process's RSS when the sum peaked
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._started = 0.0
@@ -79,7 +80,8 @@ class TreeMonitor:
             pids = tree_pids(me, self.exclude)
             self.peak_procs = max(self.peak_procs, len(pids))
             rss = {p: _rss_kb(p) for p in pids}
-            self.peak_rss_kb = max(self.peak_rss_kb, sum(rss.values()))
+            if sum(rss.values()) > self.peak_rss_kb:
+                self.peak_rss_kb, self.at_peak = sum(rss.values()), rss
             self.peak_pss_kb = max(self.peak_pss_kb, sum(_pss_kb(p) for p in pids))
             for pid, kb in rss.items():
                 self.peak_by_pid[pid] = max(self.peak_by_pid.get(pid, 0), kb)
@@ -114,6 +116,11 @@ class TreeMonitor:
                 # Each process's own peak (this one first), which need not coincide.
                 "peak_rss_each_mb": [round(self.peak_by_pid[p] / 1024) for p in
                                      sorted(self.peak_by_pid, key=lambda p: p != os.getpid())],
+                # Each process's RSS at the sample where the sum peaked (this one first):
+                # what made the peak (a process's own peak may come when the others are
+                # gone, as the writer's does after the workers exit).
+                "rss_at_peak_mb": [round(self.at_peak[p] / 1024) for p in
+                                   sorted(self.at_peak, key=lambda p: p != os.getpid())],
                 "cpu_s": round(self.cpu_self + self.cpu_children, 2),
                 "cpu_writer_s": round(self.cpu_self, 2),
                 "cpu_workers_s": round(self.cpu_children, 2)}

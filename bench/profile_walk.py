@@ -2,11 +2,13 @@
 process, in the order a backfill walks them, with the cache a worker uses. No store.
 
     python bench/profile_walk.py REPO [--limit N] [--skip N] [--profile OUT.prof]
-        [--top 40] [--merges-only] [--sort tottime|cumulative]
+        [--top 40] [--merges-only] [--sort tottime|cumulative] [--slice N]
 
 Prints the CPU time (process time, so a busy machine changes it little), the commit and
 change counts, a digest of the changes (equal digests: equal attribution, before and after
-a speed change) and, with ``--profile``, the top functions. It measures where walker time
+a speed change), the bytes handed to ``ast.parse`` and, with ``--profile``, the top
+functions. ``--slice N`` starts a fresh cache every N commits, as a worker does at each
+slice (the cost of cold starts, in parse bytes). It measures where walker time
 goes; ``bench_backfill.py`` measures the backfill as users run it.
 """
 
@@ -30,7 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--merges-only", action="store_true")
+    parser.add_argument("--slice", type=int, default=0,
+                        help="a fresh cache every N commits (a worker's slice)")
     args = parser.parse_args(argv)
+
+    import ast
 
     import pygit2
 
@@ -45,15 +51,33 @@ def main(argv: list[str] | None = None) -> int:
         commits = commits[: args.limit]
     if args.merges_only:
         commits = [c for c in commits if len(c.parent_ids) > 1]
-    cache = DefinitionCache(maxsize=pipeline.WORKER_PARSES,
-                            lines_budget=pipeline.WORKER_LINES_BUDGET)
+    parsed = [0, 0]  # calls, bytes handed to ast.parse
+    real_parse = ast.parse
+
+    def counting_parse(source: str | bytes, *args: object, **kwargs: object) -> ast.AST:
+        parsed[0] += 1
+        parsed[1] += len(source)
+        return real_parse(source, *args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    ast.parse = counting_parse  # type: ignore[assignment]
+
+    def fresh_cache() -> DefinitionCache:
+        return DefinitionCache(maxsize=pipeline.WORKER_PARSES,
+                               lines_budget=pipeline.WORKER_LINES_BUDGET)
+
+    cache = fresh_cache()
+    hits = misses = incremental = 0
     digest = hashlib.sha256()
     changes = 0
     profiler = cProfile.Profile() if args.profile else None
     started = time.process_time()
     if profiler is not None:
         profiler.enable()
-    for commit in commits:
+    for number, commit in enumerate(commits):
+        if args.slice and number and number % args.slice == 0:
+            hits, misses = hits + cache.hits, misses + cache.misses
+            incremental += cache.incremental
+            cache = fresh_cache()
         result = commit_changes(repo, commit, cache=cache)
         changes += len(result.changes)
         digest.update(repr((result.commit.sha, result.changes, result.unparsed_files,
@@ -61,9 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     if profiler is not None:
         profiler.disable()
     cpu = time.process_time() - started
+    ast.parse = real_parse
+    hits, misses = hits + cache.hits, misses + cache.misses
+    incremental += cache.incremental
     print(f"{args.repo}: {len(commits)} commits, {changes} changes, cpu {cpu:.2f} s, "
-          f"digest {digest.hexdigest()[:16]}, cache hits {cache.hits} misses {cache.misses} "
-          f"incremental {cache.incremental}")
+          f"digest {digest.hexdigest()[:16]}, cache hits {hits} misses {misses} "
+          f"incremental {incremental}, ast.parse {parsed[0]} calls {parsed[1] / 1e6:.1f} MB")
     if profiler is not None:
         profiler.dump_stats(str(args.profile))
         pstats.Stats(str(args.profile)).sort_stats(args.sort).print_stats(args.top)

@@ -10,6 +10,15 @@ slice holds huge commits or the machine is busy. Workers stream small batches ba
 over its own pipe (whose other end only the writer holds: a worker that dies reads as
 end-of-file, even in the middle of a message); the writer reads slice after slice, in
 history order, and stays the only process that touches the store.
+
+Memory: a worker's heap grows over a slice (parses, libgit2's objects, a vendoring commit's
+sides held for lineage pairing) and, kept, would grow over every slice it takes. Between
+slices each worker starts afresh: a new parse cache, libgit2's caches and pack windows
+released, and the freed heap handed back to the system. Slices are not contiguous for one
+worker, so what it would have kept was mostly stale anyway. Measured on pip (16,238
+commits, 2 workers): the tree's peak RSS 356 -> 289 MB; the bytes handed to ``ast.parse``
+are 166 MB with one cache for the whole history, 182 MB with a fresh one every 2,030-commit
+slice (the old workers' count lay between: each started cold and kept a stale cache).
 """
 
 from __future__ import annotations
@@ -69,6 +78,27 @@ def _init(repo_path: str) -> None:
 Outcome = tuple[str, CommitChanges | None, str | None]
 
 
+def trim_heap() -> None:
+    """Collect Python's garbage and hand glibc's free heap back to the system
+    (``malloc_trim``; absent elsewhere, then skipped): freed memory otherwise stays
+    resident in the process that freed it."""
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _start_afresh() -> None:
+    """Between two slices: drop what the last slice left (its parses and kept lines,
+    libgit2's object cache and pack windows: the repository reopens them on use)."""
+    global _cache
+    assert _repo is not None
+    _cache = DefinitionCache(maxsize=WORKER_PARSES, lines_budget=WORKER_LINES_BUDGET)
+    _repo.free()
+    trim_heap()
+
+
 def _work(shas: Sequence[str]) -> list[Outcome]:
     assert _repo is not None and _cache is not None
     out: list[Outcome] = []
@@ -113,6 +143,7 @@ def _slice_worker(repo_path: str, slices: Sequence[Sequence[str]], conn: Connect
             conn.send_bytes(head + pickle.dumps(_work(part[start : start + BATCH]),
                                                 pickle.HIGHEST_PROTOCOL))
         conn.send_bytes(head)
+        _start_afresh()  # while the writer hands out the next slice
 
 
 _PR_SET_PDEATHSIG = 1
