@@ -9,7 +9,6 @@ and several processes ingesting at once all converge on one row per commit.
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
 import time
@@ -46,16 +45,10 @@ WRITE_BATCH = 1
 
 def _release_memory(repo: pygit2.Repository) -> None:
     """Give back what the walk for pending commits left: libgit2's object cache and pack
-    handles (``release_caches``: not on a shallow clone), Python's garbage, and glibc's
-    free heap (``malloc_trim``; absent elsewhere, then skipped)."""
-    import ctypes  # a long backfill's only: one commit never pays for loading it
-
+    handles (``release_caches``: not on a shallow clone), Python's garbage and glibc's free
+    heap (``pipeline.trim_heap``, what each worker also does between slices)."""
     release_caches(repo)
-    gc.collect()
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
+    _pipeline().trim_heap()
 
 
 class Ingestor:

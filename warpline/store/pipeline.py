@@ -38,6 +38,7 @@ import pygit2
 
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
+from warpline.git.repo import release_caches
 from warpline.store.stopping import reset_in_child
 
 # Below this many commits, starting workers costs more than it saves.
@@ -95,7 +96,7 @@ def _start_afresh() -> None:
     global _cache
     assert _repo is not None
     _cache = DefinitionCache(maxsize=WORKER_PARSES, lines_budget=WORKER_LINES_BUDGET)
-    _repo.free()
+    release_caches(_repo)  # not on a shallow clone: free() would drop its grafts
     trim_heap()
 
 
