@@ -163,20 +163,22 @@ def test_a_clean_merge_parses_nothing_and_claims_nothing_unread(repo: FixtureRep
     for path in combined:
         assert _git_remerge_blob(repo, ours, theirs, path) == str(
             resolve_commit(handle, merge).tree[path].id)
-    cache = DefinitionCache()
-    walked = [commit_changes(handle, resolve_commit(handle, sha), cache)
+    cold = DefinitionCache()
+    changes = commit_changes(handle, resolve_commit(handle, merge), cold)
+    assert (changes.changes, changes.unparsed_files) == ((), ())
+    assert cold.misses == 0  # the re-merge is asked first: nothing parsed
+    warm = DefinitionCache()  # every parent's version cached: the same answer
+    walked = [commit_changes(handle, resolve_commit(handle, sha), warm)
               for sha in (base, ours, theirs)]
     assert walked[2].unparsed_files == ("calc.py",)
-    misses = cache.misses
-    changes = commit_changes(handle, resolve_commit(handle, merge), cache)
-    assert (changes.changes, changes.unparsed_files) == ((), ())
-    assert cache.misses == misses  # neither file's merged version was parsed
-    assert changes == commit_changes(handle, resolve_commit(handle, merge), None)
+    misses = warm.misses
+    assert commit_changes(handle, resolve_commit(handle, merge), warm) == changes
+    assert warm.misses == misses  # neither merged version was parsed
 
 
 def test_an_edit_of_a_version_no_commit_parsed_is_derived_from_the_paths_last_parse(
         repo: FixtureRepo) -> None:
-    """After a clean merge (its combined version never parsed), the next edit's old side
+    """After a clean merge (its combined version not parsed), the next edit's old side
     is derived from the last parsed version of that path, with a whole parse's events."""
     base = repo.commit({"calc.py": FOUR})
     ours = repo.commit({"calc.py": FOUR.replace("return 1", "return 10")})
@@ -186,7 +188,7 @@ def test_an_edit_of_a_version_no_commit_parsed_is_derived_from_the_paths_last_pa
     merge = repo.merge_commit(ours, theirs, {"calc.py": merged})
     edit = repo.commit({"calc.py": merged.replace("return 3", "return 30")})
     shared = DefinitionCache()
-    _walk(repo, [base, ours, theirs, merge], shared)
+    _walk(repo, [base, ours, merge], shared)  # theirs' version uncached: re-merge first
     before = shared.incremental
     warm = _walk(repo, [edit], shared)
     cold = _walk(repo, [edit], None)
