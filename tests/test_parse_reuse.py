@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from tests.gitfixture import FixtureRepo
+from tests.gitfixture import FileValue, FixtureRepo
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.parsecache import blob_data
 from warpline.git.pyentities import parse_entities
@@ -155,7 +155,7 @@ def test_a_clean_merge_parses_nothing_and_claims_nothing_unread(repo: FixtureRep
                         "other.py": FOUR.replace("return 1", "return 10")})
     theirs = repo.commit({"calc.py": broken, "other.py": FOUR.replace("return 4", "return 40")},
                          parents=[base], update_head=False)
-    combined = {"calc.py": broken.replace("return 1", "return 10"),
+    combined: dict[str, FileValue] = {"calc.py": broken.replace("return 1", "return 10"),
                 "other.py": FOUR.replace("return 1", "return 10").replace("return 4",
                                                                           "return 40")}
     merge = repo.merge_commit(ours, theirs, combined)
@@ -196,3 +196,18 @@ def test_an_edit_of_a_version_no_commit_parsed_is_derived_from_the_paths_last_pa
     assert shared.incremental == before + 2  # the old side, then the new side
     assert {c.locator for c in warm[0] if c.kind != "file"} == {  # type: ignore[attr-defined]
         "python:function:calc.three"}
+
+
+def test_the_last_parse_per_path_is_bounded_and_only_names_a_cached_parse(
+        repo: FixtureRepo) -> None:
+    shas = [repo.commit({"a.py": FOUR, "b.py": FOUR + "\n", "bad.py": "}}}} ))) ]]]\n"})]
+    handle = open_repo(repo.path)
+    ids = {p: _blob(handle, shas[0], p) for p in ("a.py", "b.py", "bad.py")}
+    cache = DefinitionCache(maxsize=2)
+    for path, oid in ids.items():
+        cache.get(oid, lambda oid=oid: blob_data(handle, oid))  # type: ignore[misc]
+        cache.remember(path, oid)
+    assert cache.recent("a.py") is None  # its parse and its path were let go (maxsize 2)
+    assert cache.recent("b.py") == ids["b.py"]
+    assert cache.recent("bad.py") is None  # cached as unparsable: nothing to derive from
+    assert cache.recent("never.py") is None
