@@ -197,6 +197,8 @@ def _whole(
             parsed = cache.get_near(oid, partial(blob_data, repo, oid), base,
                                     partial(blob_data, repo, old[2]))
             sides.append(side_result(path, dotted, parsed))
+            if parsed is not None:
+                cache.remember(path, oid)
     old_side, new_side = sides
     if old_side.unparsed or new_side.unparsed:
         return False
@@ -241,7 +243,11 @@ def _edited(
         return True
     kept = cache.take_source(old_id)
     old_data, old_lines = kept if kept is not None else (blob_data(repo, old_id), None)
-    old_fe = cache.get(old_id, lambda: old_data)
+    # An old side not cached (its commit's slice went to another worker, a merge combined
+    # it without parsing it) is derived from the last version parsed at that path.
+    near = cache.recent(old_path)
+    old_fe = cache.get_near(old_id, lambda: old_data, near,
+                            partial(blob_data, repo, near) if near is not None else bytes)
     if old_fe is None:
         return False
     new_data = blob_data(repo, new_id)
@@ -253,6 +259,7 @@ def _edited(
     if new_fe is None:
         return False
     cache.keep_source(new_id, new_data, new_lines)
+    cache.remember(new_path, new_id)
     old_side, new_side = PySide(old_path, dotted, old_fe), PySide(new_path, dotted, new_fe)
     sides.old[old_path] = (old_side, partial(_same, old_lines))
     sides.new[new_path] = (new_side, partial(_same, new_lines))

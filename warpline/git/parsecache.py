@@ -72,6 +72,24 @@ class DefinitionCache:
         self._data: OrderedDict[bytes, FileEntities | None] = OrderedDict()
         self._sources: OrderedDict[bytes, tuple[bytes, list[bytes], int]] = OrderedDict()
         self._lines_size = 0
+        # The last version parsed at each path (at most ``maxsize`` paths): an old side
+        # that is not cached is derived from it (``recent``) instead of parsed whole.
+        self._recent: OrderedDict[str, bytes] = OrderedDict()
+
+    def remember(self, path: str, oid: pygit2.Oid) -> None:
+        """``oid`` is the version of ``path`` parsed last."""
+        recent = self._recent
+        recent[path] = oid.raw
+        recent.move_to_end(path)
+        if len(recent) > self.maxsize:
+            recent.popitem(last=False)
+
+    def recent(self, path: str) -> pygit2.Oid | None:
+        """The version of ``path`` parsed last, while its parse is cached (and parsed)."""
+        raw = self._recent.get(path)
+        if raw is None or self._data.get(raw) is None:
+            return None
+        return pygit2.Oid(raw=raw)
 
     def take_source(self, oid: pygit2.Oid) -> tuple[bytes, list[bytes]] | None:
         """The kept content and lines of blob ``oid``, handed over once (an old side is
