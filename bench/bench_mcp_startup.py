@@ -326,12 +326,17 @@ def main(argv: list[str] | None = None) -> int:
         # an installed warpline has its .pyc files, so measure that.
         print("note: PYTHONDONTWRITEBYTECODE was set; unset for the measured processes")
     command = shlex.split(args.command)
-    if args.repo is not None:
-        return run(args.repo.resolve(), args.n, command, args.refs, args.big_refs,
-                   args.old_tree)
+    repo = args.repo.resolve() if args.repo is not None else None
+    old_tree = args.old_tree.resolve() if args.old_tree is not None else None
+    # Every measured child puts its working directory first on sys.path (``-c``, ``-m``):
+    # run from a checkout, that checkout's warpline would shadow ``--old-tree``'s (both
+    # columns then measure the same build). A neutral directory for every child.
+    os.chdir(tempfile.gettempdir())
+    if repo is not None:
+        return run(repo, args.n, command, args.refs, args.big_refs, old_tree)
     with tempfile.TemporaryDirectory(prefix="warpline-bench-") as tmp:
         return run(build_fixture(Path(tmp) / "repo"), args.n, command, args.refs,
-                   args.big_refs, args.old_tree)
+                   args.big_refs, old_tree)
 
 
 if __name__ == "__main__":
