@@ -1,4 +1,5 @@
-"""Wire facts that need no pydantic: the timestamp pattern and its renderer.
+"""Wire facts that need no pydantic: the timestamp pattern and its renderer, and which
+strings pydantic can hold.
 
 ``common.py`` builds its ``Timestamp`` type from these; the pydantic-free churn answer
 (``service/history/churn_wire.py``) renders and checks its instants with the same two.
@@ -14,3 +15,15 @@ TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[
 def iso_z(epoch_seconds: int) -> str:
     """Render stored epoch seconds as the wire's UTC instant (``2026-06-25T10:00:00Z``)."""
     return datetime.fromtimestamp(epoch_seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def holds_as_text(text: str) -> bool:
+    """pydantic holds strings as UTF-8: one with a lone surrogate is not valid to it."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+

@@ -16,6 +16,7 @@ from typing import Any, TypeGuard, get_args
 
 from warpline.limits import MAX_CHURN_REFS
 from warpline.models.vocab import ChurnSortBy, EntityRefKind, SortOrder
+from warpline.models.wire import holds_as_text
 
 # The model's fields, in its order (its dump's key order).
 _FIELDS = ("repo", "entity_refs", "window", "sort_by", "sort_order", "limit", "cursor")
@@ -94,7 +95,7 @@ def fast_args(arguments: dict[str, Any]) -> ChurnArgs | None:
     plain = True
     for ref in refs:
         if type(ref) is str:
-            if not ref or not (ref.isascii() or _unicode(ref)):
+            if not ref or not holds_as_text(ref):
                 return None
         elif type(ref) is not dict or not _ref_object(ref):
             return None
@@ -115,18 +116,8 @@ def fast_args(arguments: dict[str, Any]) -> ChurnArgs | None:
                      tuple(name for name in _FIELDS if name in arguments), plain)
 
 
-def _unicode(text: str) -> bool:
-    """pydantic holds strings as UTF-8: one with a lone surrogate is not valid to it."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _text(value: object, min_length: int) -> TypeGuard[str]:
-    return type(value) is str and len(value) >= min_length and (
-        value.isascii() or _unicode(value))
+    return type(value) is str and len(value) >= min_length and holds_as_text(value)
 
 
 def _ref_object(ref: dict[str, Any]) -> bool:

@@ -28,7 +28,7 @@ from warpline.models.vocab import (
     SortOrder,
     ToolName,
 )
-from warpline.models.wire import TIMESTAMP_PATTERN
+from warpline.models.wire import TIMESTAMP_PATTERN, holds_as_text
 from warpline.service.shared.envelope import SAMPLE, Dumpable, raw_envelope
 
 SCHEMA = "warpline.entity_churn_count.v1"
@@ -44,17 +44,9 @@ class _Misfit(Exception):
 
 
 def _text(value: Any) -> str:
-    if type(value) is not str or not (value.isascii() or _unicode(value)):
+    if type(value) is not str or not holds_as_text(value):
         raise _Misfit
     return value
-
-
-def _unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _optional(check: Check) -> Check:
