@@ -73,7 +73,11 @@ def _init(repo_path: str) -> None:
     pygit2.settings.mwindow_mapped_limit = WORKER_MAPPED_LIMIT
     pygit2.settings.cache_max_size(WORKER_OBJECT_CACHE)
     _repo = pygit2.Repository(repo_path)
-    _cache = DefinitionCache(maxsize=WORKER_PARSES, lines_budget=WORKER_LINES_BUDGET)
+    _cache = _worker_cache()
+
+
+def _worker_cache() -> DefinitionCache:
+    return DefinitionCache(maxsize=WORKER_PARSES, lines_budget=WORKER_LINES_BUDGET)
 
 
 Outcome = tuple[str, CommitChanges | None, str | None]
@@ -95,7 +99,7 @@ def _start_afresh() -> None:
     libgit2's object cache and pack windows: the repository reopens them on use)."""
     global _cache
     assert _repo is not None
-    _cache = DefinitionCache(maxsize=WORKER_PARSES, lines_budget=WORKER_LINES_BUDGET)
+    _cache = _worker_cache()
     release_caches(_repo)  # not on a shallow clone: free() would drop its grafts
     trim_heap()
 

@@ -16,7 +16,7 @@ from typing import Any, TypeGuard, get_args
 
 from warpline.limits import MAX_CHURN_REFS
 from warpline.models.vocab import ChurnSortBy, EntityRefKind, SortOrder
-from warpline.models.wire import holds_as_text
+from warpline.models.wire import MAX_INT64, holds_as_text
 
 # The model's fields, in its order (its dump's key order).
 _FIELDS = ("repo", "entity_refs", "window", "sort_by", "sort_order", "limit", "cursor")
@@ -28,7 +28,6 @@ _SORT_BY = frozenset(get_args(ChurnSortBy))
 _SORT_ORDER = frozenset(get_args(SortOrder))
 _REF_KINDS = frozenset(get_args(EntityRefKind))
 _KEY_ID = "warpline_entity_key_id"
-_MAX_INT = 2**63 - 1  # a larger key id goes to the model (it has its own view of big ints)
 _ABSENT = object()
 
 
@@ -130,7 +129,7 @@ def _ref_object(ref: dict[str, Any]) -> bool:
     if type(kind) is not str or kind not in _REF_KINDS:
         return False
     if type(value) is int:
-        return kind == _KEY_ID and 1 <= value <= _MAX_INT
+        return kind == _KEY_ID and 1 <= value <= MAX_INT64
     return _text(value, 1)
 
 

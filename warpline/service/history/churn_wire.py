@@ -28,12 +28,11 @@ from warpline.models.vocab import (
     SortOrder,
     ToolName,
 )
-from warpline.models.wire import TIMESTAMP_PATTERN, holds_as_text
+from warpline.models.wire import MAX_INT64, TIMESTAMP_PATTERN, holds_as_text
 from warpline.service.shared.envelope import SAMPLE, Dumpable, raw_envelope
 
 SCHEMA = "warpline.entity_churn_count.v1"
 _TIMESTAMP = re.compile(TIMESTAMP_PATTERN)
-_MAX_INT = 2**63 - 1
 _REQUIRED = object()
 
 Check = Callable[[Any], Any]
@@ -55,7 +54,7 @@ def _optional(check: Check) -> Check:
 
 def _integer(minimum: int) -> Check:
     def check(value: Any) -> int:
-        if type(value) is not int or not minimum <= value <= _MAX_INT:
+        if type(value) is not int or not minimum <= value <= MAX_INT64:
             raise _Misfit
         return value
     return check
@@ -114,7 +113,7 @@ def _json_object(value: Any) -> dict[str, Any]:
 
 def _ref_value(value: Any) -> str | int:
     if type(value) is int:
-        if abs(value) > _MAX_INT:
+        if abs(value) > MAX_INT64:
             raise _Misfit
         return value
     return _text(value)

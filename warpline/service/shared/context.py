@@ -31,10 +31,8 @@ class RepoContext:
 
     __slots__ = ("_boundary", "_head", "_repo", "plain", "root", "store")
 
-    def __init__(self, root: Path, repo: pygit2.Repository | None = None,
-                 store: Store | None = None, plain: PlainRepo | None = None) -> None:
-        if store is None:
-            raise TypeError("RepoContext needs a store")
+    def __init__(self, root: Path, *, store: Store, repo: pygit2.Repository | None = None,
+                 plain: PlainRepo | None = None) -> None:
         if repo is None and plain is None:
             raise TypeError("RepoContext needs a pygit2 repository or a PlainRepo")
         self.root = root
