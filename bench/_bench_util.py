@@ -159,6 +159,10 @@ def format_result(r: dict[str, Any]) -> list[str]:
             net = lat["p50_ms"] - hook
             out.append(f"    p50 net of the environment's start-up hook ({hook:.0f} ms): "
                        f"{net:.0f} ms   target <= 100 ms: {_verdict(net <= 100)}")
+        if "stdlib floor + pygit2" in bounds:
+            floor = bounds["stdlib floor + pygit2"]["p50_ms"]
+            out.append(f"    p50 above the floor of the standard library and pygit2 "
+                       f"({floor:.0f} ms): {lat['p50_ms'] - floor:.0f} ms (warpline's own)")
         if ing.get("errors"):
             out.append(f"    {len(ing['errors'])} failed, first: {ing['errors'][0]}")
     elif ing:

@@ -17,7 +17,8 @@ For each repository (a generated one when ``--generate N``, plus any paths given
 4. ``warpline ingest-commit`` latency in a fresh process: a second clone is reset to
    HEAD~K (first parent) and backfilled, then each commit from there to HEAD is ingested
    oldest first, one subprocess each, with the branch moved to it as a post-commit hook
-   would see it; printed beside ``python -c pass`` and ``import warpline.cli``.
+   would see it; printed beside ``python -c pass``, ``import warpline.cli`` and two
+   floors: importing the standard library the job needs, and that with pygit2.
    ``--single-backfill`` measures 1-3 over HEAD~K instead and reuses that store.
 
 A compact report goes to stdout and JSON to bench/out/ (gitignored). See bench/README.md.
@@ -110,6 +111,12 @@ def loaded_backfill(path: Path, busy: int) -> dict[str, Any]:
     return {"busy_processes": busy, **result}
 
 
+# The standard library modules recording one commit cannot do without: the store
+# (sqlite3, json), the parser (ast), the records (dataclasses, typing), paths (pathlib)
+# and the command line (argparse).
+STDLIB_FLOOR = "sqlite3, json, ast, dataclasses, typing, pathlib, argparse"
+
+
 def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
     """Ingest each commit of ``head ^base`` into ``repo``'s store (backfilled up to ``base``)."""
     todo = git("rev-list", "--reverse", "--topo-order", head, f"^{base}", cwd=repo).split()
@@ -117,8 +124,12 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
     errors: list[str] = []
     # The lower bounds run interleaved with the ingests (a busy machine slows all alike):
     # ``python -S`` skips site-packages and any .pth start-up hook the environment adds.
+    # The floors: what any ingest of one commit in Python pays before warpline's own code
+    # (the standard library the job needs; and libgit2 through pygit2 beside it).
     lower = {"python -S -c pass": ["-S", "-c", "pass"], "python -c pass": ["-c", "pass"],
-             "import warpline.cli": ["-c", "import warpline.cli"]}
+             "import warpline.cli": ["-c", "import warpline.cli"],
+             "stdlib floor": ["-c", f"import {STDLIB_FLOOR}"],
+             "stdlib floor + pygit2": ["-c", f"import {STDLIB_FLOOR}, pygit2"]}
     runs: dict[str, list[float]] = {name: [] for name in lower}
     for sha in todo:
         git("reset", "-q", "--soft", sha, cwd=repo)  # where a post-commit hook would be

@@ -43,10 +43,13 @@ def test_worker_pipeline_and_in_process_walk_store_the_same_history(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     generate(tmp_path / "a", pipeline.MIN_COMMITS + 60, seed=3)
     generate(tmp_path / "b", pipeline.MIN_COMMITS + 60, seed=3)
+    generate(tmp_path / "c", pipeline.MIN_COMMITS + 60, seed=3)
     in_process = _backfill(tmp_path / "a", 0, monkeypatch)
     in_workers = _backfill(tmp_path / "b", 2, monkeypatch)
     assert len(in_process) > 1000
     assert in_workers == in_process
+    # One worker beside the writer: what a machine short of memory gets.
+    assert _backfill(tmp_path / "c", 1, monkeypatch) == in_process
 
 
 def _kill_all_and_read_the_rest(workers: list[Any], stream: Iterator[pipeline.Outcome],

@@ -37,7 +37,8 @@ FILIGREE_DEADLINE_S = Setting("WARPLINE_FILIGREE_DEADLINE_S", "one deadline for 
                               "filigree lookups of a call", "`3`")
 INGEST_WORKERS = Setting("WARPLINE_INGEST_WORKERS", "walker processes for long backfills "
                          "(0: in-process)",
-                         "usable CPUs (one more on a busy machine), ≤ 4")
+                         "usable CPUs (one more on a busy machine), ≤ 4, fewer when "
+                         "free memory (the cgroup's limit included) holds fewer")
 LOG_LEVEL = Setting("WARPLINE_LOG_LEVEL", "log level of `warpline-mcp` (its stderr)",
                     "`WARNING`")
 DEBUG = Setting("WARPLINE_DEBUG", "set: the CLI prints a traceback with an internal error",
@@ -126,10 +127,31 @@ def ingest_workers() -> int:
     # taken already, one worker more keeps the backfill's share (the workers claim slices
     # as they go, so none waits on a slower one).
     extra = 1 if runnable_elsewhere() >= cpus else 0
-    return min(cpus + extra, MAX_INGEST_WORKERS)
+    return min(cpus + extra, MAX_INGEST_WORKERS, workers_for_memory())
 
 
 MAX_INGEST_WORKERS = 4
+# What a pip backfill (16,238 commits) needed inside a real memory cgroup, the kernel's
+# own accounting: the writer and one worker completed within a 200 MB limit (peak use 189
+# MB, file cache included); with two workers, 200 MB killed a worker and 300 MB completed
+# (peak 248 MB). Each worker starts every slice afresh, so its memory stays bounded.
+FIRST_WORKER_BYTES = 192 << 20  # the writer and one worker
+NEXT_WORKER_BYTES = 64 << 20  # each worker more
+
+
+def workers_for_memory(available: int | None = None) -> int:
+    """Workers the memory the machine and this process's cgroup leave free
+    (``warpline.memory``) holds, beside the writer; unknown memory sets no bound. At
+    least one even when that is short: a worker holds less than the in-process walk,
+    which keeps its parses for the whole history (measured: in-process, the same 200 MB
+    cgroup killed the backfill itself)."""
+    if available is None:
+        from warpline.memory import available_bytes
+
+        available = available_bytes()
+        if available is None:
+            return MAX_INGEST_WORKERS
+    return max(1, 1 + (available - FIRST_WORKER_BYTES) // NEXT_WORKER_BYTES)
 
 
 def usable_cpus() -> int:
