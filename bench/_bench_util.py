@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
@@ -167,4 +168,16 @@ def format_result(r: dict[str, Any]) -> list[str]:
             out.append(f"    {len(ing['errors'])} failed, first: {ing['errors'][0]}")
     elif ing:
         out.append(f"  ingest-commit        not measured: {ing.get('error')}")
+    return out
+
+
+OUT_DIR = Path(__file__).resolve().parent / "out"
+
+
+def write_report(prefix: str, report: dict[str, Any]) -> Path:
+    """``report`` as JSON in bench/out/, named by ``prefix`` and the UTC time; printed."""
+    OUT_DIR.mkdir(exist_ok=True)
+    out = OUT_DIR / f"{prefix}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
     return out

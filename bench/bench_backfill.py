@@ -27,7 +27,6 @@ A compact report goes to stdout and JSON to bench/out/ (gitignored). See bench/R
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -48,11 +47,10 @@ from _bench_util import (
     history_counts,
     percentiles,
     wall,
+    write_report,
 )
 from _event_digest import event_digest
 from _proctree import CpuLoad, TreeMonitor
-
-OUT_DIR = Path(__file__).resolve().parent / "out"
 
 
 # -- the warpline call sites: the only lines to touch when the API moves ------------------
@@ -228,10 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"clones kept in {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    OUT_DIR.mkdir(exist_ok=True)
-    out = OUT_DIR / f"backfill-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
-    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {out}")
+    write_report("backfill", report)
     return 0
 
 

@@ -29,6 +29,7 @@ TINY: dict[str, list[str]] = {
     "bench_mcp_startup.py": ["-n", "1", "--big-refs", "1000"],
     "bench_work.py": ["--seis", "1,5", "--issues", "3", "--repeat", "1"],
     "bench_caps.py": ["--mb", "1", "--refs", "1000"],
+    "bench_memory_limit.py": ["--generate", "30", "--limit-mb", "300"],
     "bench_lineage.py": ["{tmp}/history", "--sample", "3", "--no-timing"],
     "profile_walk.py": ["{tmp}/history", "--limit", "30"],
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],

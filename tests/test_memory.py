@@ -2,22 +2,22 @@
 
 The kernel files are read from a directory tree laid out as ``/proc`` and ``/sys`` are
 (the parsing cases: nested groups, v1 and v2, no limit, garbage), and once for real: a
-memory cgroup created for the test, a limit set, a child process started inside it (root
-only; skipped where cgroups cannot be created).
+memory cgroup created for the test (``bench/_cgroup.py``), a limit set, a child process
+started inside it (root only; skipped where cgroups cannot be created).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from warpline import memory, settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from _cgroup import CgroupUnavailable, memory_cgroup
 
 MB = 1 << 20
 
@@ -92,52 +92,20 @@ def test_workers_for_the_memory_left() -> None:
     assert settings.workers_for_memory(0) == 1
 
 
-@pytest.fixture
-def memory_cgroup() -> Iterator[tuple[Path, Path]]:
-    """A fresh memory cgroup (v2 where mounted with the memory controller, else v1):
-    (its directory, its limit file). Skips where none can be created."""
+def test_a_real_cgroup_limit_caps_the_workers(tmp_path: Path) -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("cgroups are Linux's")
-    name = f"warpline-test-{uuid.uuid4().hex[:8]}"
-    unified = Path("/sys/fs/cgroup")
-    if "memory" in _read(unified / "cgroup.controllers").split():
-        group, limit = unified / name, "memory.max"
-    else:
-        group, limit = Path("/sys/fs/cgroup/memory") / name, "memory.limit_in_bytes"
-    try:
-        group.mkdir()
-    except OSError as exc:
-        pytest.skip(f"cannot create a memory cgroup here: {exc}")
-    try:
-        yield group, group / limit
-    finally:
-        try:
-            group.rmdir()
-        except OSError:
-            pass
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="ascii")
-    except OSError:
-        return ""
-
-
-def test_a_real_cgroup_limit_caps_the_workers(memory_cgroup: tuple[Path, Path]) -> None:
-    group, limit_file = memory_cgroup
-    try:
-        limit_file.write_text(str(200 * MB))
-    except OSError as exc:
-        pytest.skip(f"cannot set the cgroup's limit: {exc}")
     code = ("from warpline import memory, settings; "
             "print(memory.available_bytes(), settings.workers_for_memory(), "
             "settings.usable_cpus(), settings.ingest_workers())")
     env = {k: v for k, v in os.environ.items() if k != settings.INGEST_WORKERS.name}
-    # The shell joins the group, then becomes python: the child starts inside it.
-    script = f'echo $$ > "{group}/cgroup.procs" && exec "$0" -c "$1"'
-    done = subprocess.run(["sh", "-c", script, sys.executable, code], capture_output=True,
-                          text=True, env=env, timeout=60, check=True)
+    try:
+        with memory_cgroup(200 * MB) as group:
+            done = group.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                             timeout=60)
+    except CgroupUnavailable as exc:
+        pytest.skip(str(exc))
+    assert done.returncode == 0, done.stderr
     available, fit, cpus, workers = (int(x) for x in done.stdout.split())
     assert 0 < available <= 200 * MB
     assert fit == 1  # where 2 workers were measured killed (pip, 200 MB), 1 completed
