@@ -180,3 +180,15 @@ def run_git(cwd: Path, *args: str, timeout: float = 120) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                           text=True, timeout=timeout).stdout
 
+
+
+def pending_shas(repo_dir: Path) -> list[str]:
+    """The commits a backfill of ``repo_dir`` would ingest, oldest first (its store is
+    opened, created if missing, and left empty)."""
+    from warpline.git.repo import head_commit, open_repo
+    from warpline.store.db import Store
+    from warpline.store.ingest import Ingestor
+
+    handle = open_repo(repo_dir)
+    with Store.open(repo_dir) as store:
+        return [str(c.id) for c in Ingestor(store, handle).pending(head_commit(handle))]

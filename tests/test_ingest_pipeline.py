@@ -23,6 +23,8 @@ from warpline.store.ingest import Ingestor
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from genhistory import generate
 
+from tests.gitfixture import pending_shas
+
 
 def _backfill(repo_dir: Path, workers: int,
               monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
@@ -69,9 +71,7 @@ def test_a_killed_worker_reports_its_remaining_commits_as_failed_instead_of_hang
         tmp_path: Path) -> None:
     # Long enough that neither worker can finish its slice before the kill.
     generate(tmp_path / "r", 600, seed=5)
-    handle = open_repo(tmp_path / "r")
-    with Store.open(tmp_path / "r") as store:
-        shas = [str(c.id) for c in Ingestor(store, handle).pending(head_commit(handle))]
+    shas = pending_shas(tmp_path / "r")
     stream = pipeline.changes_in_workers(str(tmp_path / "r"), shas, 2)
     first = next(stream)
     assert first[0] == shas[0]
@@ -108,9 +108,7 @@ def test_a_worker_killed_in_the_middle_of_a_message_does_not_hang_the_writer(
 
     monkeypatch.setattr(pipeline, "_slice_worker", small_buffer_worker)
     generate(tmp_path / "r", 600, seed=5)
-    handle = open_repo(tmp_path / "r")
-    with Store.open(tmp_path / "r") as store:
-        shas = [str(c.id) for c in Ingestor(store, handle).pending(head_commit(handle))]
+    shas = pending_shas(tmp_path / "r")
     stream = pipeline.changes_in_workers(str(tmp_path / "r"), shas, 2)
     first = next(stream)  # then the writer stops reading
     workers = multiprocessing.active_children()

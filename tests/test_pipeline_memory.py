@@ -12,13 +12,12 @@ from typing import Any
 import pygit2
 
 from warpline.git.attribution import DefinitionCache, commit_changes
-from warpline.git.repo import head_commit, open_repo
 from warpline.store import pipeline
-from warpline.store.db import Store
-from warpline.store.ingest import Ingestor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from genhistory import generate
+
+from tests.gitfixture import pending_shas
 
 
 def _two_slices_in_a_worker(repo_path: str, first: list[str], second: list[str],
@@ -40,9 +39,7 @@ def _two_slices_in_a_worker(repo_path: str, first: list[str], second: list[str],
 def test_a_worker_starts_each_slice_with_empty_caches_and_computes_the_same_changes(
         tmp_path: Path) -> None:
     generate(tmp_path / "r", 120, seed=7)
-    handle = open_repo(tmp_path / "r")
-    with Store.open(tmp_path / "r") as store:
-        shas = [str(c.id) for c in Ingestor(store, handle).pending(head_commit(handle))]
+    shas = pending_shas(tmp_path / "r")
     first, second = shas[:80], shas[80:]
     context: Any = multiprocessing.get_context("fork")
     parent_end, child_end = context.Pipe(duplex=False)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypedDict
 
 from warpline.models.wire import iso_z as _iso_z
 from warpline.store import guard
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from warpline.models.envelope import EnvelopeBase
 
 SAMPLE = 200  # items an envelope's model checks; the rest are grafted back
@@ -104,20 +106,22 @@ def raw_envelope(
     }
 
 
-def envelope(
-    *,
-    model: type[EnvelopeBase],
-    tool: str,
-    repo: Path | str,
-    params: Dumpable,
-    data: dict[str, Any],
-    filters: dict[str, Any] | None = None,
-    sort: dict[str, Any] | None = None,
-    page: dict[str, Any] | None = None,
-    warnings: list[str] | None = None,
-    next_actions: dict[str, Any] | None = None,
-    enrichment: dict[str, str] | None = None,
-) -> dict[str, Any]:
+class EnvelopeParts(TypedDict):
+    """``raw_envelope``'s arguments, which ``envelope`` passes through."""
+
+    tool: str
+    repo: Path | str
+    params: Dumpable
+    data: dict[str, Any]
+    filters: NotRequired[dict[str, Any] | None]
+    sort: NotRequired[dict[str, Any] | None]
+    page: NotRequired[dict[str, Any] | None]
+    warnings: NotRequired[list[str] | None]
+    next_actions: NotRequired[dict[str, Any] | None]
+    enrichment: NotRequired[dict[str, str] | None]
+
+
+def envelope(*, model: type[EnvelopeBase], **parts: Unpack[EnvelopeParts]) -> dict[str, Any]:
     """Build the envelope and validate it through its frozen model (a defect, not bad
     input, if it does not fit).
 
@@ -128,9 +132,7 @@ def envelope(
     """
     from warpline.models.common import dump
 
-    raw = raw_envelope(tool=tool, repo=repo, params=params, data=data, filters=filters,
-                       sort=sort, page=page, warnings=warnings, next_actions=next_actions,
-                       enrichment=enrichment)
+    raw = raw_envelope(**parts)
     items = raw["data"].get("items")
     sampled = isinstance(items, list) and len(items) > SAMPLE
     if sampled:
