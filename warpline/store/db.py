@@ -40,6 +40,7 @@ def store_path(repo_root: Path) -> Path:
 # SQLite primary result codes (the low byte of an extended code).
 _ENVIRONMENT = {3: "SQLITE_PERM", 5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 8: "SQLITE_READONLY",
                 10: "SQLITE_IOERR", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN"}
+_BUSY = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
 _DAMAGE = {11: "SQLITE_CORRUPT", 26: "SQLITE_NOTADB"}
 _DAMAGE_WORDS = ("no such table", "no such column", "malformed")
 
@@ -156,7 +157,7 @@ class Store:
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 if store.schema_version() == 0:
                     store._refuse_foreign()  # before WAL mode rewrites the header
-                conn.execute("PRAGMA journal_mode = WAL")
+                _enter_wal(conn)
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute("PRAGMA foreign_keys = ON")
                 store._migrate()
@@ -251,6 +252,27 @@ class Store:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+
+def _enter_wal(conn: sqlite3.Connection) -> None:
+    """WAL mode, waiting for concurrent openers. Changing the journal mode takes an
+    exclusive lock that SQLite's busy timeout does not always wait for: with several
+    processes opening a new store at once, one of them got ``SQLITE_BUSY`` at once (8-17
+    in 1,200 openers, six at a time). Retried here within the same busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.002
+    while True:
+        try:
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", None)
+            if not isinstance(code, int) or code & 0xFF not in _BUSY \
+                    or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
