@@ -3,13 +3,17 @@ and what it computes after starting afresh is what a fresh walk computes."""
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import platform
+import subprocess
 import sys
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import pygit2
+import pytest
 
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.store import pipeline
@@ -65,3 +69,47 @@ def test_a_worker_starts_each_slice_with_empty_caches_and_computes_the_same_chan
     assert all(error is None for _, _, error in outcomes)
     assert outcomes == expected
 
+
+
+def _glibc() -> bool:
+    try:
+        ctypes.CDLL(None).malloc_trim  # noqa: B018 (present in glibc only)
+    except (OSError, AttributeError):
+        return False
+    return platform.libc_ver()[0] == "glibc"
+
+
+_PINNED_HEAP = """
+import ctypes, sys
+from warpline.store.pipeline import release_free_heap
+
+def anon_kb():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+# 100 MB in 4 KB blocks (below glibc's mmap threshold: on the heap), touched, then all
+# freed but the last, which keeps the heap's top from shrinking by itself.
+blocks = [libc.malloc(4096) for _ in range(25_600)]
+for block in blocks:
+    libc.memset(block, 1, 4096)
+for block in blocks[:-1]:
+    libc.free(block)
+before = anon_kb()
+release_free_heap()
+print(before, anon_kb())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not _glibc(),
+                    reason="malloc_trim and /proc/self/status: Linux with glibc")
+def test_release_free_heap_hands_freed_heap_below_a_live_block_back(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", _PINNED_HEAP], capture_output=True,
+                          text=True, timeout=120, check=True)
+    before_kb, after_kb = map(int, done.stdout.split())
+    assert before_kb > 90_000  # the freed blocks were still resident
+    assert before_kb - after_kb > 80_000  # and went back to the system
