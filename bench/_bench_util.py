@@ -1,4 +1,4 @@
-"""Helpers for bench_backfill.py: git plumbing, wall-clock timing, the printed report."""
+"""Helpers shared by the benchmarks: git plumbing, wall-clock timing, the printed report."""
 
 from __future__ import annotations
 
@@ -14,6 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import pygit2
+
+
+def python_blobs(commit: pygit2.Commit) -> list[pygit2.Blob]:
+    """Every ``*.py`` blob of ``commit``'s tree."""
+    found, stack = [], [commit.tree]
+    while stack:
+        for entry in stack.pop():
+            if isinstance(entry, pygit2.Tree):
+                stack.append(entry)
+            elif isinstance(entry, pygit2.Blob) and (entry.name or "").endswith(".py"):
+                found.append(entry)
+    return found
 
 
 def git(*args: str, cwd: Path | None = None) -> str:

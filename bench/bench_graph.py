@@ -34,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pygit2
+from _bench_util import python_blobs
 from _gen_flat import generate
 
 from warpline.git.repo import head_commit, open_repo
@@ -95,7 +96,7 @@ def bench_repository(root: Path, modules: int, use_loomweave: bool) -> dict[str,
     seconds, capture = timed(lambda: capture_builtin(repo, commit))
     result["builtin"] = {"extract_s": round(seconds, 2), "entities": len(capture.entities),
                          "edges": len(capture.edges),
-                         "python_bytes": sum(b.size for b in _py_blobs(commit))}
+                         "python_bytes": sum(b.size for b in python_blobs(commit))}
     os.environ["WARPLINE_EDGE_SOURCES"] = "builtin"
     seconds, env = timed(lambda: call_tool("capture_snapshot", {"repo": str(repo_path)}))
     result["builtin"]["capture_tool_s"] = round(seconds, 2)
@@ -117,17 +118,6 @@ def bench_repository(root: Path, modules: int, use_loomweave: bool) -> dict[str,
                 repo_path, {"rev_range": "HEAD~1..HEAD", "depth": depth})
     os.environ.pop("WARPLINE_EDGE_SOURCES", None)
     return result
-
-
-def _py_blobs(commit: pygit2.Commit) -> list[pygit2.Blob]:
-    found, stack = [], [commit.tree]
-    while stack:
-        for entry in stack.pop():
-            if isinstance(entry, pygit2.Tree):
-                stack.append(entry)
-            elif isinstance(entry, pygit2.Blob) and (entry.name or "").endswith(".py"):
-                found.append(entry)
-    return found
 
 
 def bench_synthetic(root: Path, edges: int, seed: int = 0) -> dict[str, Any]:

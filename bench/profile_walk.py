@@ -135,17 +135,11 @@ def compare_parsers(path: Path, repeat: int) -> int:
 
     import pygit2
     import tree_sitter_python
+    from _bench_util import python_blobs
     from tree_sitter import Language, Parser, Query, QueryCursor
 
     repo = pygit2.Repository(str(path))
-    sources: list[bytes] = []
-    stack = [repo.head.peel(pygit2.Commit).tree]
-    while stack:
-        for entry in stack.pop():
-            if isinstance(entry, pygit2.Tree):
-                stack.append(entry)
-            elif isinstance(entry, pygit2.Blob) and entry.name and entry.name.endswith(".py"):
-                sources.append(bytes(memoryview(entry)))
+    sources = [bytes(memoryview(b)) for b in python_blobs(repo.head.peel(pygit2.Commit))]
     valid = []
     for source in sources:
         try:

@@ -24,6 +24,7 @@ slice (the old workers' count lay between: each started cold and kept a stale ca
 from __future__ import annotations
 
 import ctypes
+import functools
 import gc
 import multiprocessing
 import os
@@ -58,7 +59,6 @@ GC_THRESHOLD = (50_000, 20, 100)
 
 _repo: pygit2.Repository | None = None
 _cache: DefinitionCache | None = None
-_malloc_trim: Any = None  # glibc's malloc_trim once looked up; False where there is none
 
 
 def _init(repo_path: str) -> None:
@@ -97,14 +97,18 @@ def release_free_heap() -> None:
     one large commit (a vendoring update) freed from staying resident for the rest of the
     slice: measured on pip's last three slices, a worker's end-of-slice RSS 139-147 ->
     128-132 MB."""
-    global _malloc_trim
-    if _malloc_trim is None:
-        try:
-            _malloc_trim = ctypes.CDLL(None).malloc_trim
-        except (OSError, AttributeError):
-            _malloc_trim = False
-    if _malloc_trim:
-        _malloc_trim(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, looked up once; None where there is none."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def _start_afresh() -> None:
