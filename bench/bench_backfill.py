@@ -18,7 +18,8 @@ For each repository (a generated one when ``--generate N``, plus any paths given
    HEAD~K (first parent) and backfilled, then each commit from there to HEAD is ingested
    oldest first, one subprocess each, with the branch moved to it as a post-commit hook
    would see it; printed beside ``python -c pass``, ``import warpline.cli`` and two
-   floors: importing the standard library the job needs, and that with pygit2.
+   floors: importing the standard library the job needs, and that with pygit2 (the
+   floors end as ``warpline`` does, without the interpreter's teardown).
    ``--single-backfill`` measures 1-3 over HEAD~K instead and reuses that store.
 
 A compact report goes to stdout and JSON to bench/out/ (gitignored). See bench/README.md.
@@ -113,6 +114,7 @@ def loaded_backfill(path: Path, busy: int) -> dict[str, Any]:
 # (sqlite3, json), the parser (ast), the records (dataclasses, typing), paths (pathlib)
 # and the command line (argparse).
 STDLIB_FLOOR = "sqlite3, json, ast, dataclasses, typing, pathlib, argparse"
+_NO_TEARDOWN = "; import os; os._exit(0)"
 
 
 def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
@@ -123,11 +125,13 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
     # The lower bounds run interleaved with the ingests (a busy machine slows all alike):
     # ``python -S`` skips site-packages and any .pth start-up hook the environment adds.
     # The floors: what any ingest of one commit in Python pays before warpline's own code
-    # (the standard library the job needs; and libgit2 through pygit2 beside it).
+    # (the standard library the job needs; and libgit2 through pygit2 beside it). They
+    # end as `warpline` ends (``warpline.exiting``: no interpreter teardown), so what lies
+    # above them is warpline's own work.
     lower = {"python -S -c pass": ["-S", "-c", "pass"], "python -c pass": ["-c", "pass"],
-             "import warpline.cli": ["-c", "import warpline.cli"],
-             "stdlib floor": ["-c", f"import {STDLIB_FLOOR}"],
-             "stdlib floor + pygit2": ["-c", f"import {STDLIB_FLOOR}, pygit2"]}
+             "import warpline.cli": ["-c", f"import warpline.cli{_NO_TEARDOWN}"],
+             "stdlib floor": ["-c", f"import {STDLIB_FLOOR}{_NO_TEARDOWN}"],
+             "stdlib floor + pygit2": ["-c", f"import {STDLIB_FLOOR}, pygit2{_NO_TEARDOWN}"]}
     runs: dict[str, list[float]] = {name: [] for name in lower}
     for sha in todo:
         git("reset", "-q", "--soft", sha, cwd=repo)  # where a post-commit hook would be

@@ -10,12 +10,21 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from warpline import settings
 from warpline.cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, emit_json, emit_text
 from warpline.errors import InternalError, InvalidArgument, WarplineError
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "emit_json", "emit_text", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "emit_json", "emit_text", "main", "run"]
+
+
+def run() -> NoReturn:
+    """The console script and ``python -m warpline.cli``: ``main``, then the process ends
+    without the interpreter's teardown (``warpline.exiting``)."""
+    from warpline.exiting import exit_now
+
+    exit_now(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

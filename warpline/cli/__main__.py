@@ -1,5 +1,3 @@
-import sys
+from warpline.cli import run
 
-from warpline.cli import main
-
-sys.exit(main())
+run()

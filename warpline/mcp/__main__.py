@@ -1,5 +1,3 @@
-import sys
+from warpline.mcp import run
 
-from warpline.mcp.server import main
-
-sys.exit(main())
+run()

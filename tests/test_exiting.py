@@ -1,0 +1,97 @@
+"""``warpline.exiting.exit_now``: how the console scripts end, in real child processes.
+
+What a process must still do at exit is asserted, and so is what it skips (the
+interpreter's teardown: a module-level object's ``__del__`` never runs), so an
+``exit_now`` that quietly became ``sys.exit`` fails here too.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.gitfixture import FixtureRepo
+
+# A module-level object whose finalizer runs only in the interpreter's teardown.
+_TEARDOWN_PROBE = ("import sys\n"
+                   "class _Probe:\n"
+                   "    def __del__(self):\n"
+                   "        sys.stderr.write('TEARDOWN\\n')\n"
+                   "probe = _Probe()\n")
+
+
+def _child(code: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _TEARDOWN_PROBE + code], capture_output=True,
+                          text=True, timeout=120, cwd=cwd)
+
+
+def test_exit_now_keeps_the_code_runs_atexit_flushes_and_skips_teardown() -> None:
+    done = _child("import atexit\n"
+                  "atexit.register(lambda: sys.stderr.write('ATEXIT\\n'))\n"
+                  "sys.stdout = open(1, 'w', buffering=65536, closefd=False)\n"
+                  "sys.stdout.write('unflushed answer')\n"
+                  "from warpline.exiting import exit_now\n"
+                  "exit_now(3)\n")
+    assert done.returncode == 3
+    assert done.stdout == "unflushed answer"
+    assert done.stderr.splitlines() == ["ATEXIT"]
+
+
+def test_the_same_program_through_sys_exit_does_tear_down() -> None:
+    """The probe itself works: a normal exit runs its finalizer."""
+    done = _child("sys.exit(3)\n")
+    assert done.returncode == 3
+    assert "TEARDOWN" in done.stderr.splitlines()
+
+
+def test_a_live_thread_is_waited_for_as_a_normal_exit_would() -> None:
+    done = _child("import threading, time\n"
+                  "def late():\n"
+                  "    time.sleep(0.3)\n"
+                  "    sys.stdout.write('thread finished\\n')\n"
+                  "threading.Thread(target=late).start()\n"
+                  "from warpline.exiting import exit_now\n"
+                  "exit_now(4)\n")
+    assert done.returncode == 4
+    assert done.stdout == "thread finished\n"
+    assert "TEARDOWN" in done.stderr.splitlines()
+
+
+def test_stdout_that_cannot_be_written_exits_120_as_python_does() -> None:
+    done = _child("import os\n"
+                  "sys.stdout = open(1, 'w', buffering=65536, closefd=False)\n"
+                  "sys.stdout.write('lost')\n"
+                  "os.close(1)\n"
+                  "from warpline.exiting import exit_now\n"
+                  "exit_now(0)\n")
+    assert done.returncode == 120
+    assert "TEARDOWN" not in done.stderr
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"pkg/mod.py": "def f():\n    return 1\n"})
+    return repo.path
+
+
+def test_python_m_warpline_cli_ends_through_exit_now(tmp_path: Path) -> None:
+    """The real entry point on a real repository: answer, exit code, no teardown."""
+    done = _child("import runpy\n"
+                  "sys.argv[1:] = ['backfill', '--repo', '.']\n"
+                  "runpy.run_module('warpline.cli', run_name='__main__', alter_sys=True)\n",
+                  cwd=_repo(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ingested 1 commits ")
+    assert "TEARDOWN" not in done.stderr
+
+
+def test_a_rejected_command_line_still_exits_1_with_its_envelope(tmp_path: Path) -> None:
+    done = _child("import runpy\n"
+                  "sys.argv[1:] = ['ingest-commit', '--no-such-flag', '--json']\n"
+                  "runpy.run_module('warpline.cli', run_name='__main__', alter_sys=True)\n",
+                  cwd=_repo(tmp_path))
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["error_code"] == "invalid_argument"
+    assert "TEARDOWN" not in done.stderr
