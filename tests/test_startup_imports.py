@@ -247,3 +247,35 @@ def test_the_plain_command_map_names_the_module_that_registers_each_command() ->
         importlib.import_module(name).add_parsers(sub, commands.common)
         registered.update(dict.fromkeys(sub.choices, name))
     assert commands.PLAIN_COMMANDS == registered
+
+
+def test_every_dataclass_of_warpline_has_a_docstring_of_its_own() -> None:
+    """Without one, ``@dataclass`` writes ``__doc__`` from ``inspect.signature`` when the
+    module is imported: about 0.4 ms a class on Python 3.11, paid by every process that
+    imports it (44 such classes, 20 of them on the path of ``ingest-commit``). Checked on
+    the classes themselves, so one added without a docstring fails here."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import warpline
+
+    checked, bare = 0, []
+    for info in pkgutil.walk_packages(warpline.__path__, "warpline."):
+        if info.name.rsplit(".", 1)[-1].startswith("__"):
+            continue
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if (isinstance(obj, type) and dataclasses.is_dataclass(obj)
+                    and obj.__module__ == info.name):
+                checked += 1
+                if not (obj.__doc__ or "").strip() or obj.__doc__ == _signature_doc(obj):
+                    bare.append(f"{info.name}.{obj.__qualname__}")
+    assert checked >= 70
+    assert bare == []
+
+
+def _signature_doc(cls: type) -> str:
+    import inspect
+
+    return cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")

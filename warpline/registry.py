@@ -48,6 +48,7 @@ P = TypeVar("P", bound="BaseModel")
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec(Generic[P]):
+    """One tool: its names, its contract, its models, its handler, and whether it writes."""
     endorsed: ToolName
     shim: str
     cli_command: str

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Setting:
+    """One environment setting: its name, what it means, its documented default."""
     name: str
     meaning: str
     default: str  # as documented; "" for none

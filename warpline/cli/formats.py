@@ -262,6 +262,7 @@ def work_links(item: Env) -> str:
 
 @dataclass(slots=True)
 class _Node:
+    """One node of the drawn blast radius: its key, role, kind and depth."""
     key: str
     role: str  # changed | affected | path (on the path, not listed on this page)
     kind: str | None = None
@@ -271,6 +272,7 @@ class _Node:
 
 @dataclass(slots=True)
 class _Graph:
+    """The blast radius as nodes and labelled edges, ready to print as mermaid or dot."""
     nodes: dict[str, _Node] = field(default_factory=dict)
     edges: list[tuple[str, str, str]] = field(default_factory=list)
 

@@ -19,6 +19,7 @@ Build = Callable[[argparse.Namespace], dict[str, Any]]
 
 @dataclass(frozen=True, slots=True)
 class ToolCommand:
+    """How one tool's CLI command is built: its help, its own flags, and its input."""
     help: str
     add_flags: Callable[[argparse.ArgumentParser], None]
     build: Build

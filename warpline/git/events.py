@@ -42,6 +42,7 @@ class EntityChange:
 
 @dataclass(frozen=True, slots=True)
 class CommitInfo:
+    """Who made a commit and when, with its parents."""
     sha: str
     parents: tuple[str, ...]
     author_name: str
@@ -57,6 +58,7 @@ class CommitInfo:
 
 @dataclass(frozen=True, slots=True)
 class CommitChanges:
+    """One commit's change events, with the files and limits its answer is partial under."""
     commit: CommitInfo
     changes: tuple[EntityChange, ...]
     # Repo-relative paths of Python files that did not parse (they still get a file event).

@@ -81,6 +81,7 @@ TRACE: list[tuple[float, str, str, bool]] | None = None
 
 @dataclass(slots=True)
 class Candidate:
+    """A removed or added definition that may pair with one on the other side."""
     change: EntityChange
     key: EntityKey
     name: bytes
@@ -127,6 +128,7 @@ def _candidates(
 
 @dataclass(slots=True)
 class _Pairing:
+    """The pairs found so far, the comparisons made, and whether the limit stopped them."""
     pairs: list[tuple[Candidate, Candidate]] = field(default_factory=list)
     comparisons: int = 0
     limit_hit: bool = False

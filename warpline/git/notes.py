@@ -37,6 +37,7 @@ _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError)
 
 @dataclass(frozen=True, slots=True)
 class NoteRecord:
+    """One verification record read from a git note."""
     commit: str
     kind: str
     actor: str | None
@@ -45,6 +46,7 @@ class NoteRecord:
 
 @dataclass(slots=True)
 class NotesRead:
+    """The records read from the notes ref, and what was skipped or cut off."""
     records: list[NoteRecord]
     skipped_lines: int = 0
     truncated: bool = False

@@ -61,6 +61,7 @@ class Window:
 
 @dataclass(slots=True)
 class _Region:
+    """The old lines one re-parse replaces, inside the innermost body that holds a hunk."""
     path: list[int]  # child indices from the module root to the body's node
     start: int  # absolute first line of that node (old version)
     first: int  # old lines first..last are replaced

@@ -30,6 +30,7 @@ _IGNORED_PARAMS = frozenset({"self", "cls", "request"})
 
 @dataclass(frozen=True, slots=True)
 class Fixture:
+    """A pytest fixture: where it is defined, its name, whether it is autouse."""
     locator: str
     name: str
     autouse: bool
@@ -37,6 +38,7 @@ class Fixture:
 
 @dataclass(slots=True)
 class _Index:
+    """The fixtures visible from each class, module and conftest directory."""
     by_class: dict[str, dict[str, Fixture]] = field(default_factory=dict)
     by_module: dict[str, dict[str, Fixture]] = field(default_factory=dict)  # module path
     conftest_of_dir: dict[str, ModuleScan] = field(default_factory=dict)  # dir -> conftest

@@ -37,6 +37,7 @@ RefKind = Literal[
 
 @dataclass(frozen=True, slots=True)
 class Ref:
+    """What a name refers to, as far as the scan can tell."""
     kind: RefKind
     target: str = ""
 
@@ -47,6 +48,7 @@ EXTERNAL = Ref("external")
 
 @dataclass(slots=True)
 class EdgeSink:
+    """The edges resolved so far, how many references were not, and the confidences."""
     edges: set[tuple[str, str, EdgeKind]] = field(default_factory=set)
     unresolved: int = 0
     # Edges that are not plain resolutions (a registered callback): their confidence.

@@ -38,6 +38,7 @@ class ImportBinding:
 
 @dataclass(eq=False, slots=True)
 class Scope:
+    """A module, class or function scope of a scanned file, with its line span."""
     kind: ScopeKind
     locator: str
     qualname: str  # "" for a module
@@ -86,6 +87,7 @@ class Scope:
 
 @dataclass(slots=True)
 class ModuleScan:
+    """One scanned module: its path, dotted name and every scope in it."""
     path: str
     dotted: str
     scope: Scope

@@ -36,6 +36,7 @@ _SYMLINK_MODE = 0o120000
 
 @dataclass(frozen=True, slots=True)
 class TestRules:
+    """The pytest collection rules of a project: file, class and function patterns, test paths."""
     python_files: tuple[str, ...] = DEFAULT_FILES
     python_classes: tuple[str, ...] = DEFAULT_CLASSES
     python_functions: tuple[str, ...] = DEFAULT_FUNCTIONS

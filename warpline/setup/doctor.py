@@ -45,6 +45,7 @@ _HANDSHAKE_TIMEOUT_S = 30.0
 
 @dataclass(slots=True)
 class DoctorReport:
+    """The checks `warpline doctor` ran and what it fixed."""
     repo: Path
     checks: list[Check] = field(default_factory=list)
     fixed: list[Action] = field(default_factory=list)

@@ -65,6 +65,7 @@ exit $status
 
 @dataclass(frozen=True, slots=True)
 class GitPaths:
+    """Where a repository's hooks live, and its common git directory."""
     hooks_dir: Path
     common_dir: Path
 

@@ -31,6 +31,7 @@ COMPONENTS: tuple[str, ...] = ("ignore", "config", "mcp", "hooks")
 
 @dataclass(slots=True)
 class InstallReport:
+    """What `warpline install` did, action by action."""
     repo: Path
     actions: list[Action] = field(default_factory=list)
 

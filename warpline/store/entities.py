@@ -22,6 +22,7 @@ _SQL_INT_MAX = 2**63 - 1
 
 @dataclass(frozen=True, slots=True)
 class EntityRow:
+    """A stored entity: its id, locator, kind, path, loomweave SEI and lineage."""
     id: int
     locator: str
     kind: str

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Migration:
+    """One schema step: the version it brings the store to, and its SQL."""
     version: int
     name: str
     sql: str

@@ -36,6 +36,7 @@ _LOOKUP_BATCH = 500
 
 @dataclass(frozen=True, slots=True)
 class StoreProbe:
+    """What a look at the store found without changing it."""
     status: str  # ok | store_absent | store_unreadable | schema_ahead
     path: Path
     present: bool

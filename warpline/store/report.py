@@ -17,6 +17,7 @@ Progress = Callable[[int, int], None]
 
 @dataclass(slots=True)
 class IngestReport:
+    """What one ingest run did: commits, events, unparsed files, failures, what is left."""
     commits_ingested: int = 0
     commits_skipped: int = 0
     events_written: int = 0

@@ -44,6 +44,7 @@ _GRAPH_CACHE_SIZE = 2  # a 100k-edge graph is ~100 MB of Python objects
 
 @dataclass(frozen=True, slots=True)
 class SnapshotRow:
+    """A stored edge snapshot: its commit, source, mode and completeness."""
     id: int
     commit_sha: str
     source: str

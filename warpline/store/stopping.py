@@ -22,6 +22,7 @@ _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 @dataclass(slots=True)
 class StopRequest:
+    """The signal that asked the run to stop, if any."""
     signum: int | None = None
 
     @property

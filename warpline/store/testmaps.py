@@ -46,6 +46,7 @@ class RecordedMap:
 
 @dataclass(frozen=True, slots=True)
 class MapRow:
+    """A stored test map: its commit, tracer, root and the paths that were dirty."""
     id: int
     commit_sha: str
     source: str

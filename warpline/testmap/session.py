@@ -64,6 +64,7 @@ class Where:
 
 @dataclass(slots=True)
 class RecordSession:
+    """One recording of a test map across the pytest session and its workers."""
     where: Where
     recorder: Recorder | None = None
     merged: Recording = field(default_factory=Recording)

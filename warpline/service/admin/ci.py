@@ -37,6 +37,7 @@ _MAX_EVENT_BYTES = 4 * 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class CiRange:
+    """The revision range a CI run verifies, as the provider named it and as resolved."""
     provider: str  # github | gitlab | local
     event: str | None
     base_ref: str  # as found (a branch name, a sha)

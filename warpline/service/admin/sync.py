@@ -33,6 +33,7 @@ ROUNDS = 3
 
 @dataclass(slots=True)
 class SyncReport:
+    """What one notes sync did: fetched, merged, pushed, and in how many rounds."""
     remote: str
     fetched: bool = False
     merged: bool = False

@@ -46,6 +46,7 @@ _ACTION_FIELDS: Final = ("action", "issue_id", "title", "entities", "why")
 
 @dataclass(slots=True)
 class WorkEnrichment:
+    """The issue-tracker links and priorities of the items, or why there are none."""
     state: str  # "present" | "absent" | "unavailable"
     links: list[list[dict[str, Any]]]  # per item: WorkLink dicts
     priorities: list[str]  # per item: "P0".."P4" from the most urgent linked open issue

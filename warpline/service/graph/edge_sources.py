@@ -45,6 +45,7 @@ SourceName = Literal["loomweave", "builtin", "none"]
 
 @dataclass(frozen=True, slots=True)
 class SourcePlan:
+    """Which edge source answers, with the notes on why."""
     source: SourceName
     notes: tuple[str, ...] = ()
 

@@ -19,6 +19,7 @@ from warpline.store.report import IngestReport
 
 @dataclass(slots=True)
 class GraphCall:
+    """What every graph tool starts from: the context, the catch-up, the graph and the seeds."""
     ctx: RepoContext
     report: IngestReport
     warnings: list[str]

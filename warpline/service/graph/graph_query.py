@@ -30,6 +30,7 @@ from warpline.store.snapshots import NewSnapshot, SnapshotRow, graph_for, write_
 
 @dataclass(slots=True)
 class GraphView:
+    """The graph an answer is computed on, with its completeness and staleness."""
     completeness: str
     choice: Choice[SnapshotRow] | None
     graph: nx.DiGraph | None

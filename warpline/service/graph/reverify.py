@@ -43,6 +43,7 @@ _PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3, "P4": 4, "unknown": 5}
 
 @dataclass(slots=True)
 class Item:
+    """One entity of the re-verify worklist, with why and how far it is there."""
     locator: str
     reason: str
     depth: int

@@ -33,6 +33,7 @@ from warpline.store.events import changed_in
 
 @dataclass(frozen=True, slots=True)
 class Seed:
+    """A changed entity an impact question starts from."""
     locator: str
     kind: str | None
     path: str | None
@@ -44,6 +45,7 @@ class Seed:
 
 @dataclass(slots=True)
 class Seeds:
+    """The seeds of a question, and the refs and key ids that named none."""
     items: list[Seed] = field(default_factory=list)
     unresolved_refs: list[str] = field(default_factory=list)
     unknown_key_ids: list[int] = field(default_factory=list)

@@ -45,6 +45,7 @@ Row = TypeVar("Row", SnapshotRow, MapRow)
 
 @dataclass(frozen=True, slots=True)
 class Choice(Generic[Row]):
+    """The stored row an answer uses, and how far its commit is from HEAD."""
     row: Row
     is_ancestor: bool
     commits_behind: int | None

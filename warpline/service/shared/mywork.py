@@ -21,6 +21,7 @@ WORKTREE_ONLY = "HEAD..HEAD"
 
 @dataclass(frozen=True, slots=True)
 class MyWork:
+    """The range of "my work": what it spans, whether the work tree counts, and why."""
     rev_range: str
     include_worktree: bool
     note: str

@@ -30,6 +30,7 @@ _COLUMN: dict[str, Column] = {"locator": "locator", "sei": "sei", "path": "path"
 
 @dataclass(frozen=True, slots=True)
 class Ref:
+    """A reference as the caller gave it: its kind and value."""
     kind: str
     value: str
 

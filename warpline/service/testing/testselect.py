@@ -40,6 +40,7 @@ _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
 
 @dataclass(slots=True)
 class Selection:
+    """The tests to re-run, the basis they were chosen on, and what no test covers."""
     basis: str
     tests: list[str] = field(default_factory=list)
     choice: Choice[MapRow] | None = None

@@ -23,6 +23,7 @@ MAP_PER_ITEM = 20
 
 @dataclass(slots=True)
 class WorklistTests:
+    """The test selection of a worklist, per item, with the commands to run it."""
     selection: Selection
     per_item: dict[str, list[dict[str, Any]]]
     commands: list[dict[str, str]]
