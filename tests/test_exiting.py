@@ -95,3 +95,20 @@ def test_a_rejected_command_line_still_exits_1_with_its_envelope(tmp_path: Path)
     assert done.returncode == 1
     assert json.loads(done.stdout)["error_code"] == "invalid_argument"
     assert "TEARDOWN" not in done.stderr
+
+
+def test_python_m_warpline_mcp_answers_then_ends_through_exit_now(tmp_path: Path) -> None:
+    """The MCP server over a real stdio pipe: the reply, then at EOF exit 0, no teardown."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "exit-test", "version": "1"}}}
+    done = subprocess.run(
+        [sys.executable, "-c", _TEARDOWN_PROBE + "import runpy\n"
+         "runpy.run_module('warpline.mcp', run_name='__main__', alter_sys=True)\n"],
+        input=json.dumps(init) + "\n", capture_output=True, text=True, timeout=120,
+        cwd=_repo(tmp_path))
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert [r["id"] for r in replies] == [1]
+    assert "serverInfo" in replies[0]["result"]
+    assert "TEARDOWN" not in done.stderr
