@@ -112,3 +112,15 @@ def test_python_m_warpline_mcp_answers_then_ends_through_exit_now(tmp_path: Path
     assert [r["id"] for r in replies] == [1]
     assert "serverInfo" in replies[0]["result"]
     assert "TEARDOWN" not in done.stderr
+
+
+def test_a_profiler_still_writes_its_results(tmp_path: Path) -> None:
+    """``python -m cProfile -o F -m warpline.cli``: cProfile writes F after the program
+    returns, so under a profiler (or a tracer) the process exits the usual way."""
+    out = tmp_path / "cli.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m",
+                           "warpline.cli", "backfill", "--repo", "."], capture_output=True,
+                          text=True, timeout=120, cwd=_repo(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ingested 1 commits ")
+    assert out.stat().st_size > 0

@@ -9,9 +9,11 @@ does it: the ``atexit`` handlers (logging's flush, multiprocessing's child clean
 ``weakref.finalize`` callbacks, a coverage run's save), then stdout and stderr flushed;
 then the process ends with the exit code.
 
-It exits the usual way while another thread is alive: a normal exit waits for it, and so
-must we. Only the console scripts and ``python -m`` end through here; ``main()`` called
-in-process returns its code as before.
+It exits the usual way while another thread is alive (a normal exit waits for it, and so
+must we) and under a tracer or profiler (``python -m cProfile -m warpline.cli``, a
+debugger, coverage's tracer: they write their results after the program returns). Only the
+console scripts and ``python -m`` end through here; ``main()`` called in-process returns
+its code as before.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ EXIT_STDOUT_LOST = 120
 
 
 def exit_now(code: int) -> NoReturn:
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        sys.exit(code)  # a debugger, coverage or a profiler finishes after the program returns
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1:
         sys.exit(code)
