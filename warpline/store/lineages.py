@@ -46,7 +46,7 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event]) -> list[int]:
     current lineages and the holders. Moves are applied before additions, so a commit
     that renames f to g and adds a new f gives the new f a lineage of its own."""
     ids = sorted({e for e, _, _ in events} | {p for _, _, p in events if p is not None})
-    current: dict[int, int] = {}
+    current = _Current()
     holder: dict[int, int | None] = {}
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start:start + _CHUNK]
@@ -54,34 +54,60 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event]) -> list[int]:
                 "SELECT e.id, e.lineage, l.holder FROM entities e "
                 "LEFT JOIN lineages l ON l.id = e.lineage "
                 f"WHERE e.id IN ({','.join('?' * len(chunk))})", chunk):
-            current[int(entity)] = int(lineage)
+            current.set(int(entity), int(lineage))
             holder[int(lineage)] = None if held_by is None else int(held_by)
     out: list[int | None] = [None] * len(events)
     order = sorted(range(len(events)), key=lambda i: events[i][1] != "moved")
     for index in order:
         entity, kind, previous = events[index]
         if kind == "moved" and previous is not None and previous != entity:
-            lineage = current[previous]
-            own = current[entity]
+            lineage = current.of[previous]
+            own = current.of[entity]
             if own != lineage:
                 _join(conn, entity, own, lineage, current)
             conn.execute("UPDATE lineages SET holder = ? WHERE id = ?", (entity, lineage))
             holder[lineage] = entity
         elif kind == "added":
-            lineage = current[entity]
+            lineage = current.of[entity]
             held_by = holder.get(lineage)
             if held_by is not None and held_by != entity:
                 lineage = new_lineage(conn, entity)
                 conn.execute("UPDATE entities SET lineage = ? WHERE id = ?", (lineage, entity))
-                current[entity], holder[lineage] = lineage, entity
+                current.set(entity, lineage)
+                holder[lineage] = entity
         else:
-            lineage = current[entity]
+            lineage = current.of[entity]
         out[index] = lineage
     return [int(x) for x in out if x is not None]
 
 
+class _Current:
+    """The current lineage of each entity one commit touches, and the entities of each
+    lineage: folding one lineage into another relabels its own entities only (a commit
+    that moves thousands of definitions, a ``src/`` move, is not quadratic)."""
+
+    __slots__ = ("members", "of")
+
+    def __init__(self) -> None:
+        self.of: dict[int, int] = {}
+        self.members: dict[int, set[int]] = {}
+
+    def set(self, entity: int, lineage: int) -> None:
+        before = self.of.get(entity)
+        if before is not None:
+            self.members[before].discard(entity)
+        self.of[entity] = lineage
+        self.members.setdefault(lineage, set()).add(entity)
+
+    def fold(self, own: int, lineage: int) -> None:
+        moved = self.members.pop(own, set())
+        for entity in moved:
+            self.of[entity] = lineage
+        self.members.setdefault(lineage, set()).update(moved)
+
+
 def _join(conn: sqlite3.Connection, entity: int, own: int, lineage: int,
-          current: dict[int, int]) -> None:
+          current: _Current) -> None:
     """Entity moves into ``lineage``. Its own lineage ``own`` is folded in when it has no
     ``added`` event (its events so far were ingested before the move that begins them);
     a lineage with its own beginning stays separate (an earlier definition of that name)."""
@@ -90,12 +116,10 @@ def _join(conn: sqlite3.Connection, entity: int, own: int, lineage: int,
     if started is None:
         conn.execute("UPDATE change_events SET lineage = ? WHERE lineage = ?", (lineage, own))
         conn.execute("UPDATE entities SET lineage = ? WHERE lineage = ?", (lineage, own))
-        for key, value in list(current.items()):
-            if value == own:
-                current[key] = lineage
+        current.fold(own, lineage)
     else:
         conn.execute("UPDATE entities SET lineage = ? WHERE id = ?", (lineage, entity))
-        current[entity] = lineage
+        current.set(entity, lineage)
 
 
 _JOINS_ENTITY = "FROM change_events ce JOIN entities e ON e.id = ce.entity_id"
