@@ -161,6 +161,10 @@ def format_result(r: dict[str, Any]) -> list[str]:
                    f"p50 {lat['p50_ms']:.0f} ms  p90 {lat['p90_ms']:.0f} ms  "
                    f"max {lat['max_ms']:.0f} ms   target p50 <= 100 ms: "
                    f"{_verdict(lat['p50_ms'] <= 100)}")
+        py = ing.get("latency_python") or {}
+        out.append(f"    of them changing a .py file: {py.get('n', 0)}"
+                   + (f", p50 {py['p50_ms']:.0f} ms  p90 {py['p90_ms']:.0f} ms  "
+                      f"max {py['max_ms']:.0f} ms" if py else ""))
         bounds = ing.get("baselines", {})
         for name, base in bounds.items():
             out.append(f"    baseline {name}: p50 {base['p50_ms']:.0f} ms  "

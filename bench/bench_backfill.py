@@ -17,7 +17,8 @@ For each repository (a generated one when ``--generate N``, plus any paths given
 4. ``warpline ingest-commit`` latency in a fresh process: a second clone is reset to
    HEAD~K (first parent) and backfilled, then each commit from there to HEAD is ingested
    oldest first, one subprocess each, with the branch moved to it as a post-commit hook
-   would see it; printed beside ``python -c pass``, ``import warpline.cli`` and two
+   would see it (p50/p90/max, and again over the commits that changed a ``.py`` file:
+   they parse); printed beside ``python -c pass``, ``import warpline.cli`` and two
    floors: importing the standard library the job needs, and that with pygit2 (the
    floors end as ``warpline`` does, without the interpreter's teardown).
    ``--single-backfill`` measures 1-3 over HEAD~K instead and reuses that store.
@@ -133,6 +134,7 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
              "stdlib floor": ["-c", f"import {STDLIB_FLOOR}{_NO_TEARDOWN}"],
              "stdlib floor + pygit2": ["-c", f"import {STDLIB_FLOOR}, pygit2{_NO_TEARDOWN}"]}
     runs: dict[str, list[float]] = {name: [] for name in lower}
+    with_python: list[float] = []  # the commits that changed a .py file (first parent)
     for sha in todo:
         git("reset", "-q", "--soft", sha, cwd=repo)  # where a post-commit hook would be
         seconds, code, err = wall(ingest_commit_argv(sha, repo))
@@ -140,11 +142,22 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
             errors.append(f"{sha[:12]} exit {code}: {err}")
         else:
             times.append(seconds)
+            if _touches_python(repo, sha):
+                with_python.append(seconds)
         for name, flags in lower.items():
             runs[name].append(wall([sys.executable, *flags])[0])
     baselines = {name: percentiles(values) for name, values in runs.items() if values}
     return {"base": base, "commits": len(todo), "command": warpline_cli(),
-            "latency": percentiles(times), "errors": errors, "baselines": baselines}
+            "latency": percentiles(times), "latency_python": percentiles(with_python),
+            "errors": errors, "baselines": baselines}
+
+
+def _touches_python(repo: Path, sha: str) -> bool:
+    """Whether ``sha`` changed a ``.py`` file against its first parent (a root commit:
+    against the empty tree), as the walker diffs it."""
+    changed = git("diff-tree", "-r", "--root", "--no-commit-id", "--name-only", "-m",
+                  "--first-parent", sha, cwd=repo)
+    return any(path.endswith(".py") for path in changed.splitlines())
 
 
 def bench_repo(label: str, src: Path, work: Path, args: argparse.Namespace) -> dict[str, Any]:
