@@ -139,10 +139,12 @@ def format_result(r: dict[str, Any]) -> list[str]:
         if "digest" in bf:
             d = bf["digest"]
             out.append(f"  event digest {d['sha256'][:16]}  ({d['events']} events, "
-                       f"{d['commits']} commits)")
+                       f"{d['commits']} commits), lineage digest "
+                       f"{str(d.get('lineage_sha256'))[:16]}")
         lb = r.get("loaded_backfill")
         if lb and "seconds" in lb:
-            same = lb.get("digest", {}).get("sha256") == bf.get("digest", {}).get("sha256")
+            same = all(lb.get("digest", {}).get(key) == bf.get("digest", {}).get(key)
+                       for key in ("sha256", "lineage_sha256"))
             out.append(f"  beside {lb['busy_processes']} busy processes: {lb['seconds']:.2f} s = "
                        f"{lb['ratio_to_idle']:.2f}x its idle run   target <= 2x: "
                        f"{_verdict(lb['ratio_to_idle'] <= 2)}; cpu {lb['cpu_s']:.1f} s; "

@@ -5,6 +5,8 @@ sha, the entity's locator, kind and path, the locator of the first entity of its
 plus every commit row's attribution figures (parents, event count, unparsed files, limits
 hit), each rendered as JSON and sorted. Two backfills that stored the same facts give the
 same digest, whatever order or ids they wrote them in: a speed change must keep it.
+``lineage_sha256`` adds the histories: every event beside the first event of the lineage
+it was stored under.
 """
 
 from __future__ import annotations
@@ -29,19 +31,49 @@ SELECT sha, author_name, author_email, authored_at, committed_at, parent_count,
 
 
 def event_digest(db_path: Path) -> dict[str, object]:
-    """``{"sha256": hex, "events": n, "commits": n}`` of the store at ``db_path``."""
+    """``{"sha256": hex, "events": n, "commits": n, "lineage_sha256": hex}`` of the store
+    at ``db_path``."""
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         lines = sorted("e" + json.dumps(row) for row in conn.execute(_EVENTS))
         events = len(lines)
         lines += sorted("c" + json.dumps(row) for row in conn.execute(_COMMITS))
+        lineage = _lineage_lines(conn)
     finally:
         conn.close()
+    return {"sha256": _sha256(lines), "events": events, "commits": len(lines) - events,
+            "lineage_sha256": _sha256(lineage)}
+
+
+# Every event with the lineage it was stored under (``change_events.lineage``).
+_LINEAGES = """
+SELECT ev.lineage, ev.changed_at, c.sha, e.locator, ev.change_kind
+FROM change_events ev
+JOIN commits c ON c.id = ev.commit_id
+JOIN entities e ON e.id = ev.entity_id
+"""
+
+
+def _lineage_lines(conn: sqlite3.Connection) -> list[str]:
+    """Each event beside the earliest event of its lineage (by time, then sha, locator,
+    kind), so the grouping of events into histories is compared without the ids the
+    ``sha256`` above leaves out (its root term only joins an entity whose id equals the
+    lineage id)."""
+    rows = [(int(lin), (int(at), str(sha), str(loc), str(kind)))
+            for lin, at, sha, loc, kind in conn.execute(_LINEAGES)]
+    first: dict[int, tuple[int, str, str, str]] = {}
+    for lin, event in rows:
+        if lin not in first or event < first[lin]:
+            first[lin] = event
+    return sorted(json.dumps([*event[1:], *first[lin]]) for lin, event in rows)
+
+
+def _sha256(lines: list[str]) -> str:
     digest = hashlib.sha256()
     for line in lines:
         digest.update(line.encode("utf-8"))
         digest.update(b"\n")
-    return {"sha256": digest.hexdigest(), "events": events, "commits": len(lines) - events}
+    return digest.hexdigest()
 
 
 if __name__ == "__main__":
