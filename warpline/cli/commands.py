@@ -10,122 +10,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from warpline._version import __version__
-from warpline.cli.mywork import default_to_my_work
-from warpline.cli.runner import ToolCommand, choices, listing, put, ref, tool_runner
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-
-def _changed(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {"repo": args.repo}
-    put(out, "rev_range", args.rev_range)
-    put(out, "base_ref", args.base)
-    put(out, "head_ref", args.head)
-    put(out, "include_worktree", args.worktree)
-    filters: dict[str, Any] = {}
-    put(filters, "change_kinds", args.change_kind)
-    put(filters, "entity_kinds", args.entity_kind)
-    put(filters, "paths", args.path)
-    put(filters, "actors", args.actor)
-    put(filters, "since", args.since)
-    put(filters, "until", args.until)
-    put(out, "filters", filters or None)
-    listing(args, out)
-    default_to_my_work(args, out)
-    return out
-
-
-def _timeline(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {"repo": args.repo}
-    entity = None if args.entity is None else ref(args.entity, args.ref_kind)
-    if isinstance(entity, str):
-        out["entity"] = entity
-    elif entity is not None:
-        out["entity_ref"] = entity
-    filters: dict[str, Any] = {}
-    put(filters, "change_kinds", args.change_kind)
-    put(filters, "since", args.since)
-    put(filters, "until", args.until)
-    put(out, "filters", filters or None)
-    listing(args, out)
-    return out
-
-
-def _churn(args: argparse.Namespace) -> dict[str, Any]:
-    refs = list(args.refs)
-    if args.refs_file:
-        text = Path(args.refs_file).read_text(encoding="utf-8")
-        refs.extend(line.strip() for line in text.splitlines() if line.strip())
-    out: dict[str, Any] = {"repo": args.repo,
-                           "entity_refs": [ref(r, args.ref_kind) for r in refs]}
-    window: dict[str, Any] = {}
-    put(window, "since", args.since)
-    put(window, "until", args.until)
-    put(window, "rev_range", args.range)
-    put(out, "window", window or None)
-    listing(args, out)
-    return out
-
-
-def _changed_flags(p: argparse.ArgumentParser) -> None:
-    from warpline.models.vocab import ChangeKind, EntityKind
-
-    p.add_argument("rev_range", nargs="?", help="A..B, or one rev for that one commit")
-    p.add_argument("--base", help="base ref (with --head; instead of REV_RANGE)")
-    p.add_argument("--head", help="head ref (default HEAD when --base is given)")
-    p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
-    p.add_argument("--all", action="store_true",
-                   help="all recorded history (default without a range: my work, i.e. "
-                        "uncommitted changes + commits not on the upstream)")
-    p.add_argument("--change-kind", action="append", choices=choices(ChangeKind))
-    p.add_argument("--entity-kind", action="append", choices=choices(EntityKind))
-    p.add_argument("--path", action="append", help="path prefix (repeatable)")
-    p.add_argument("--actor", action="append", help="author name, email or 'Name <email>'")
-    p.add_argument("--since", help="ISO-8601 instant")
-    p.add_argument("--until", help="ISO-8601 instant")
-
-
-def _timeline_flags(p: argparse.ArgumentParser) -> None:
-    from warpline.models.vocab import ChangeKind, EntityRefKind
-
-    # Optional here: a missing entity is the tool's missing_required_field, as over MCP.
-    p.add_argument("entity", nargs="?", help="locator, SEI, path, dotted qualname or key id")
-    p.add_argument("--ref-kind", choices=choices(EntityRefKind))
-    p.add_argument("--change-kind", action="append", choices=choices(ChangeKind))
-    p.add_argument("--since")
-    p.add_argument("--until")
-
-
-def _churn_flags(p: argparse.ArgumentParser) -> None:
-    from warpline.models.vocab import EntityRefKind
-
-    p.add_argument("refs", nargs="*", help="entity refs")
-    p.add_argument("--refs-file", help="a file with one ref per line")
-    p.add_argument("--ref-kind", choices=choices(EntityRefKind))
-    p.add_argument("--since")
-    p.add_argument("--until")
-    p.add_argument("--range", help="count only changes in this rev range")
-
-
-HISTORY_COMMANDS: dict[str, ToolCommand] = {
-    "warpline_change_list": ToolCommand(
-        "entities changed in a revision range", _changed_flags, _changed),
-    "warpline_entity_timeline_get": ToolCommand(
-        "one entity's change history", _timeline_flags, _timeline),
-    "warpline_entity_churn_count_get": ToolCommand(
-        "change counts per entity", _churn_flags, _churn),
-}
+    from warpline.cli.runner import ToolCommand
 
 
 def common(p: argparse.ArgumentParser, listing: bool = True) -> None:
     p.add_argument("--repo", default=".", help="path of the git repository (default: .)")
     p.add_argument("--json", action="store_true", help="print the JSON envelope")
     if listing:
+        from warpline.cli.runner import choices
         from warpline.models.vocab import SortOrder
 
         p.add_argument("--sort-by", dest="sort_by")
@@ -136,9 +35,9 @@ def common(p: argparse.ArgumentParser, listing: bool = True) -> None:
 
 def tool_commands() -> dict[str, ToolCommand]:
     """Every tool's flags, by endorsed name."""
-    from warpline.cli import admin_cmds, graph_cmds
+    from warpline.cli import admin_cmds, graph_cmds, history_cmds
 
-    return {**HISTORY_COMMANDS, **graph_cmds.COMMANDS, **admin_cmds.COMMANDS}
+    return {**history_cmds.COMMANDS, **graph_cmds.COMMANDS, **admin_cmds.COMMANDS}
 
 
 class UsageError(Exception):
@@ -183,6 +82,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _add_tool_commands(sub: Any) -> None:
+    from warpline.cli.runner import tool_runner
     from warpline.registry import TOOLS
 
     commands = tool_commands()
