@@ -15,10 +15,12 @@ import hashlib
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+# The last column, the lineage the event was stored under, feeds ``lineage_sha256`` only.
 _EVENTS = """
 SELECT c.sha, e.locator, e.kind, e.path, root.locator, ev.change_kind, ev.path,
-       ev.previous_locator, ev.previous_path, ev.changed_at, ev.also_modified
+       ev.previous_locator, ev.previous_path, ev.changed_at, ev.also_modified, ev.lineage
 FROM change_events ev
 JOIN commits c ON c.id = ev.commit_id
 JOIN entities e ON e.id = ev.entity_id
@@ -35,37 +37,28 @@ def event_digest(db_path: Path) -> dict[str, object]:
     at ``db_path``."""
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
-        lines = sorted("e" + json.dumps(row) for row in conn.execute(_EVENTS))
-        events = len(lines)
-        lines += sorted("c" + json.dumps(row) for row in conn.execute(_COMMITS))
-        lineage = _lineage_lines(conn)
+        rows = conn.execute(_EVENTS).fetchall()
+        commits = sorted("c" + json.dumps(row) for row in conn.execute(_COMMITS))
     finally:
         conn.close()
-    return {"sha256": _sha256(lines), "events": events, "commits": len(lines) - events,
-            "lineage_sha256": _sha256(lineage)}
+    lines = sorted("e" + json.dumps(row[:-1]) for row in rows) + commits
+    return {"sha256": _sha256(lines), "events": len(rows), "commits": len(commits),
+            "lineage_sha256": _sha256(_lineage_lines(rows))}
 
 
-# Every event with the lineage it was stored under (``change_events.lineage``).
-_LINEAGES = """
-SELECT ev.lineage, ev.changed_at, c.sha, e.locator, ev.change_kind
-FROM change_events ev
-JOIN commits c ON c.id = ev.commit_id
-JOIN entities e ON e.id = ev.entity_id
-"""
-
-
-def _lineage_lines(conn: sqlite3.Connection) -> list[str]:
+def _lineage_lines(rows: list[tuple[Any, ...]]) -> list[str]:
     """Each event beside the earliest event of its lineage (by time, then sha, locator,
     kind), so the grouping of events into histories is compared without the ids the
     ``sha256`` above leaves out (its root term only joins an entity whose id equals the
     lineage id)."""
-    rows = [(int(lin), (int(at), str(sha), str(loc), str(kind)))
-            for lin, at, sha, loc, kind in conn.execute(_LINEAGES)]
+    # (lineage, (changed_at, sha, locator, change_kind)), by _EVENTS' columns
+    events = [(int(row[11]), (int(row[9]), str(row[0]), str(row[1]), str(row[5])))
+              for row in rows]
     first: dict[int, tuple[int, str, str, str]] = {}
-    for lin, event in rows:
-        if lin not in first or event < first[lin]:
-            first[lin] = event
-    return sorted(json.dumps([*event[1:], *first[lin]]) for lin, event in rows)
+    for lineage, event in events:
+        if lineage not in first or event < first[lineage]:
+            first[lineage] = event
+    return sorted(json.dumps([*event[1:], *first[lineage]]) for lineage, event in events)
 
 
 def _sha256(lines: list[str]) -> str:
