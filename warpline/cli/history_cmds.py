@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline.cli.mywork import default_to_my_work
-from warpline.cli.runner import ToolCommand, choices, listing, put, ref
+from warpline.cli.runner import ToolCommand, choices, grouped, listing, put, ref
 
 
 def _changed(args: argparse.Namespace) -> dict[str, Any]:
@@ -16,14 +16,9 @@ def _changed(args: argparse.Namespace) -> dict[str, Any]:
     put(out, "base_ref", args.base)
     put(out, "head_ref", args.head)
     put(out, "include_worktree", args.worktree)
-    filters: dict[str, Any] = {}
-    put(filters, "change_kinds", args.change_kind)
-    put(filters, "entity_kinds", args.entity_kind)
-    put(filters, "paths", args.path)
-    put(filters, "actors", args.actor)
-    put(filters, "since", args.since)
-    put(filters, "until", args.until)
-    put(out, "filters", filters or None)
+    put(out, "filters", grouped(change_kinds=args.change_kind, entity_kinds=args.entity_kind,
+                                paths=args.path, actors=args.actor, since=args.since,
+                                until=args.until))
     listing(args, out)
     default_to_my_work(args, out)
     return out
@@ -36,11 +31,8 @@ def _timeline(args: argparse.Namespace) -> dict[str, Any]:
         out["entity"] = entity
     elif entity is not None:
         out["entity_ref"] = entity
-    filters: dict[str, Any] = {}
-    put(filters, "change_kinds", args.change_kind)
-    put(filters, "since", args.since)
-    put(filters, "until", args.until)
-    put(out, "filters", filters or None)
+    put(out, "filters", grouped(change_kinds=args.change_kind, since=args.since,
+                                until=args.until))
     listing(args, out)
     return out
 
@@ -52,11 +44,7 @@ def _churn(args: argparse.Namespace) -> dict[str, Any]:
         refs.extend(line.strip() for line in text.splitlines() if line.strip())
     out: dict[str, Any] = {"repo": args.repo,
                            "entity_refs": [ref(r, args.ref_kind) for r in refs]}
-    window: dict[str, Any] = {}
-    put(window, "since", args.since)
-    put(window, "until", args.until)
-    put(window, "rev_range", args.range)
-    put(out, "window", window or None)
+    put(out, "window", grouped(since=args.since, until=args.until, rev_range=args.range))
     listing(args, out)
     return out
 

@@ -59,6 +59,14 @@ def put(target: dict[str, Any], key: str, value: Any) -> None:
         target[key] = value
 
 
+def grouped(**values: Any) -> dict[str, Any] | None:
+    """A nested argument object of what the user said (``put``'s rule); None when empty."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        put(out, key, value)
+    return out or None
+
+
 def listing(args: argparse.Namespace, out: dict[str, Any]) -> None:
     put(out, "sort_by", args.sort_by)
     put(out, "sort_order", args.sort_order)
