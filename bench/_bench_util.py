@@ -182,6 +182,12 @@ def format_result(r: dict[str, Any]) -> list[str]:
             floor = bounds["stdlib floor + pygit2"]["p50_ms"]
             out.append(f"    p50 above the floor of the standard library and pygit2 "
                        f"({floor:.0f} ms): {lat['p50_ms'] - floor:.0f} ms (warpline's own)")
+        stale, modules = ing.get("uncompiled_modules") or (0, 0)
+        if stale:
+            out.append(f"    warning: {stale} of warpline's {modules} modules have no "
+                       "up-to-date bytecode, so each process compiled them and these "
+                       "figures include that (PYTHONDONTWRITEBYTECODE=1 on an editable "
+                       "install?); `python -m compileall` the package first")
         if ing.get("errors"):
             out.append(f"    {len(ing['errors'])} failed, first: {ing['errors'][0]}")
     elif ing:

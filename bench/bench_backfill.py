@@ -147,9 +147,26 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
         for name, flags in lower.items():
             runs[name].append(wall([sys.executable, *flags])[0])
     baselines = {name: percentiles(values) for name, values in runs.items() if values}
-    return {"base": base, "commits": len(todo), "command": warpline_cli(),
+    return {"uncompiled_modules": uncompiled_modules(), "base": base, "commits": len(todo), "command": warpline_cli(),
             "latency": percentiles(times), "latency_python": percentiles(with_python),
             "errors": errors, "baselines": baselines}
+
+
+def uncompiled_modules() -> tuple[int, int]:
+    """(modules of the installed warpline without up-to-date bytecode, modules): each
+    such module is compiled again by every fresh process, which start-up figures then
+    include (an editable install under PYTHONDONTWRITEBYTECODE=1, say)."""
+    import importlib.util
+
+    import warpline
+
+    sources = list(Path(warpline.__file__).parent.rglob("*.py"))
+    stale = 0
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        if not cached.exists() or cached.stat().st_mtime < source.stat().st_mtime:
+            stale += 1
+    return stale, len(sources)
 
 
 def _touches_python(repo: Path, sha: str) -> bool:

@@ -320,6 +320,24 @@ def test_an_edit_dedented_out_of_a_method_is_reparsed_among_top_level_statements
     assert not derived.tolerant
 
 
+def test_a_method_appended_to_a_class_above_the_next_definition_keeps_its_window() -> None:
+    # The diff places the insertion after the blank lines that close the class, so the
+    # module-level region starts with the new, indented method: it cannot parse alone.
+    # Grown over the class above it, it does: the same tree as a whole parse, and still
+    # compared within windows, not as a whole file.
+    old = NESTED.replace("\n\n\ndef outer", "\n\n\n\ndef outer")
+    method = "    def extra(self):\n        return 3\n"
+    new = old.replace("\n\n\n\ndef outer", f"\n\n\n{method}\n\ndef outer")
+    hunks = hunks_between(old.encode(), new.encode())
+    assert hunks[0][0] > _line_of(old, "return 2") + 1  # the insertion follows blank lines
+    _check_incremental(old, new)
+    before = parse_entities(old.encode())
+    assert before is not None
+    derived, windows = reparse(before, new.encode(), split_lines(new.encode()), hunks)
+    assert derived is not None and windows is not None
+    assert ("function", "Outer.extra") in derived.counts
+
+
 def test_an_edit_of_a_version_ast_rejects_still_matches_its_whole_parse() -> None:
     # py2-era code: the whole parse is the tolerant parser's, so no top-level retry is
     # spliced into it (that would be an ast reading of a file ast cannot read).

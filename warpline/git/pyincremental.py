@@ -14,9 +14,11 @@ parsed, on its own; the rest of the tree is kept and shifted. Why this is exact:
   what follows it (an untouched statement, or the body's end) reads as before. A region
   that runs to the body's end must also leave the definition ending where it did.
 
-When anything does not hold (the region does not parse alone, an encoding cookie, a lone
-CR, a deeper-indented comment that may extend the preceding definition) the new version
-is parsed whole. The regions double as attribution windows: outside them, lines and their
+A module-level region whose new text opens indented continues the statement above it (a
+method appended to a class, the diff placing it after the class's blank lines): it is
+grown over that statement, which bounds it as well. When anything does not hold (the
+region does not parse alone, an encoding cookie, a lone CR, a deeper-indented comment
+that may extend the preceding definition) the new version is parsed whole. The regions double as attribution windows: outside them, lines and their
 owners are identical in both versions.
 """
 
@@ -85,18 +87,22 @@ def reparse(
         return parse_entities(new_source), None
     regions = _regions(old, hunks)
     spliced = _splice_all(old, regions, new_lines)
-    if spliced is None and not old.tolerant and any(r.path for r in regions):
+    retried = spliced is None and not old.tolerant and any(r.path for r in regions)
+    if retried:
         # A region inside a definition did not parse alone (or changed where its
         # definition ends): the top-level statements around the edit usually do, at a
         # fraction of a whole parse. The same result as a whole parse, compared as one
         # (no windows), as when the whole file is parsed. Not for a version ``ast``
         # could not read: its whole parse is the tolerant parser's.
-        spliced = _splice_all(old, _regions(old, hunks, top=True), new_lines)
-        if spliced is not None:
-            return spliced[0], None
+        regions = _regions(old, hunks, top=True)
+        spliced = _splice_all(old, regions, new_lines)
+    if spliced is None and not old.tolerant and _opens_indented(regions, new_lines):
+        # The edit continues the statement above the region (a method appended at the
+        # end of a class, just above the next top-level statement): grown over it.
+        spliced = _splice_all(old, _regions(old, hunks, top=True, above=True), new_lines)
     if spliced is None:
         return parse_entities(new_source), None
-    return spliced
+    return (spliced[0], None) if retried else spliced
 
 
 def _splice_all(
@@ -134,6 +140,21 @@ def _needs_whole_parse(source: bytes, lines: list[bytes]) -> bool:
     return b"\r" in source and source.count(b"\r") != source.count(b"\r\n")
 
 
+def _opens_indented(regions: list[_Region], new_lines: list[bytes]) -> bool:
+    """Whether a module-level region's new text starts with an indented statement."""
+    for region in regions:
+        if region.path:
+            continue
+        end = region.new_first + region.last - region.first + region.delta
+        for line in new_lines[region.new_first - 1 : end]:
+            code = line.lstrip(b" \t\f")
+            if code and not code.startswith(b"#"):
+                if len(code) < len(line):
+                    return True
+                break
+    return False
+
+
 def _touched(hunk: Hunk) -> tuple[int, int]:
     old_start, old_lines, _, _ = hunk
     if old_lines:
@@ -141,16 +162,20 @@ def _touched(hunk: Hunk) -> tuple[int, int]:
     return old_start, old_start + 1  # an insertion touches both neighbouring lines
 
 
-def _regions(old: FileEntities, hunks: Sequence[Hunk], top: bool = False) -> list[_Region]:
+def _regions(
+    old: FileEntities, hunks: Sequence[Hunk], top: bool = False, above: bool = False
+) -> list[_Region]:
     """The regions re-parsed for ``hunks``: in the innermost bodies, or (``top``) among
-    the module's statements only."""
-    regions = sorted((_locate(old, *_touched(h), top) for h in hunks), key=lambda r: r.first)
+    the module's statements only (``above``: each with the statement above it too)."""
+    regions = sorted(
+        (_locate(old, *_touched(h), top, above) for h in hunks), key=lambda r: r.first
+    )
     merged: list[_Region] = []
     for region in regions:
         while merged and region.first <= merged[-1].last:
             prev = merged.pop()
             low = min(prev.touched[0], region.touched[0])
-            region = _locate(old, low, max(prev.touched[1], region.touched[1]), top)
+            region = _locate(old, low, max(prev.touched[1], region.touched[1]), top, above)
         merged.append(region)
     for hunk in hunks:
         low = _touched(hunk)[0]
@@ -159,11 +184,15 @@ def _regions(old: FileEntities, hunks: Sequence[Hunk], top: bool = False) -> lis
     return merged
 
 
-def _locate(old: FileEntities, low: int, high: int, top: bool = False) -> _Region:
+def _locate(
+    old: FileEntities, low: int, high: int, top: bool = False, above: bool = False
+) -> _Region:
     """The region of the innermost body with untouched statements around ``low..high``
-    (``top``: of the module's body)."""
+    (``top``: of the module's body; ``above``: there, with one more statement above)."""
     node, start, path = old.root, 1, list[int]()
     i, j = _bounds(node, start, low, high)
+    if above:
+        top, i = True, i - 1
     best = _Region(
         [],
         1,
