@@ -147,7 +147,8 @@ def ingest_latency(repo: Path, head: str, base: str) -> dict[str, Any]:
         for name, flags in lower.items():
             runs[name].append(wall([sys.executable, *flags])[0])
     baselines = {name: percentiles(values) for name, values in runs.items() if values}
-    return {"uncompiled_modules": uncompiled_modules(), "base": base, "commits": len(todo), "command": warpline_cli(),
+    return {"uncompiled_modules": uncompiled_modules(),
+            "base": base, "commits": len(todo), "command": warpline_cli(),
             "latency": percentiles(times), "latency_python": percentiles(with_python),
             "errors": errors, "baselines": baselines}
 

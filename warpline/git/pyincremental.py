@@ -18,8 +18,9 @@ A module-level region whose new text opens indented continues the statement abov
 method appended to a class, the diff placing it after the class's blank lines): it is
 grown over that statement, which bounds it as well. When anything does not hold (the
 region does not parse alone, an encoding cookie, a lone CR, a deeper-indented comment
-that may extend the preceding definition) the new version is parsed whole. The regions double as attribution windows: outside them, lines and their
-owners are identical in both versions.
+that may extend the preceding definition) the new version is parsed whole. The regions
+double as attribution windows: outside them, lines and their owners are identical in both
+versions.
 """
 
 from __future__ import annotations
