@@ -78,6 +78,11 @@ class _Region:
     delta: int = 0
     new_first: int = 0
 
+    @property
+    def new_last(self) -> int:
+        """The last line the region's text takes in the new version."""
+        return self.new_first + self.last - self.first + self.delta
+
 
 def reparse(
     old: FileEntities, new_source: bytes, new_lines: list[bytes], hunks: Sequence[Hunk]
@@ -100,7 +105,7 @@ def reparse(
     if spliced is None and not old.tolerant and _opens_indented(regions, new_lines):
         # The edit continues the statement above the region (a method appended at the
         # end of a class, just above the next top-level statement): grown over it.
-        spliced = _splice_all(old, _regions(old, hunks, top=True, above=True), new_lines)
+        spliced = _splice_all(old, _regions(old, hunks, top=True, grow=1), new_lines)
     if spliced is None:
         return parse_entities(new_source), None
     return (spliced[0], None) if retried else spliced
@@ -124,7 +129,7 @@ def _splice_all(
     if len(counts) > MAX_ENTITIES:
         return None, None
     windows = [
-        Window(r.first, r.last, r.new_first, r.new_first + r.last - r.first + r.delta)
+        Window(r.first, r.last, r.new_first, r.new_last)
         for r in regions
     ]
     count = line_count(new_lines)
@@ -146,8 +151,7 @@ def _opens_indented(regions: list[_Region], new_lines: list[bytes]) -> bool:
     for region in regions:
         if region.path:
             continue
-        end = region.new_first + region.last - region.first + region.delta
-        for line in new_lines[region.new_first - 1 : end]:
+        for line in new_lines[region.new_first - 1 : region.new_last]:
             code = line.lstrip(b" \t\f")
             if code and not code.startswith(b"#"):
                 if len(code) < len(line):
@@ -164,19 +168,19 @@ def _touched(hunk: Hunk) -> tuple[int, int]:
 
 
 def _regions(
-    old: FileEntities, hunks: Sequence[Hunk], top: bool = False, above: bool = False
+    old: FileEntities, hunks: Sequence[Hunk], top: bool = False, grow: int = 0
 ) -> list[_Region]:
     """The regions re-parsed for ``hunks``: in the innermost bodies, or (``top``) among
-    the module's statements only (``above``: each with the statement above it too)."""
+    the module's statements only, each with the ``grow`` statements above it too."""
     regions = sorted(
-        (_locate(old, *_touched(h), top, above) for h in hunks), key=lambda r: r.first
+        (_locate(old, *_touched(h), top, grow) for h in hunks), key=lambda r: r.first
     )
     merged: list[_Region] = []
     for region in regions:
         while merged and region.first <= merged[-1].last:
             prev = merged.pop()
             low = min(prev.touched[0], region.touched[0])
-            region = _locate(old, low, max(prev.touched[1], region.touched[1]), top, above)
+            region = _locate(old, low, max(prev.touched[1], region.touched[1]), top, grow)
         merged.append(region)
     for hunk in hunks:
         low = _touched(hunk)[0]
@@ -186,14 +190,14 @@ def _regions(
 
 
 def _locate(
-    old: FileEntities, low: int, high: int, top: bool = False, above: bool = False
+    old: FileEntities, low: int, high: int, top: bool = False, grow: int = 0
 ) -> _Region:
     """The region of the innermost body with untouched statements around ``low..high``
-    (``top``: of the module's body; ``above``: there, with one more statement above)."""
+    (``top``: of the module's body, with the ``grow`` statements above it too)."""
+    assert top or not grow
     node, start, path = old.root, 1, list[int]()
     i, j = _bounds(node, start, low, high)
-    if above:
-        top, i = True, i - 1
+    i -= grow
     best = _Region(
         [],
         1,
@@ -253,7 +257,7 @@ def _bounds(node: Node, start: int, low: int, high: int) -> tuple[int, int]:
 def _apply(
     root: Node, counts: dict[EntityKey, int], region: _Region, new_lines: list[bytes]
 ) -> Node | None:
-    new_last = region.new_first + region.last - region.first + region.delta
+    new_last = region.new_last
     text = b"".join(line + b"\n" for line in new_lines[region.new_first - 1 : new_last])
     # The node's first line, as positioned in the new version (see _splice on "base").
     base = region.start + region.new_first - region.first
