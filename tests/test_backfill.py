@@ -19,7 +19,9 @@ from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
 from warpline.registry import call_tool
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import Ingestor
+from warpline.store.ingest import WRITE_BATCH, FlushPolicy, Ingestor
+from warpline.store.report import IngestReport
+from warpline.store.stopping import StopRequest
 
 
 def _history(tmp_path: Path, commits: int = 30) -> FixtureRepo:
@@ -81,6 +83,58 @@ def test_an_interrupted_backfill_resumes_without_duplicates(tmp_path: Path) -> N
     assert _state(repo.path) == _state(clean)
 
 
+
+class _StopAfter(StopRequest):
+    """A stop request that is set once the writer has asked ``reads`` times: it asks once
+    per outcome the workers hand over, so the stop lands after exactly that many (a real
+    signal cannot be timed to one outcome)."""
+
+    def __init__(self, reads: int) -> None:
+        super().__init__()
+        self.reads = reads
+
+    @property
+    def requested(self) -> bool:
+        self.reads -= 1
+        if self.reads < 0:
+            self.signum = signal.SIGTERM
+        return self.signum is not None
+
+
+def test_a_stopped_worker_backfill_keeps_the_commits_it_had_walked(tmp_path: Path) -> None:
+    """The workers' outcomes wait in an open batch (FlushPolicy); a stop writes them
+    before it returns instead of dropping them."""
+    repo = _history(tmp_path, commits=40)
+    handle = open_repo(repo.path)
+    with Store.open(repo.path) as store:
+        ingestor = Ingestor(store, handle)
+        todo = ingestor.pending(head_commit(handle))
+        order = [str(c.id) for c in todo]
+        report = ingestor._run_in_workers(todo, 2, IngestReport(), None, 0, _StopAfter(12))
+    assert report.stopped_by == "SIGTERM"
+    assert (report.commits_ingested, report.commits_behind) == (12, 28)
+    conn = sqlite3.connect(store_path(repo.path))
+    try:
+        assert {row[0] for row in conn.execute("SELECT sha FROM commits")} == set(order[:12])
+    finally:
+        conn.close()
+
+
+def test_the_flush_policy_ends_a_transaction_by_count_or_by_time() -> None:
+    now = [100.0]
+    policy = FlushPolicy(size=3, interval_s=0.25, clock=lambda: now[0])
+    assert not policy.due(1) and not policy.due(2)
+    assert policy.due(3)  # full
+    policy.flushed()
+    now[0] += 0.2
+    assert not policy.due(1)
+    now[0] += 0.05  # a quarter of a second since the last transaction ended
+    assert policy.due(1)
+    policy.flushed()
+    assert not policy.due(2)
+    assert FlushPolicy(size=0).due(1)  # at least one commit a transaction
+
+
 # The child runs the real backfill; a SQLite trace callback on the store's connection
 # SIGKILLs the process inside the transaction of commit KILL_AT, after that commit's row
 # is written and while its change events are being inserted.
@@ -135,20 +189,30 @@ def test_a_backfill_killed_mid_transaction_resumes_to_a_clean_runs_state(
             os.killpg(child.pid, signal.SIGKILL)
     assert child.returncode == -signal.SIGKILL, (out + err).decode(errors="replace")
 
-    # The kill landed inside commit KILL_AT's transaction: it left no trace of that
-    # commit, and the KILL_AT - 1 commits before it are whole.
+    # The kill landed inside the transaction holding commit KILL_AT: it left no trace of
+    # that commit or of the others in that transaction (in-process: one commit each; with
+    # workers: up to WRITE_BATCH, see FlushPolicy), and the commits before them are whole:
+    # the store holds exactly the first `kept` commits of the history, each with events.
     conn = sqlite3.connect(store_path(repo.path))
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        assert conn.execute("SELECT count(*) FROM commits").fetchone()[0] == KILL_AT - 1
+        stored = {row[0] for row in conn.execute("SELECT sha FROM commits")}
         assert conn.execute("SELECT count(*) FROM commits c WHERE NOT EXISTS (SELECT 1 FROM "
                             "change_events ce WHERE ce.commit_id = c.id)").fetchone()[0] == 0
     finally:
         conn.close()
+    kept = len(stored)
+    if workers == "0":
+        assert kept == KILL_AT - 1
+    else:
+        assert KILL_AT - WRITE_BATCH <= kept <= KILL_AT - 1
+    order = subprocess.run(["git", "rev-list", "--reverse", "--topo-order", "HEAD"],
+                           cwd=repo.path, capture_output=True, text=True, check=True)
+    assert stored == set(order.stdout.split()[:kept])
 
     resumed = _cli("backfill", "--repo", str(repo.path), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
-    assert json.loads(resumed.stdout)["commits_ingested"] == 120 - (KILL_AT - 1)
+    assert json.loads(resumed.stdout)["commits_ingested"] == 120 - kept
     clean = _clean_copy(repo.path, tmp_path / "clean")
     assert _cli("backfill", "--repo", str(clean), env=env).returncode == 0
     assert _state(repo.path) == _state(clean)

@@ -1,15 +1,15 @@
 """Computing commit changes in worker processes while the main process writes.
 
 A backfill is two kinds of work: diffing and parsing (CPU in the walker) and writing
-(SQLite, one transaction per commit). The history is cut into contiguous slices of a few
-hundred commits or more, because the walker re-parses an edited file incrementally from
-the parse of its previous version: a worker that jumped between small distant chunks would
-parse long modules from scratch at every jump (measured: twice the CPU). Each worker
-is handed the next slice when it is done with one, so work stays balanced when one
-slice holds huge commits or the machine is busy. Workers stream small batches back, each
-over its own pipe (whose other end only the writer holds: a worker that dies reads as
-end-of-file, even in the middle of a message); the writer reads slice after slice, in
-history order, and stays the only process that touches the store.
+(SQLite, each commit whole in a savepoint, a few dozen to a transaction). The history is
+cut into contiguous slices of a few hundred commits or more, because the walker re-parses
+an edited file incrementally from the parse of its previous version: a worker that jumped
+between small distant chunks would parse long modules from scratch at every jump (measured:
+twice the CPU). Each worker is handed the next slice when it is done with one, so work
+stays balanced when one slice holds huge commits or the machine is busy. Workers stream
+small batches back, each over its own pipe (whose other end only the writer holds: a worker
+that dies reads as end-of-file, even in the middle of a message); the writer reads slice
+after slice, in history order, and stays the only process that touches the store.
 
 Memory: a worker's heap grows over a slice (parses, libgit2's objects, a vendoring commit's
 sides held for lineage pairing) and, kept, would grow over every slice it takes. Between

@@ -1,11 +1,12 @@
 """Stopping a long ingest cleanly on SIGTERM / SIGINT, with the progress kept.
 
 A CI runner's timeout sends SIGTERM; a person presses Ctrl-C. Either way the backfill
-should stop between two commits: every commit already written is its own committed
-transaction, the one in flight is rolled back, the workers are terminated (and would die
-with the parent anyway, ``pipeline.die_with_parent``), and the next run resumes where this
-one stopped. ``stop_on_signals`` turns the first signal into a request the ingest loop
-checks between commits; a second one interrupts at once (``KeyboardInterrupt``).
+should stop between two commits: every commit already written is committed (a worker
+backfill first writes the commits its open batch holds), the one in flight is rolled back,
+the workers are terminated (and would die with the parent anyway,
+``pipeline.die_with_parent``), and the next run resumes where this one stopped.
+``stop_on_signals`` turns the first signal into a request the ingest loop checks between
+commits; a second one interrupts at once (``KeyboardInterrupt``).
 """
 
 from __future__ import annotations
