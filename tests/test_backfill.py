@@ -141,7 +141,16 @@ def test_the_flush_policy_ends_a_transaction_by_count_or_by_time() -> None:
 KILL_AT = 40
 CHILD = r"""
 import os, signal, sys
-from warpline.store import db
+from warpline.store import db, pipeline
+
+# 120 commits are below the worker threshold: lowered so that WARPLINE_INGEST_WORKERS=2
+# really runs the worker pipeline (and its batched writer); announced for the test.
+pipeline.MIN_COMMITS = 100
+forking = pipeline.changes_in_workers
+def announced(*args):
+    print("worker pipeline", flush=True)
+    return forking(*args)
+pipeline.changes_in_workers = announced
 
 original = db.Store.open.__func__
 seen = {"commits": 0}
@@ -188,6 +197,7 @@ def test_a_backfill_killed_mid_transaction_resumes_to_a_clean_runs_state(
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
     assert child.returncode == -signal.SIGKILL, (out + err).decode(errors="replace")
+    assert (b"worker pipeline" in out) == (workers != "0")
 
     # The kill landed inside the transaction holding commit KILL_AT: it left no trace of
     # that commit or of the others in that transaction (in-process: one commit each; with
