@@ -229,9 +229,12 @@ class Ingestor:
                     learned.update(fresh)
                     results.append((sha, changes, written, None))
         except Exception as exc:
-            if environmental(exc):
+            if environmental(exc) and len(batch) == 1:
                 raise
-            # The batch as a whole failed (at COMMIT, say): write commit by commit instead.
+            # The batch as a whole failed (at COMMIT, say, or on a full disk): written
+            # again commit by commit, one transaction each, so every commit up to the one
+            # that fails again is kept, and an environmental error (``_store`` raises
+            # it) still stops the run with nothing recorded as the commit's fault.
             self._tip_cache = None
             for sha, changes, error in batch:
                 if changes is None:
