@@ -40,11 +40,13 @@ _MAX_TIPS = 16
 # How a long (worker) backfill groups commits into transactions: a transaction ends after
 # WRITE_BATCH commits or once WRITE_INTERVAL_S has passed since the last one ended,
 # whichever comes first. Each commit sits in its own savepoint inside it, so a commit is
-# stored whole or not at all and readers never see half of one; other processes see the
-# backfill's progress within about WRITE_INTERVAL_S; a kill loses at most the open
-# transaction, which the next run redoes (a stop writes it first). Against one
-# transaction per commit it cut the writer's CPU by a quarter or more (pip 13.8 / 15.2 ->
-# 8.4 / 11.2 s, requests 2.7 / 3.1 -> 2.0 / 2.2 s; bench/README, "Eleventh session").
+# stored whole or not at all and readers never see half of one. The policy is asked as
+# each commit arrives from the workers (they send 50 at a time), so other processes see
+# the progress in steps of at most WRITE_BATCH commits, the last step once the next
+# commits arrive; a kill loses at most the open transaction, which the next run redoes
+# (a stop writes it first). Against one transaction per commit it cut the writer's CPU
+# by a quarter or more (pip 13.8 / 15.2 -> 8.4 / 11.2 s, requests 2.7 / 3.1 -> 2.0 /
+# 2.2 s; bench/README, "Eleventh session").
 WRITE_BATCH = 64
 WRITE_INTERVAL_S = 0.25
 
