@@ -83,7 +83,6 @@ def test_an_interrupted_backfill_resumes_without_duplicates(tmp_path: Path) -> N
     assert _state(repo.path) == _state(clean)
 
 
-
 class _StopAfter(StopRequest):
     """A stop request that is set once the writer has asked ``reads`` times: it asks once
     per outcome the workers hand over, so the stop lands after exactly that many (a real

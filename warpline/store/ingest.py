@@ -176,6 +176,16 @@ class Ingestor:
         done = 0
         batch: list[pipeline.Outcome] = []
         policy = FlushPolicy()
+
+        def flush(outcomes: list[pipeline.Outcome]) -> None:
+            nonlocal done
+            self._write_batch(outcomes, report)
+            policy.flushed()
+            if progress is not None:
+                for number in range(done + 1, done + len(outcomes) + 1):
+                    progress(number, total or count)
+            done += len(outcomes)
+
         try:
             for index, outcome in enumerate(stream):
                 if stop is not None and stop.requested:
@@ -185,22 +195,16 @@ class Ingestor:
                     # before the stop and are kept (a failure is retried next run).
                     kept = _until_failure(batch)
                     if kept:
-                        self._write_batch(kept, report)
-                        done += len(kept)
+                        flush(kept)
                     report.commits_behind, report.stopped_by = len(shas) - done, stop.name
                     return report
                 batch.append(outcome)
                 if index + 1 < len(shas) and not policy.due(len(batch)):
                     continue
-                self._write_batch(batch, report)
-                policy.flushed()
+                flush(batch)
                 batch = []
-                if progress is not None:
-                    for number in range(done + 1, index + 2):
-                        progress(number, total or count)
-                done = index + 1
             if batch:  # the stream ended early (it does not, but never drop outcomes)
-                self._write_batch(batch, report)
+                flush(batch)
         finally:
             stream.close()  # terminates and joins the workers now, not at collection
         return report
