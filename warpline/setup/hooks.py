@@ -26,11 +26,11 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from warpline.errors import InvalidRepo
+from warpline.git import command as gitcmd
 from warpline.setup._files import Action, Result, write_atomic
 
 HOOK_NAMES: tuple[str, ...] = ("post-commit", "post-merge", "post-rewrite")
@@ -76,9 +76,8 @@ def git_paths(root: Path) -> GitPaths:
     if git is None:
         raise InvalidRepo("git is not on PATH; the hooks are run by git, so install git "
                           "first (e.g. apt-get install git).", field="repo", value=str(root))
-    done = subprocess.run(
-        [git, "-C", str(root), "rev-parse", "--path-format=absolute", "--git-path", "hooks",
-         "--git-common-dir"], capture_output=True, text=True, check=False, timeout=30)
+    done = gitcmd.run(root, ["rev-parse", "--path-format=absolute", "--git-path", "hooks",
+                             "--git-common-dir"], timeout=30, keep_hooks_path=True)
     lines = done.stdout.splitlines()
     if done.returncode != 0 or len(lines) != 2:
         raise InvalidRepo(f"git could not locate the hooks of {str(root)!r}: "

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from warpline._version import __version__
 from warpline.errors import StoreUnsafe
+from warpline.git import command as gitcmd
 from warpline.setup._files import Action, ensure_file, write_atomic
 from warpline.store import guard
 
@@ -59,8 +59,7 @@ def _ignored_by(root: Path) -> str | None:
     git = shutil.which("git")
     if git is None:
         return None
-    done = subprocess.run([git, "-C", str(root), "check-ignore", "-v", "--no-index", ".weft/"],
-                          capture_output=True, text=True, check=False, timeout=30)
+    done = gitcmd.run(root, ["check-ignore", "-v", "--no-index", ".weft/"], timeout=30)
     if done.returncode != 0 or not done.stdout.strip():
         return None
     rule = done.stdout.split("\t", 1)[0]

@@ -21,8 +21,8 @@ from typing import Any
 
 import pygit2
 
-from warpline import settings
 from warpline.errors import InvalidArgument, PeerUnavailable
+from warpline.git import command as gitcmd
 from warpline.git.lookups import upstream_branch
 from warpline.git.notes import NOTES_REF
 
@@ -49,12 +49,9 @@ class SyncReport:
 
 
 def _env(root: Path) -> dict[str, str]:
-    env = settings.child_environment()
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env.setdefault("GIT_ASKPASS", "true")
+    env = gitcmd.safe_env()
     # A notes merge writes a commit; CI machines often have no identity configured.
-    probe = subprocess.run(["git", "-C", str(root), "config", "user.email"],
-                           capture_output=True, text=True, timeout=GIT_TIMEOUT_S, env=env)
+    probe = gitcmd.run(root, ["config", "user.email"], timeout=GIT_TIMEOUT_S, env=env)
     if not probe.stdout.strip():
         for role in ("AUTHOR", "COMMITTER"):
             env.setdefault(f"GIT_{role}_NAME", "warpline")
@@ -64,8 +61,7 @@ def _env(root: Path) -> dict[str, str]:
 
 def _git(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True,
-                              text=True, timeout=GIT_TIMEOUT_S, env=env, check=False)
+        return gitcmd.run(root, args, timeout=GIT_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
         raise PeerUnavailable(
             f"`git {args[0]}` took longer than {GIT_TIMEOUT_S:.0f} s; check the remote, "
