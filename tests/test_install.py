@@ -145,13 +145,17 @@ def test_mcp_json_keeps_every_other_server(repo: GitRepo) -> None:
     assert shutil.which(entry["command"], path=repo.env()["PATH"])
 
 
-def test_mcp_json_without_the_script_on_path_uses_python_dash_m(repo: GitRepo) -> None:
+def test_mcp_json_without_the_script_on_path_names_this_installation_absolutely(
+        repo: GitRepo) -> None:
+    """Never ``python -m warpline.mcp``: a client starting it from the repository root
+    would import a committed ``warpline/`` first (issue 29)."""
     env = repo.env(PATH=os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
                                         if not shutil.which("warpline-mcp", path=p)))
     code, _ = cli_json("install", "--repo", str(repo.path), "--mcp", "--no-backfill", env=env)
     assert code == 0
     entry = json.loads((repo.path / ".mcp.json").read_text())["mcpServers"]["warpline"]
-    assert (entry["command"], entry["args"]) == ("python", ["-m", "warpline.mcp"])
+    assert os.path.isabs(entry["command"])
+    assert entry["args"] in ([], ["-I", "-m", "warpline.mcp"])
     assert str(repo.path) not in (repo.path / ".mcp.json").read_text()
 
 

@@ -27,7 +27,14 @@ SAFE_CONFIG: tuple[tuple[str, str], ...] = (
     ("diff.external", ""),
     ("protocol.ext.allow", "never"),
     ("uploadpack.packObjectsHook", ""),
+    ("submodule.recurse", "false"),
+    ("fetch.recurseSubmodules", "false"),
 )
+# A textconv driver is named by attributes (committed ``.gitattributes`` included), so no
+# ``-c`` can reach it: the commands that would run one are told not to.
+_DIFF_FAMILY = frozenset({"diff", "log", "show", "diff-tree", "diff-index", "diff-files",
+                          "format-patch", "whatchanged"})
+_TEXTCONV_ONLY = frozenset({"blame", "grep"})
 
 
 def safe_args(*args: str, keep_hooks_path: bool = False) -> list[str]:
@@ -42,7 +49,22 @@ def safe_args(*args: str, keep_hooks_path: bool = False) -> list[str]:
         if keep_hooks_path and key == "core.hooksPath":
             continue
         command += ["-c", f"{key}={value}"]
-    return [*command, *args]
+    return [*command, *_with_no_filters(args)]
+
+
+def _with_no_filters(args: Sequence[str]) -> list[str]:
+    """``args`` with ``--no-ext-diff``/``--no-textconv`` after the subcommand that reads
+    them (``-C DIR`` may come first)."""
+    out = list(args)
+    at = 2 if len(out) >= 2 and out[0] == "-C" else 0
+    if at >= len(out):
+        return out
+    sub = out[at]
+    if sub in _DIFF_FAMILY:
+        out[at + 1:at + 1] = ["--no-ext-diff", "--no-textconv"]
+    elif sub in _TEXTCONV_ONLY:
+        out[at + 1:at + 1] = ["--no-textconv"]
+    return out
 
 
 def safe_env(base: Mapping[str, str] | None = None) -> dict[str, str]:

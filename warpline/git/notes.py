@@ -17,6 +17,7 @@ this commit is skipped (and counted), and each note and the whole ref are read w
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -25,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pygit2
+
+from warpline.errors import StoreUnsafe
 
 NOTES_REF = "refs/notes/warpline"
 SOURCE = "warpline"
@@ -174,7 +177,18 @@ def _locked(repo: pygit2.Repository) -> Iterator[None]:
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    with open(os.path.join(repo.path, LOCK_NAME), "a", encoding="utf-8") as handle:
+    # Never through a link: the lock file is created in the git directory itself.
+    path = os.path.join(repo.path, LOCK_NAME)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND
+                     | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise StoreUnsafe(f"{path!r} is a symbolic link; warpline never writes through one. "
+                          f"Remove it (`rm {path}`) and rerun.", field="path",
+                          value=path) from None
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield

@@ -110,7 +110,7 @@ class McpProcess:
 def server_command() -> list[str]:
     """The installed ``warpline-mcp`` when on PATH, else this interpreter's module form."""
     installed = shutil.which("warpline-mcp")
-    return [installed] if installed else [sys.executable, "-m", "warpline.mcp"]
+    return [installed] if installed else [sys.executable, "-I", "-m", "warpline.mcp"]
 
 
 def initialize(server: McpProcess, version: str = "2025-06-18") -> Message:

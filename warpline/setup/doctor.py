@@ -15,9 +15,7 @@ foreign and never executed: a cloned repository's files are data, not commands.
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -26,8 +24,9 @@ from typing import Any, Literal
 
 import pygit2
 
+from warpline.errors import StoreUnsafe
 from warpline.service.shared.context import open_repo_only
-from warpline.setup import hooks, ingest_log, mcp_config, peers
+from warpline.setup import hooks, ingest_log, mcp_config, peers, trust
 from warpline.setup._check import Check
 from warpline.setup._files import Action
 from warpline.setup._probe import probe as probe_store
@@ -99,17 +98,10 @@ def _trusted(config: dict[str, Any] | None, component: str, script: str) -> list
     return own
 
 
-def _resolved(command: list[str]) -> tuple[str, ...]:
-    """A command with its executable resolved as the OS would find it (``PATH``, links):
-    a portable ``.mcp.json`` naming ``warpline-mcp`` is the same server as its absolute
-    path. Resolving runs nothing."""
-    found = shutil.which(command[0]) if command else None
-    head = os.path.realpath(found) if found else command[0] if command else ""
-    return (head, *command[1:])
-
-
-def _is_trusted(command: list[str], trusted: list[list[str]]) -> bool:
-    return command in trusted or _resolved(command) in {_resolved(t) for t in trusted}
+def _is_trusted(command: list[str], trusted: list[list[str]], root: Path) -> list[str] | None:
+    """The absolute command to run when ``command`` is ours where it runs (the repository
+    is its working directory), else None: see ``warpline.setup.trust``."""
+    return trust.trusted_command(command, trusted, root)
 
 
 def _foreign(name: Literal["hooks", "mcp"], command: list[str], where: str, root: Path) -> Check:
@@ -138,16 +130,21 @@ def _install_fix(root: Path) -> str:
 
 def _hooks(root: Path, trusted: list[list[str]]) -> Check:
     paths = hooks.git_paths(root)
+    try:
+        hooks.check_writable(root, paths)
+    except StoreUnsafe as exc:
+        return Check("hooks", "fail", True, exc.hint)
     states = [hooks.inspect_hook(paths.hooks_dir, name) for name in hooks.HOOK_NAMES]
     broken = [s for s in states if not s.healthy]
     if broken:
         return Check("hooks", "fail", True, "; ".join(_hook_problem(s) for s in broken),
                      _install_fix(root), "hooks")
     commands = {tuple(s.command) for s in states}
-    foreign = [list(c) for c in commands if not _is_trusted(list(c), trusted)]
+    runnable = {c: _is_trusted(list(c), trusted, root) for c in commands}
+    foreign = [list(c) for c, run in runnable.items() if run is None]
     if foreign:
         return _foreign("hooks", foreign[0], f"the hooks in {paths.hooks_dir}", root)
-    versions = [_version(list(c)) for c in commands]
+    versions = [_version(run, root) for run in runnable.values() if run is not None]
     bad = [v for v in versions if not v.startswith("warpline")]
     if bad:
         return Check("hooks", "fail", True, f"the hooks' executable does not run: {bad[0]}",
@@ -169,10 +166,10 @@ def _hook_problem(state: hooks.HookState) -> str:
     return f"{state.name} calls {state.command[0] if state.command else '?'}, which is missing"
 
 
-def _version(command: list[str]) -> str:
+def _version(command: list[str], root: Path) -> str:
     try:
         done = subprocess.run([*command, "--version"], capture_output=True, text=True,
-                              timeout=60, check=False)
+                              timeout=60, check=False, cwd=root, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{command[0]}: {exc}"
     text = (done.stdout or done.stderr).strip()
@@ -186,12 +183,13 @@ def _mcp(root: Path, trusted: list[list[str]]) -> Check:
     if command is None:
         return Check("mcp", "fail", True, f"no `{mcp_config.SERVER_NAME}` server in "
                      f"{root / mcp_config.MCP_FILE}", _install_fix(root), "mcp")
-    if not _is_trusted(command, trusted):
+    runnable = _is_trusted(command, trusted, root)
+    if runnable is None:
         return _foreign("mcp", command, f"{mcp_config.MCP_FILE}'s `{mcp_config.SERVER_NAME}` "
                         "server", root)
     started = time.perf_counter()
     try:
-        with McpProcess(command, cwd=root, timeout=_HANDSHAKE_TIMEOUT_S) as server:
+        with McpProcess(runnable, cwd=root, timeout=_HANDSHAKE_TIMEOUT_S) as server:
             reply = initialize(server).get("result", {})
             tools = server.request("tools/list").get("result", {}).get("tools", [])
     except (OSError, TimeoutError, EOFError, ValueError) as exc:
@@ -265,7 +263,10 @@ def _repair(root: Path, checks: list[Check]) -> list[Action]:
     actions: list[Action] = []
     components = [name for name in ("hooks", "mcp") if name in needed]
     if components:
-        actions.extend(install(str(root), components=components, backfill=False).actions)
+        try:
+            actions.extend(install(str(root), components=components, backfill=False).actions)
+        except StoreUnsafe as exc:
+            actions.append(Action(",".join(components), str(root), "failed", exc.hint))
     if "store" in needed:
         actions.append(_move_aside(store_path(root)))
         needed.add("backfill")

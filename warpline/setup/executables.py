@@ -4,11 +4,12 @@ Always an absolute path, and preferably the console script installed beside the 
 interpreter: that is the warpline doing the install, with its own Python and packages. A
 ``shutil.which`` hit may be a version-manager shim (pyenv, asdf) that costs a shell start
 on every call and may point elsewhere tomorrow, so it is only the second choice; the last
-resort is this interpreter with ``-m``.
+resort is this interpreter with ``-I -m`` (isolated: never imports from the working
+directory, which is the repository when git or an MCP client starts it).
 
-``.mcp.json`` is different: a team commits it, so it must hold no machine path.
-``portable_command`` writes the bare script name when it is on PATH, else
-``python -m <module>`` (the agent's environment must then have warpline importable).
+``.mcp.json`` is committed, so it holds no machine path when it can: ``portable_command``
+writes the bare script name when it is on PATH, else the absolute command above — never
+``python -m``, which a client starting it in the repository would run from there.
 """
 
 from __future__ import annotations
@@ -27,16 +28,21 @@ def command_for(script: str) -> list[str]:
     if _is_executable(beside):
         return [str(beside)]
     found = shutil.which(script)
-    if found:
-        return [str(Path(found).absolute())]
-    return [str(Path(sys.executable).absolute()), "-m", _MODULES[script]]
+    if found and os.path.isabs(found):
+        return [found]
+    # Isolated mode: ``-m`` would otherwise import from the working directory first,
+    # which is the repository when a hook or an MCP client starts it.
+    return [str(Path(sys.executable).absolute()), "-I", "-m", _MODULES[script]]
 
 
 def portable_command(script: str) -> list[str]:
-    """``[command, *args]`` with no machine path, for a file a team commits."""
-    if shutil.which(script):
+    """``[command, *args]`` for a file a team commits: the bare script name when ``PATH``
+    finds it (no machine path), else the absolute command, which never depends on the
+    working directory the client starts it in."""
+    found = shutil.which(script)
+    if found and os.path.isabs(found):
         return [script]
-    return ["python", "-m", _MODULES[script]]
+    return command_for(script)
 
 
 def _is_executable(path: Path) -> bool:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from warpline.errors import InvalidRepo
 from warpline.git import command as gitcmd
+from warpline.setup import trust
 from warpline.setup._files import Action, Result, write_atomic
 
 HOOK_NAMES: tuple[str, ...] = ("post-commit", "post-merge", "post-rewrite")
@@ -84,6 +85,24 @@ def git_paths(root: Path) -> GitPaths:
                           f"{done.stderr.strip() or 'no answer'}. Is it a git work tree?",
                           field="repo", value=str(root))
     return GitPaths(hooks_dir=Path(lines[0]), common_dir=Path(lines[1]))
+
+
+def written_hooks_dir(root: Path, paths: GitPaths) -> Path:
+    """The hooks directory as configured, before links are followed (git answers with the
+    resolved one): ``core.hooksPath`` taken from the work tree's top when relative, else
+    the common directory's ``hooks``."""
+    done = gitcmd.run(root, ["config", "--type=path", "--get", "core.hooksPath"], timeout=30,
+                      keep_hooks_path=True)
+    configured = done.stdout.strip() if done.returncode == 0 else ""
+    if not configured:
+        return paths.common_dir / "hooks"
+    return Path(configured) if os.path.isabs(configured) else root / configured
+
+
+def check_writable(root: Path, paths: GitPaths) -> None:
+    """Refuse (``StoreUnsafe``) a hooks directory that a link leads out of the repository."""
+    trust.refuse_escape(written_hooks_dir(root, paths), [root, paths.common_dir],
+                        "the hooks directory")
 
 
 def render_hook(hook: str, command: list[str]) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline.service.shared.context import open_repo_only
-from warpline.setup import hooks, ingest_log, mcp_config
+from warpline.setup import hooks, ingest_log, mcp_config, trust
 from warpline.setup._files import PROBLEMS, Action, Result
 from warpline.setup.executables import command_for, portable_command
 from warpline.setup.hook_runner import catch_up
@@ -60,6 +60,14 @@ def install(repo: str, cwd: Path | None = None, *, components: Sequence[str] = (
     warpline_cmd = command_for("warpline")
     mcp_cmd = portable_command("warpline-mcp")  # .mcp.json is committed: no machine path
     paths = hooks.git_paths(root) if selected & {"hooks", "ignore"} else None
+    # Every place install writes is checked before the first write: nothing half-done.
+    if "hooks" in selected and paths is not None:
+        hooks.check_writable(root, paths)
+    if "ignore" in selected and paths is not None:
+        trust.refuse_escape(paths.common_dir / "info" / "exclude", [paths.common_dir],
+                            "git's exclude file")
+    if "mcp" in selected:
+        trust.refuse_escape(root / mcp_config.MCP_FILE, [root], mcp_config.MCP_FILE)
     if "ignore" in selected and paths is not None:
         report.actions.append(ensure_ignored(root, paths.common_dir))
     if "config" in selected:
