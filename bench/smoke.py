@@ -37,6 +37,7 @@ TINY: dict[str, list[str]] = {
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],
+    "bench_mapsync.py": ["--tiny"],
 }
 
 

@@ -190,3 +190,21 @@ def hits_by_test(conn: sqlite3.Connection, map_id: int) -> dict[str, set[str]]:
     for node_id, _ in map_tests(conn, map_id):
         out.setdefault(node_id, set())
     return out
+
+
+def read_map(conn: sqlite3.Connection, row: MapRow) -> RecordedMap:
+    """The whole stored map ``row`` as a ``RecordedMap`` (to send it elsewhere)."""
+    recorded = RecordedMap(row.commit_sha, row.source, row.tracer_version, row.rootdir,
+                           dirty_paths=list(row.dirty_paths), collected=row.collected,
+                           unmapped_files=list(row.unmapped_files), partial=list(row.partial))
+    for node_id, path, outcome in conn.execute(
+            "SELECT node_id, path, outcome FROM test_map_tests WHERE map_id = ?", (row.id,)):
+        recorded.tests[str(node_id)] = (str(path), str(outcome))
+    for locator, path, at_import in conn.execute(
+            "SELECT locator, path, at_import FROM test_map_entities WHERE map_id = ?",
+            (row.id,)):
+        recorded.entity_paths[str(locator)] = str(path)
+        if at_import:
+            recorded.at_import.add(str(locator))
+    recorded.hits = {node: locs for node, locs in hits_by_test(conn, row.id).items() if locs}
+    return recorded

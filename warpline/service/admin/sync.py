@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from warpline.errors import InvalidArgument, PeerUnavailable
 from warpline.git import command as gitcmd
 from warpline.git.lookups import upstream_branch
 from warpline.git.notes import NOTES_REF
+from warpline.service.admin import mapsync
 
 INCOMING_REF = "refs/notes/warpline-incoming"
 GIT_TIMEOUT_S = 120.0
@@ -43,9 +45,12 @@ class SyncReport:
     rounds: int = 0
     notes_ref: str = NOTES_REF
     messages: list[str] = field(default_factory=list)
+    maps: mapsync.MapSync = field(default_factory=mapsync.MapSync)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["maps"].pop("lease", None)
+        return out
 
 
 def _env(root: Path) -> dict[str, str]:
@@ -112,6 +117,16 @@ def _remote_has_notes(root: Path, env: dict[str, str], remote: str) -> bool:
     return any(line.endswith(NOTES_REF) for line in done.stdout.splitlines())
 
 
+def _exchange_maps(root: Path, repo: pygit2.Repository, remote: str, git: mapsync.Git,
+                   report: mapsync.MapSync, *, push: bool) -> None:
+    """Test maps ride along (``warpline.service.admin.mapsync``); a remote that refuses
+    them leaves the notes exchange alone and is named in ``maps.skipped``."""
+    for _ in range(ROUNDS):
+        mapsync.fetch(root, repo, remote, git, report)
+        if not push or mapsync.publish(root, repo, remote, git, report):
+            return
+
+
 def fetch_notes(root: Path, remote: str, report: SyncReport, env: dict[str, str]) -> None:
     """Fetch the remote's notes and merge them (union) into the local notes ref."""
     report.remote_had_notes = _remote_has_notes(root, env, remote)
@@ -141,6 +156,8 @@ def sync(root: Path, repo: pygit2.Repository, remote: str | None, *,
     report = SyncReport(remote=name)
     env = _env(root)
     report.local_had_notes = _has_ref(root, env, NOTES_REF)
+    git = partial(_git, root, env)
+    _exchange_maps(root, repo, name, git, report.maps, push=push)
     for _ in range(ROUNDS):
         report.rounds += 1
         fetch_notes(root, name, report, env)
