@@ -158,6 +158,7 @@ def _assert_one_selection(root: Path, out: dict[str, Any]) -> set[str]:
     command = "pytest " + " ".join(tests)
     assert out["envelope"]["next_actions"]["commands"][0]["command"] == command
     assert f"next: {command}  (" in out["table"]
+    assert f"tests: {len(tests)} selected (basis {selection['basis']}" in out["table"]
     assert out["markdown"] == command
     assert out["pytest"].stdout == command + "\n"
     assert out["ci"] == [command] and out["ci_file"] == [command]
