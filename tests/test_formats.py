@@ -205,6 +205,16 @@ def test_mermaid_says_in_words_when_there_is_no_graph() -> None:
     assert "does **not** mean nothing depends" in text
 
 
+def test_graph_formats_carry_the_warnings() -> None:
+    envelope = impact_envelope()
+    envelope["warnings"] = ["No test map: record one with `pytest --warpline-record`."]
+    mermaid = render_format("blast_radius", envelope, "mermaid")
+    assert "    %% No test map: record one with `pytest --warpline-record`." in mermaid
+    mermaid_structure(mermaid)  # still a valid drawing
+    dot = render_format("blast_radius", envelope, "dot")
+    assert "// warning: No test map: record one with `pytest --warpline-record`." in dot
+
+
 # -- markdown -----------------------------------------------------------------------------
 
 def test_markdown_worklist_is_a_pull_request_comment() -> None:

@@ -73,7 +73,7 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
         return EXIT_OK
     lines = [f"{found.provider}: {found.base_ref}..{found.head_ref} = "
              f"{found.base_sha[:10]}..{found.head_sha[:10]}",
-             f"worklist: {len(envelope['data'].get('items', []))} items; verification "
+             f"worklist: {envelope['data'].get('total', 0)} items; verification "
              f"{counts.get('fresh', 0)} fresh, {counts.get('stale', 0)} stale, "
              f"{counts.get('unverified', 0)} unverified",
              f"markdown: {target}" + (" (and $GITHUB_STEP_SUMMARY)" if summary_file else "")]
