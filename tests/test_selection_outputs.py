@@ -197,6 +197,12 @@ def test_with_a_map_every_output_runs_the_map_selection(tmp_path: Path) -> None:
                         "tests/test_extended.py::test_extended_flashing",
                         "tests/test_queue.py::test_queue_starts_empty"}
     assert run_pytest(repo.path, "--warpline-select=HEAD~1..HEAD", env=ENV).returncode == 1
+    # a dependent the graph reaches no test through, which the map saw run: counted, not
+    # sent to be read by hand
+    notify = next(i for i in out["envelope"]["data"]["items"]
+                  if i["entity"]["locator"] == "python:function:app.views.view_notify")
+    assert notify["map_tests"] == 1
+    assert "the test map: 1 tests" in out["table"]
 
 
 def test_format_pytest_prints_the_warnings_on_stderr(tmp_path: Path) -> None:

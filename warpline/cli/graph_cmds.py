@@ -172,6 +172,8 @@ def _first_suggestion(item: dict[str, Any]) -> str:
         return "-"
     if first["kind"] == "test":
         return str(first["command"])
+    if item.get("map_tests"):  # the map saw tests run it: not a blind spot
+        return f"the test map: {item['map_tests']} tests"
     return "read: " + (", ".join(first["callers"][:3]) or "the change")
 
 
