@@ -85,3 +85,11 @@ def test_an_mcp_json_no_install_recorded_is_the_users(tmp_path: Path) -> None:
     entry = {"type": "stdio", "command": "warpline-mcp", "args": []}
     (repo.path / ".mcp.json").write_text(json.dumps({"mcpServers": {"warpline": entry}}))
     assert ".mcp.json" in _paths(_json(repo.path, "changed"))
+
+
+def test_the_reader_and_the_writer_agree_on_the_file() -> None:
+    from warpline.service.shared import own_files
+    from warpline.setup import mcp_config
+
+    assert (own_files.MCP_FILE, own_files.SERVER_NAME) == (mcp_config.MCP_FILE,
+                                                          mcp_config.SERVER_NAME)

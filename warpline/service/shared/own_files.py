@@ -5,6 +5,9 @@ ours when its only difference from HEAD's version is the ``warpline`` server ent
 ``install`` wrote: the entry whose command is the one this clone's config records
 (``.weft/warpline/config.json``, ``mcp.command``). Any other edit to the file (another
 server, a changed key) is the user's, and the file is theirs again.
+
+The two files' formats are ``warpline.setup``'s (``local_state``, ``mcp_config``); they are
+read here, not imported, because the service layer sits below setup.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from typing import Any
 
 import pygit2
 
-from warpline.setup.local_state import installed_config
-from warpline.setup.mcp_config import MCP_FILE, SERVER_NAME, read_config, registered_command
+from warpline.errors import StoreUnsafe
+from warpline.store import guard
 
+MCP_FILE = ".mcp.json"
+SERVER_NAME = "warpline"
 _MAX_BYTES = 1 << 20
 
 
@@ -27,17 +32,61 @@ def own_paths(root: Path, repo: pygit2.Repository) -> frozenset[str]:
 
 
 def _mcp_json_is_ours(root: Path, repo: pygit2.Repository) -> bool:
-    config = installed_config(root, repo.path) or {}
+    config = _installed_config(root, Path(repo.path)) or {}
     mcp = config.get("mcp")
     recorded = mcp.get("command") if isinstance(mcp, dict) else None
     if not isinstance(recorded, list) or not recorded:
         return False
-    if registered_command(root) != recorded:
-        return False
-    current = read_config(root)
-    if not current:
+    current = _read_object(root / MCP_FILE)
+    if not current or _our_command(current) != recorded:
         return False
     return _without_ours(current) == _without_ours(_head_version(repo))
+
+
+def _read_object(path: Path) -> dict[str, Any] | None:
+    """A JSON object from a regular file (never through a link), within the cap."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_BYTES:
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _installed_config(root: Path, gitdir: Path) -> dict[str, Any] | None:
+    """This work tree's ``config.json``, else (a linked worktree) the main work tree's."""
+    for candidate in (root, _main_worktree(gitdir)):
+        if candidate is None:
+            continue
+        try:
+            if guard.check_state(candidate, create=False) is None:
+                continue
+        except StoreUnsafe:
+            continue
+        found = _read_object(guard.state_dir(candidate) / "config.json")
+        if found is not None:
+            return found
+    return None
+
+
+def _main_worktree(gitdir: Path) -> Path | None:
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return None
+    return common.parent if common.name == ".git" else None
+
+
+def _our_command(config: dict[str, Any]) -> list[str] | None:
+    servers = config.get("mcpServers")
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return None
+    args = entry.get("args") or []
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return None
+    return [entry["command"], *args]
 
 
 def _head_version(repo: pygit2.Repository) -> dict[str, Any]:
