@@ -93,3 +93,17 @@ def test_the_reader_and_the_writer_agree_on_the_file() -> None:
 
     assert (own_files.MCP_FILE, own_files.SERVER_NAME) == (mcp_config.MCP_FILE,
                                                           mcp_config.SERVER_NAME)
+
+
+def test_pytest_verify_records_a_pass_beside_the_mcp_json_install_wrote(
+        installed: FixtureRepo) -> None:
+    from tests.dispatchproject import run_pytest
+    from tests.gitfixture import run_git
+
+    (installed.path / ".gitignore").write_text("__pycache__/\n")
+    run_git(installed.path, "add", ".gitignore")
+    run_git(installed.path, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit",
+            "-qm", "ignore bytecode")
+    done = run_pytest(installed.path, "--warpline-verify", "test_pass")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verify_record test_pass" in done.stdout and "not recorded" not in done.stdout
