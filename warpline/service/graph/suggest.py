@@ -17,9 +17,10 @@ within the hops left (nothing outside it can change those items' tests or their 
 
 When no test reaches an item, an ``inspection`` entry names the callers to read.
 
-The union command adds a floor: the test files that import a changed entity's module (or
-a name a package re-exports from it), since code reached at run time through frameworks,
-callbacks and dunders is invisible to the graph (``discovery.floor_files``).
+The static selection (``static_union``) adds a floor: the test files that import a changed
+entity's module (or a name a package re-exports from it), since code reached at run time
+through frameworks, callbacks and dunders is invisible to the graph
+(``discovery.floor_files``).
 """
 
 from __future__ import annotations

@@ -93,9 +93,3 @@ def group_commands(root: Path, ids: list[str], base: str = "pytest") -> list[str
         line = base + " " + " ".join(shlex.quote(i) for i in inner)
         parts.append(line if not directory else f"(cd {shlex.quote(directory)} && {line})")
     return parts
-
-
-def ids_of(command: str) -> list[str]:
-    """The ids of a plain ``pytest a b c`` command (what ``suggest.union_command`` gives)."""
-    words = shlex.split(command)
-    return [w for w in words[1:] if not w.startswith("-")] if words[:1] == ["pytest"] else []

@@ -46,7 +46,7 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
     commit = choice.row.commit_sha[:12] if choice else "?"
     tests = selection.per_seed.get(locator, [])
     shown = tests[:MAP_PER_ITEM]
-    more = f" ({len(tests)} tests in all: the union command runs every one)" \
+    more = f" ({len(tests)} tests in all: the selection runs every one)" \
         if len(tests) > MAP_PER_ITEM else ""
     return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
              "distance": None, "callers": [],
