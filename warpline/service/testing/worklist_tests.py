@@ -18,7 +18,7 @@ from warpline.service.graph.seeds import Seed
 from warpline.service.testing import testcommand
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries
-from warpline.store.testmaps import known_entities, tests_executing
+from warpline.store.testmaps import test_counts
 
 MAP_PER_ITEM = 20
 
@@ -105,9 +105,7 @@ def map_counts(ctx: Any, selection: Selection, locators: list[str]) -> dict[str,
     choice = selection.choice
     if choice is None or not locators:
         return {}
-    conn, map_id = ctx.store.conn, choice.row.id
-    executed = tests_executing(conn, map_id, locators)
-    return {loc: len(executed.get(loc, ())) for loc in known_entities(conn, map_id, locators)}
+    return test_counts(ctx.store.conn, choice.row.id, locators)
 
 
 def select_flag(rev_range: str | None) -> str:
