@@ -231,3 +231,20 @@ def test_a_map_that_knows_no_test_is_not_called_static(tmp_path: Path, record: b
     assert selection["basis"] == ("mixed" if record else "static")
     assert selection["tests"] == ["tests/test_basic.py"]  # the import floor answered
     assert (selection["map_commit"] is not None) is record
+
+
+def test_past_500_ids_the_selection_itself_names_files(tmp_path: Path) -> None:
+    """The command and the plugin both run ``tests``: widening happens in the selection,
+    not only in the command (else the plugin would run fewer tests than the command)."""
+    from warpline.service.testing.testselect import Selection
+    from warpline.service.testing.worklist_tests import commands_of
+
+    selection = Selection(basis="static")
+    selection.finish(dict.fromkeys(f"tests/test_{i % 3}.py::test_{i}" for i in range(501)))
+    assert selection.tests == ["tests/test_0.py", "tests/test_1.py", "tests/test_2.py"]
+    command = commands_of(tmp_path, selection, None)[0]
+    assert command["command"] == "pytest " + " ".join(selection.tests)
+    assert "more than 500 ids" in command["why"]
+    small = Selection(basis="static")
+    small.finish(dict.fromkeys(["tests/test_0.py::test_1"]))
+    assert small.tests == ["tests/test_0.py::test_1"] and not small.widened
