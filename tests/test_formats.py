@@ -205,6 +205,14 @@ def test_mermaid_says_in_words_when_there_is_no_graph() -> None:
     assert "does **not** mean nothing depends" in text
 
 
+def test_graph_titles_count_the_whole_answer() -> None:
+    envelope = impact_envelope()
+    envelope["data"]["total"] = 133
+    envelope["data"]["page"] = {"limit": 3, "has_more": True, "next_cursor": "abc"}
+    assert "133 affected (3 drawn)" in render_format("blast_radius", envelope, "mermaid")
+    assert "3 affected (FULL)" in render_format("blast_radius", impact_envelope(), "mermaid")
+
+
 def test_graph_formats_carry_the_warnings() -> None:
     envelope = impact_envelope()
     envelope["warnings"] = ["No test map: record one with `pytest --warpline-record`."]

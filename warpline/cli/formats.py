@@ -353,9 +353,12 @@ def _impact_graph(data: Env) -> _Graph:
 
 
 def _title(data: Env) -> str:
-    affected = sum(1 for _ in data.get("affected", []))
+    shown = len(data.get("affected", []))
+    total = data.get("total")
+    affected = f"{total} affected" if not isinstance(total, int) or total == shown else \
+        f"{total} affected ({shown} drawn)"
     changed = _plural(len(data.get("changed", [])), "changed entity", "changed entities")
-    return f"blast radius of {changed}, {affected} affected ({data.get('completeness')})"
+    return f"blast radius of {changed}, {affected} ({data.get('completeness')})"
 
 
 def _label(node: _Node) -> str:
