@@ -31,6 +31,7 @@ from warpline.models import (
     ReverifyWorklistEnvelope,
 )
 from warpline.models.common import dump
+from warpline.models.envelope import NextActions
 
 HEAD = "c0ffee" + "0" * 34
 SNAP = "5a5a5a" + "0" * 34
@@ -82,7 +83,7 @@ def _verification(state: str, commit: str | None = None) -> dict[str, Any]:
 
 
 def worklist_envelope(completeness: str = "FULL", *, has_more: bool = False,
-                      **staleness: Any) -> dict[str, Any]:
+                      map_tests: int | None = None, **staleness: Any) -> dict[str, Any]:
     items = [
         {"entity": _entity(SEED, path="demo/auth.py"), "reason": "changed", "depth": 0,
          "priority": "P1", "verification": _verification("stale", SNAP),
@@ -93,8 +94,11 @@ def worklist_envelope(completeness: str = "FULL", *, has_more: bool = False,
         {"entity": _entity(TOP), "reason": "downstream", "depth": 2, "seed": SEED,
          "why": [_edge(MID, SEED), _edge(TOP, MID)], "verification": _verification("unverified"),
          "suggested_verification": [{"kind": "inspection", "command": None,
-                                     "callers": [MID]}]},
+                                     "callers": [MID]}], "map_tests": map_tests},
     ]
+    selection = {"basis": "static", "tests_selected": 2, "tests_known": 40,
+                 "tests": ["tests/test_auth.py", "tests/test_api.py::test_handle"],
+                 "floor_files": 1}
     model = ReverifyWorklistEnvelope(
         query=Query(repo="/r", tool="warpline_reverify_worklist_get",
                     arguments={"repo": "/r", "rev_range": "HEAD~2..HEAD"}),
@@ -102,10 +106,13 @@ def worklist_envelope(completeness: str = "FULL", *, has_more: bool = False,
             "completeness": completeness, "staleness": _staleness(**staleness),
             "items": items, "verification_summary": {"fresh": 0, "stale": 1, "unverified": 1},
             "ingest": {"head_commit": HEAD, "commits_behind": 3, "complete": False},
-            "total": 7 if has_more else 2,
+            "total": 7 if has_more else 2, "changed_total": 1, "selection": selection,
             "page": {"limit": 2, "has_more": has_more,
                      "next_cursor": "abc" if has_more else None}}),
-        warnings=["The store is 3 commits behind HEAD."])
+        warnings=["The store is 3 commits behind HEAD."],
+        next_actions=NextActions.model_validate(
+            {"commands": [{"command": "pytest tests/test_auth.py tests/test_api.py::test_handle",
+                           "why": "Runs the selection."}]}))
     envelope = dump(model)
     assert_valid_envelope(envelope)
     return envelope
@@ -198,6 +205,24 @@ def test_mermaid_says_in_words_when_there_is_no_graph() -> None:
     assert "does **not** mean nothing depends" in text
 
 
+def test_graph_titles_count_the_whole_answer() -> None:
+    envelope = impact_envelope()
+    envelope["data"]["total"] = 133
+    envelope["data"]["page"] = {"limit": 3, "has_more": True, "next_cursor": "abc"}
+    assert "133 affected (3 drawn)" in render_format("blast_radius", envelope, "mermaid")
+    assert "3 affected (FULL)" in render_format("blast_radius", impact_envelope(), "mermaid")
+
+
+def test_graph_formats_carry_the_warnings() -> None:
+    envelope = impact_envelope()
+    envelope["warnings"] = ["No test map: record one with `pytest --warpline-record`."]
+    mermaid = render_format("blast_radius", envelope, "mermaid")
+    assert "    %% No test map: record one with `pytest --warpline-record`." in mermaid
+    mermaid_structure(mermaid)  # still a valid drawing
+    dot = render_format("blast_radius", envelope, "dot")
+    assert "// warning: No test map: record one with `pytest --warpline-record`." in dot
+
+
 # -- markdown -----------------------------------------------------------------------------
 
 def test_markdown_worklist_is_a_pull_request_comment() -> None:
@@ -207,12 +232,16 @@ def test_markdown_worklist_is_a_pull_request_comment() -> None:
     assert "### Changed" in text and "### Dependents" in text
     # the why-path reads from the dependent to the changed entity
     assert "`demo.api.handle` calls `demo.auth.login`" in text
-    assert "```sh\npytest tests/test_auth.py::test_login\n```" in text
+    # the one selection's command, not the items' own suggestions
+    assert "### Tests to run (2)\n\n```sh\npytest tests/test_auth.py " \
+           "tests/test_api.py::test_handle\n```" in text
+    assert "pytest tests/test_auth.py::test_login" not in text
+    assert "tests: 2 from the static graph and the import floor" in text
     assert "⚠️ stale" in text and "❌ unverified" in text
     assert "3 commits behind HEAD" in text  # the ingest caveat, in words
     table_rows = [line for line in text.splitlines() if line.startswith("| ")]
-    for row in table_rows:  # the | in TOP's locator is escaped, so every row has 5 cells
-        assert len(re.split(r"(?<!\\)\|", row)) == 7, row
+    for row in table_rows:  # the | in TOP's locator is escaped, so every row has 6 cells
+        assert len(re.split(r"(?<!\\)\|", row)) == 8, row
 
 
 @pytest.mark.parametrize(("completeness", "staleness", "words"), [
@@ -233,6 +262,17 @@ def test_markdown_states_completeness_and_staleness_in_words(
 def test_markdown_says_when_more_items_are_on_later_pages() -> None:
     text = render_format("reverify", worklist_envelope(has_more=True), "markdown")
     assert "This shows 2 of 7 items" in text and "--cursor abc" in text
+    # the counts are the whole answer's, not the page's
+    assert "**1 changed entity, 6 dependents**" in text
+    assert "### Dependents (1 of 6 shown)" in text
+
+
+def test_markdown_counts_the_tests_a_map_links_to_an_item() -> None:
+    text = render_format("reverify", worklist_envelope(map_tests=107), "markdown")
+    assert "107 (map)" in text
+    assert "no test is known to reach" not in text and "To inspect by hand" not in text
+    unmapped = render_format("reverify", worklist_envelope(), "markdown")
+    assert "no test is known to reach it" in unmapped
 
 
 def test_an_unsupported_format_is_an_invalid_argument_naming_the_choices() -> None:
@@ -278,4 +318,7 @@ def test_blast_radius_and_reverify_render_through_the_cli(tmp_path: Path) -> Non
     markdown = cli("reverify", "HEAD", "--repo", str(repo.path), "--format", "markdown")
     assert markdown.returncode == 0, markdown.stderr
     assert "`app.core.caller` calls `app.core.helper`" in markdown.stdout
-    assert "pytest tests/test_core.py::test_caller" in markdown.stdout
+    # the floor: the test file importing the changed module runs whole, as the command says
+    command = cli("reverify", "HEAD", "--repo", str(repo.path), "--format", "pytest")
+    assert command.stdout == "pytest tests/test_core.py\n"
+    assert f"```sh\n{command.stdout}```" in markdown.stdout

@@ -97,9 +97,13 @@ def test_reverify_prints_the_tests_to_run(repo: FixtureRepo) -> None:
                     "markdown")
     assert markdown.returncode == 0, markdown.stderr
     assert markdown.stdout.startswith("## warpline: what to re-verify")
-    assert CMD_TEST_PING in markdown.stdout
     as_json = _cli("reverify", "HEAD~1..HEAD", "--repo", str(repo.path), "--format", "json")
-    assert_valid_envelope(json.loads(as_json.stdout))
+    envelope = json.loads(as_json.stdout)
+    assert_valid_envelope(envelope)
+    # the markdown runs the selection (the ping test's file imports the changed module)
+    command = envelope["next_actions"]["commands"][0]["command"]
+    assert "tests/test_shapes.py" in command.split()
+    assert f"```sh\n{command}\n```" in markdown.stdout
 
 
 def test_reverify_flags_map_to_the_tool(repo: FixtureRepo) -> None:

@@ -162,6 +162,20 @@ def test_descriptions_say_plainly_whether_and_where_a_tool_writes(
             assert meta["alias_of"] in text
 
 
+def test_a_description_never_denies_what_the_tool_writes(
+        listed: list[dict[str, Any]]) -> None:
+    """verify_record writes refs/notes/warpline: its description says so and never that it
+    leaves refs alone (issue 27 defect 8)."""
+    by_name = {tool["name"]: tool for tool in listed}
+    for tool in listed:
+        meta, text = tool["_meta"]["warpline/inventory"], tool["description"]
+        for ref in meta["writes_refs"]:
+            assert ref in text.split("Writes:", 1)[1]
+            assert "refs," not in text and "or refs" not in text
+    record = by_name["warpline_verification_record"]["_meta"]["warpline/inventory"]
+    assert record["writes_refs"] == ["refs/notes/warpline"]
+
+
 # -- tools/call ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("endorsed", sorted(TOOL_NAMES))

@@ -65,6 +65,8 @@ class ToolSpec(Generic[P]):
     # Parses the tool's common input shape without pydantic, or answers None (the input
     # model decides); the handler then takes what it returns (churn: ``churn_input.py``).
     fast_input: Callable[[dict[str, Any]], Any] | None = None
+    # Git refs the tool may write (beyond the store): said in its description and inventory.
+    writes_refs: tuple[str, ...] = ()
 
     @property
     def input_schema_file(self) -> str:
@@ -110,6 +112,7 @@ class ToolSpec(Generic[P]):
             "mutates_paths": list(self.mutates_paths),
             "idempotent": self.idempotent,
             "federation_dependencies": list(self.federation_dependencies),
+            "writes_refs": list(self.writes_refs),
             "description": self.description,
         }
 
@@ -229,7 +232,8 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "warpline_reverify_worklist_get", "reverify", "reverify", "reverify_worklist",
         ("ReverifyWorklistInput", "ReverifyWorklistEnvelope"), _reverify_worklist,
         "The worklist to re-verify before claiming done: changed entities, then dependents, "
-        "with tests to run and verification freshness; optionally reads filigree work links.",
+        "with verification freshness and one test selection (data.selection, run by "
+        "next_actions.commands[0]); optionally reads filigree work links.",
         federation=("filigree",),
     ),
     ToolSpec(
@@ -249,10 +253,11 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         _verification_record,
         mutating=True, read_only=False, writes_local_state=True,
         mutates_paths=(STORE_PATH,), idempotent=True,
-        federation_dependencies=(),
+        federation_dependencies=(), writes_refs=("refs/notes/warpline",),
         description="Records a verification pass (e.g. test_pass) for a commit, once per "
-        "(commit, kind). Writes under .weft/warpline/ and, unless git_note is false, the "
-        "commit's note under refs/notes/warpline (for `warpline sync`); advisory, never gates.",
+        "(commit, kind), in the store and, unless git_note is false, as a line of the "
+        "commit's git note under refs/notes/warpline (which `warpline sync` shares); "
+        "advisory, never gates.",
     ),
     ToolSpec(
         "warpline_project_status_get", "project_status", "status",

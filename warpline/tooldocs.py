@@ -30,7 +30,9 @@ def _writes(spec: ToolSpec[Any]) -> str:
     if not spec.writes_local_state:
         return "nothing, anywhere"
     where = ", ".join(f"`{path}`" for path in spec.mutates_paths)
-    return f"only {where}" + ("" if spec.mutating else " (the store's catch-up)")
+    refs = " and the git ref " + ", ".join(f"`{r}`" for r in spec.writes_refs) \
+        if spec.writes_refs else ""
+    return f"only {where}{refs}" + ("" if spec.mutating else " (the store's catch-up)")
 
 
 def _section(spec: ToolSpec[Any]) -> list[str]:

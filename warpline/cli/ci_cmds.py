@@ -21,14 +21,14 @@ from warpline.errors import WarplineError
 DEFAULT_MARKDOWN = "warpline-reverify.md"
 
 
-def _selection(envelope: dict[str, Any]) -> list[str]:
-    commands: list[str] = []
-    for item in envelope["data"].get("items", []):
-        for suggestion in item.get("suggested_verification") or []:
-            command = suggestion.get("command")
-            if suggestion.get("kind") == "test" and command and command not in commands:
-                commands.append(command)
-    return commands
+def _selection(root: Path, envelope: dict[str, Any]) -> list[str]:
+    """The reverify selection (``data.selection.tests``) as commands, one per pytest
+    rootdir: what ``reverify --format pytest`` and ``pytest --warpline-select`` run.
+    ``pytest`` (the whole suite) when no test is known."""
+    from warpline.service.testing.testcommand import group_commands
+
+    selection = envelope["data"].get("selection") or {}
+    return group_commands(root, list(selection.get("tests") or [])) or ["pytest"]
 
 
 def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str]) -> Any:
@@ -61,7 +61,7 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
     if summary_file:
         with open(summary_file, "a", encoding="utf-8") as handle:
             handle.write(markdown + "\n")
-    selection = _selection(envelope)
+    selection = _selection(root, envelope)
     if args.selection:
         Path(args.selection).write_text("".join(f"{c}\n" for c in selection), encoding="utf-8")
     counts = envelope["data"].get("verification_summary") or {}
@@ -73,16 +73,23 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
         return EXIT_OK
     lines = [f"{found.provider}: {found.base_ref}..{found.head_ref} = "
              f"{found.base_sha[:10]}..{found.head_sha[:10]}",
-             f"worklist: {len(envelope['data'].get('items', []))} items; verification "
+             f"worklist: {envelope['data'].get('total', 0)} items; verification "
              f"{counts.get('fresh', 0)} fresh, {counts.get('stale', 0)} stale, "
              f"{counts.get('unverified', 0)} unverified",
              f"markdown: {target}" + (" (and $GITHUB_STEP_SUMMARY)" if summary_file else "")]
-    lines.append("tests to run:" if selection else
-                 "tests to run: none suggested (see the markdown for what to inspect)")
+    lines.append(_selection_line(envelope["data"].get("selection") or {}))
     lines += [f"  {command}" for command in selection]
     lines += [f"warning: {w}" for w in warnings + envelope["warnings"]]
     emit_text("\n".join(lines))
     return EXIT_OK
+
+
+def _selection_line(selection: dict[str, Any]) -> str:
+    tests = selection.get("tests") or []
+    if not tests:
+        return "tests to run: the whole suite (no test is known to exercise the changes)"
+    where = f", map {str(selection['map_commit'])[:10]}" if selection.get("map_commit") else ""
+    return f"tests to run: {len(tests)} (basis {selection.get('basis')}{where})"
 
 
 def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:
@@ -129,7 +136,8 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
     p.add_argument("--remote", help="remote for the notes (default: upstream's, else origin)")
     p.add_argument("--markdown", help=f"where to write the markdown (default: "
                                       f"{DEFAULT_MARKDOWN} in the current directory)")
-    p.add_argument("--selection", help="also write the test commands, one per line, here")
+    p.add_argument("--selection", help="also write the selection's test commands here, one "
+                                       "per pytest rootdir and line")
     p.add_argument("--verified-kind", action="append", dest="verified_kind",
                    help="only these record kinds count as verification (repeatable)")
     p.add_argument("--no-fetch", action="store_true", help="do not fetch the notes")

@@ -160,12 +160,18 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
         f"{arguments['base_ref']}..{arguments.get('head_ref', 'HEAD')}"
         if arguments.get("base_ref") else None)
     lines = ["## warpline: what to re-verify" + (f" for {_code(scope)}" if scope else ""), ""]
-    if not items:
+    total = int(data.get("total") or len(items))
+    changed_total = data.get("changed_total")
+    if changed_total is None:  # an envelope from before the field: this page's count
+        changed_total = len(changed) if total == len(items) else None
+    if not items and not total:
         lines.append("Nothing to re-verify: no changed entities in this range.")
     else:
+        counts = (f"{_plural(changed_total, 'changed entity', 'changed entities')}, "
+                  f"{_plural(total - changed_total, 'dependent')}"
+                  if changed_total is not None else _plural(total, "item"))
         lines.append(
-            f"**{_plural(len(changed), 'changed entity', 'changed entities')}, "
-            f"{_plural(len(downstream), 'dependent')}** · verification: "
+            f"**{counts}** · verification: "
             f"{summary.get('fresh', 0)} fresh, {summary.get('stale', 0)} stale, "
             f"{summary.get('unverified', 0)} unverified · graph: {data.get('completeness')}"
             + _selection_words(data.get("selection")))
@@ -176,27 +182,34 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
     linked = any(work_links(i) for i in items)
     work_head = ("Work",) if linked else ()
     if changed:
-        header = ("Entity", "Kind", "Path", "Priority", *work_head, "Verification")
+        header = ("Entity", "Kind", "Path", "Priority", *work_head, "Tests", "Verification")
         rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
                       i["entity"].get("kind") or "-", _code(i["entity"].get("path") or "-"),
                       i.get("priority", "unknown"), *((work_links(i) or "-",) if linked else ()),
-                      _verification(i["verification"])))
+                      _tests_cell(i), _verification(i["verification"])))
                 for i in changed]
-        lines += _section("Changed", [_row(header), "|---" * len(header) + "|", *rows],
-                          len(rows))
+        lines += _section(_shown("Changed", len(changed), changed_total),
+                          [_row(header), "|---" * len(header) + "|", *rows], len(rows))
     if downstream:
-        header = ("Entity", "Depth", "Why", "Priority", *work_head, "Verification")
+        header = ("Entity", "Depth", "Why", "Priority", *work_head, "Tests", "Verification")
         rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
                       str(i.get("depth")), _why(i), i.get("priority", "unknown"),
                       *((work_links(i) or "-",) if linked else ()),
-                      _verification(i["verification"])))
+                      _tests_cell(i), _verification(i["verification"])))
                 for i in downstream]
-        lines += _section("Dependents", [_row(header), "|---" * len(header) + "|", *rows],
-                          len(rows))
-    lines += _suggestions(items)
+        lines += _section(_shown("Dependents", len(downstream),
+                                 None if changed_total is None else total - changed_total),
+                          [_row(header), "|---" * len(header) + "|", *rows], len(rows))
+    lines += _tests_to_run(data, envelope)
+    lines += _inspections(items)
     lines += ["", f"<sub>warpline {envelope.get('meta', {}).get('producer', {}).get('version', '')}"
                   f" · {envelope.get('schema', '')}</sub>"]
     return "\n".join(lines)
+
+
+def _shown(title: str, shown: int, total: int | None) -> str:
+    """A section title saying when it holds only this page's part of the answer."""
+    return title if total is None or total == shown else f"{title} ({shown} of {total} shown)"
 
 
 def _selection_words(selection: Env | None) -> str:
@@ -208,33 +221,59 @@ def _selection_words(selection: Env | None) -> str:
         where = f" at {_code(_sha(selection['map_commit']))}"
         if selection.get("map_commits_behind"):
             where += f", {selection['map_commits_behind']} behind"
-    source = {"map": "the test map", "mixed": "the test map and the static graph",
-              "static": "the static graph (no test map)"}.get(str(basis))
+    source = {"map": "the test map",
+              "mixed": "the test map, the static graph and the import floor",
+              "static": "the static graph and the import floor (no test map)"}.get(str(basis))
     if source is None:
-        return " · tests: none known"
+        consulted = f" (test map{where} consulted)" if where else ""
+        return f" · tests: none known{consulted}: the whole suite"
     return f" · tests: {selection.get('tests_selected', 0)} from {source}{where}"
 
 
-def _suggestions(items: list[Env]) -> list[str]:
-    commands: list[str] = []
+def _tests_cell(item: Env) -> str:
+    """How many tests are known to exercise the item: the map's count when it holds the
+    entity, else the static graph's suggestions."""
+    mapped = item.get("map_tests")
+    if mapped:
+        return f"{mapped} (map)"
+    static = sum(1 for s in item.get("suggested_verification") or [] if s.get("kind") == "test")
+    if static:
+        return f"{static} (graph)"
+    return "0 (map)" if mapped == 0 else "-"
+
+
+def _tests_to_run(data: Env, envelope: Env) -> list[str]:
+    """The selection's command: the same tests every other output runs."""
+    selection = data.get("selection") or {}
+    command = selection_command(envelope)
+    if command is None:
+        return []
+    count = len(selection.get("tests") or [])
+    title = f"Tests to run ({count})" if count else "Tests to run (the whole suite)"
+    return ["", f"### {title}", "", "```sh", command, "```"]
+
+
+def selection_command(envelope: Env) -> str | None:
+    """``next_actions.commands[0]``: the command running the selection."""
+    for action in envelope.get("next_actions", {}).get("commands", []):
+        command = str(action.get("command", ""))
+        if command.startswith(("pytest", "(cd ")):
+            return command
+    return None
+
+
+def _inspections(items: list[Env]) -> list[str]:
     inspect: list[str] = []
     for item in items:
+        if item.get("map_tests"):
+            continue  # the map saw tests execute it: not a blind spot
         name = short_name(item["entity"].get("locator"), item["entity"].get("sei"))
         for suggestion in item.get("suggested_verification") or []:
-            command = suggestion.get("command")
-            if suggestion.get("kind") == "test" and command and command not in commands:
-                commands.append(command)
-            elif suggestion.get("kind") == "inspection":
+            if suggestion.get("kind") == "inspection":
                 callers = ", ".join(_code(short_name(c)) for c in suggestion.get("callers", []))
-                inspect.append(f"- {_code(name)}: no test reaches it"
+                inspect.append(f"- {_code(name)}: no test is known to reach it"
                                + (f"; read its callers {callers}" if callers else ""))
-    out: list[str] = []
-    if commands:
-        out += _section("Suggested test commands", ["```sh", *commands, "```"],
-                        len(commands))
-    if inspect:
-        out += _section("To inspect by hand", inspect, len(inspect))
-    return out
+    return _section("To inspect by hand", inspect, len(inspect)) if inspect else []
 
 
 # Sections longer than this are folded (``<details>``), so a comment stays readable.
@@ -314,9 +353,12 @@ def _impact_graph(data: Env) -> _Graph:
 
 
 def _title(data: Env) -> str:
-    affected = sum(1 for _ in data.get("affected", []))
+    shown = len(data.get("affected", []))
+    total = data.get("total")
+    affected = f"{total} affected" if not isinstance(total, int) or total == shown else \
+        f"{total} affected ({shown} drawn)"
     changed = _plural(len(data.get("changed", [])), "changed entity", "changed entities")
-    return f"blast radius of {changed}, {affected} affected ({data.get('completeness')})"
+    return f"blast radius of {changed}, {affected} ({data.get('completeness')})"
 
 
 def _label(node: _Node) -> str:
@@ -342,7 +384,9 @@ def _mermaid_text(text: str) -> str:
 def _mermaid_impact(data: Env, envelope: Env) -> str:
     graph = _impact_graph(data)
     lines = ["---", f'title: "{_mermaid_text(_title(data))}"', "---", "flowchart LR"]
-    lines += [f"    %% {_mermaid_text(note)}" for note in caveats(data)]
+    notes = caveats(data, with_ingest=False)
+    notes.extend(w for w in envelope.get("warnings", []) if w not in notes)
+    lines += [f"    %% {_mermaid_text(note)}" for note in notes]
     lines += ["    classDef changed fill:#fde2e1,stroke:#c0392b,stroke-width:2px",
               "    classDef affected fill:#fff4d6,stroke:#b7950b",
               "    classDef path fill:#eeeeee,stroke:#999999,stroke-dasharray:3 3"]
@@ -366,7 +410,8 @@ def _dot_impact(data: Env, envelope: Env) -> str:
     graph = _impact_graph(data)
     label = "\n".join([_title(data), *(n.replace("**", "").replace("`", "")
                                       for n in caveats(data))])
-    lines = ["digraph blast_radius {",
+    warnings = [" ".join(str(w).split()) for w in envelope.get("warnings", [])]
+    lines = ["digraph blast_radius {", *(f"    // warning: {w}" for w in warnings),
              f'    graph [rankdir=LR, labelloc=t, fontname="Helvetica", '
              f'label="{_dot_text(label)}"];',
              '    node [shape=box, style="rounded,filled", fontname="Helvetica"];',
@@ -382,14 +427,15 @@ def _dot_impact(data: Env, envelope: Env) -> str:
 
 
 def _pytest_command(data: Env, envelope: Env) -> str:
-    """Only the worklist's test command (``reverify --format pytest``): ready for a shell,
+    """Only the selection's command (``reverify --format pytest``): ready for a shell,
     e.g. ``$(warpline reverify HEAD~1..HEAD --format pytest)`` or ``eval``. Never empty:
-    without any known test it is the whole suite, ``pytest``."""
-    for action in envelope.get("next_actions", {}).get("commands", []):
-        command = str(action.get("command", ""))
-        if command.startswith(("pytest", "(cd ")):
-            return command
-    return "pytest"
+    without any known test it is the whole suite, ``pytest``. The warnings go to stderr
+    (``WARNINGS_TO_STDERR``)."""
+    return selection_command(envelope) or "pytest"
+
+
+# Formats whose output must stay machine-ready: their warnings go to stderr instead.
+WARNINGS_TO_STDERR = frozenset({"pytest"})
 
 
 _RENDERERS: dict[tuple[str, str], Callable[[Env, Env], str]] = {

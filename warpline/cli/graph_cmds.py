@@ -172,6 +172,8 @@ def _first_suggestion(item: dict[str, Any]) -> str:
         return "-"
     if first["kind"] == "test":
         return str(first["command"])
+    if item.get("map_tests"):  # the map saw tests run it: not a blind spot
+        return f"the test map: {item['map_tests']} tests"
     return "read: " + (", ".join(first["callers"][:3]) or "the change")
 
 
@@ -191,7 +193,18 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
                 *(("WORK",) if linked else ()), "CHECK")
         lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")
+    lines.append(_selection_line(d.get("selection") or {}))
     return lines
+
+
+def _selection_line(selection: dict[str, Any]) -> str:
+    """The one selection in a line (its command is the first ``next:``)."""
+    tests = selection.get("tests") or []
+    where = f", map {str(selection['map_commit'])[:10]}" if selection.get("map_commit") else ""
+    if not tests:
+        return f"tests: none known (basis {selection.get('basis', 'none')}{where}): " \
+               "run the whole suite"
+    return f"tests: {len(tests)} selected (basis {selection.get('basis')}{where})"
 
 
 register("warpline_edge_snapshot_capture", _capture_view)

@@ -7,6 +7,7 @@ creates the subcommand the tool table (``warpline.registry``) names for it.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,9 +94,13 @@ def tool_runner(tool: str, build: Build) -> Callable[[argparse.Namespace], int]:
 
             emit_text(render(tool, result))
         else:
-            from warpline.cli.formats import render_format
+            from warpline.cli.formats import WARNINGS_TO_STDERR, render_format
 
-            emit_text(render_format(tool, result, fmt))
+            text = render_format(tool, result, fmt)
+            if fmt in WARNINGS_TO_STDERR:
+                for warning in result.get("warnings", []):
+                    print(f"warpline: warning: {warning}", file=sys.stderr)
+            emit_text(text)
         return EXIT_OK
 
     return run

@@ -75,6 +75,7 @@ def inventory_meta(spec: ToolSpec[Any], name: str) -> dict[str, Any]:
         "mutates_paths": list(spec.mutates_paths),
         "idempotent": spec.idempotent,
         "federation_dependencies": list(spec.federation_dependencies),
+        "writes_refs": list(spec.writes_refs),
     }
 
 
@@ -92,6 +93,10 @@ def describe(spec: ToolSpec[Any], name: str) -> str:
 
 def _writes_sentence(spec: ToolSpec[Any]) -> str:
     where = ", ".join(f"REPO/{path}" for path in spec.mutates_paths) or f"REPO/{STORE_DIR}"
+    if spec.writes_refs:
+        refs = ", ".join(spec.writes_refs)
+        return (f"Writes: {where} and the git ref {refs} (nothing else: never your files, "
+                "the git index, branches or tags, or a sibling tool's data).")
     if spec.mutating:
         return (f"Writes: {where} only (never your files, the git index or refs, or a "
                 "sibling tool's data).")

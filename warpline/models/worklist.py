@@ -99,6 +99,9 @@ class WorklistItem(WireModel):
     group: str | None = Field(
         default=None, description="The group key under group_by=file|reason; else null."
     )
+    map_tests: Count | None = Field(
+        default=None, description="Tests the test map saw execute this entity (additive); "
+        "null without a map or when the map does not hold the entity.")
 
 
 class WorklistGroup(WireModel):
@@ -118,9 +121,11 @@ class Selection(WireModel):
     """How the worklist's tests were chosen (see docs/test-map.md)."""
 
     basis: SelectionBasis = Field(
-        description="map: from a recorded per-test execution map; static: from the static "
-        "call graph only (no usable map); mixed: the map, plus the static graph for changed "
-        "entities the map cannot answer for; none: no test is known to exercise the changes."
+        description="What answered. map: a recorded per-test execution map; static: the "
+        "static call graph and the import floor only (no usable map); mixed: a map was "
+        "consulted, and the static graph and import floor answered for the changed entities "
+        "it cannot answer for (possibly all of them); none: no test is known to exercise the "
+        "changes."
     )
     map_commit: str | None = Field(default=None, description="Commit the test map was "
                                    "recorded at; null without a map.")
@@ -145,6 +150,14 @@ class Selection(WireModel):
         default_factory=list, description="Changed entities no known test exercises (first 50).")
     new_tests: Count = Field(default=0, description="Selected tests the map does not hold "
                              "(new since it, or not run while recording).")
+    tests: list[str] = Field(
+        default_factory=list, description="The selection itself (additive): node ids, test "
+        "files or directories, relative to the repository root. next_actions.commands[0], "
+        "every --format, `warpline ci` and `pytest --warpline-select` run exactly these; "
+        "empty with basis none (then the whole suite).")
+    floor_files: Count = Field(
+        default=0, description="Test files selected whole because they import a changed "
+        "entity's module (the import floor).")
 
 
 class ReverifyWorklistData(WireModel):
@@ -160,6 +173,9 @@ class ReverifyWorklistData(WireModel):
     verification_summary: VerificationSummary = Field(default_factory=VerificationSummary)
     ingest: IngestStatus
     total: Count = Field(description="Items across all pages (after filters).")
+    changed_total: Count | None = Field(
+        default=None, description="Changed entities across all pages (after filters); the "
+        "other total - changed_total items are dependents (additive).")
     page: Page
     selection: Selection | None = Field(
         default=None, description="How the tests of the worklist were chosen (additive).")

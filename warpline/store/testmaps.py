@@ -171,6 +171,22 @@ def tests_executing(conn: sqlite3.Connection, map_id: int,
     return out
 
 
+def test_counts(conn: sqlite3.Connection, map_id: int,
+                locators: Iterable[str]) -> dict[str, int]:
+    """Of ``locators``, those the map holds: locator -> how many tests executed it (0 for
+    an entity only run at import time)."""
+    out: dict[str, int] = {}
+    for chunk in _chunks(sorted(set(locators))):
+        marks = ",".join("?" * len(chunk))
+        for locator, count in conn.execute(
+                "SELECT e.locator, COUNT(h.test_no) FROM test_map_entities e "
+                "LEFT JOIN test_map_hits h ON h.map_id = e.map_id AND h.entity_no = e.entity_no "
+                f"WHERE e.map_id = ? AND e.locator IN ({marks}) GROUP BY e.locator",
+                (map_id, *chunk)):
+            out[str(locator)] = int(count)
+    return out
+
+
 def map_tests(conn: sqlite3.Connection, map_id: int) -> list[tuple[str, str]]:
     """(node id, test file path) of every test in the map."""
     return [(str(n), str(p)) for n, p in conn.execute(

@@ -130,10 +130,14 @@ def plan_selection(root: Path, rev_range: str | None) -> dict[str, Any]:
 
 
 def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
-    """Changed, staged or untracked (not ignored) paths outside ``.weft``: a run over them
-    tested the working tree, not HEAD."""
+    """Changed, staged or untracked (not ignored) paths outside ``.weft``, other than
+    warpline's own (the ``.mcp.json`` install wrote): a run over them tested the working
+    tree, not HEAD."""
+    from warpline.service.shared.own_files import own_paths
+
+    ours = own_paths(Path(repo.workdir), repo) if repo.workdir else frozenset()
     return sorted(p for p, flags in status_or_empty(repo).items()
-                  if not (p == ".weft" or p.startswith(".weft/"))
+                  if not (p == ".weft" or p.startswith(".weft/")) and p not in ours
                   and flags != pygit2.enums.FileStatus.IGNORED)
 
 

@@ -30,7 +30,7 @@ from warpline.service.graph.seeds import Seed
 from warpline.service.shared.context import ingest_status
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.paging import Pager
-from warpline.service.testing.worklist_tests import select_flag, worklist_tests
+from warpline.service.testing.worklist_tests import map_counts, select_flag, worklist_tests
 from warpline.store.events import latest_change_per_lineage
 
 TOOL = "warpline_reverify_worklist_get"
@@ -82,16 +82,11 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
         per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
                     for loc in dict.fromkeys(targets)}
-        # The static basis: every test reaching a changed entity (beyond each item's
-        # nearest few) and the test files importing a changed module (the floor).
-        changed = [i.locator for i in items if i.reason == "changed"]
-        reaching = (suggest.reaching_entries(view.graph, changed)
-                    if view.graph is not None else [])
         tests = worklist_tests(ctx, view.graph, seeds.items, items[:MAX_SUGGEST_ITEMS],
                                per_item, select_flag(params.rev_range)
-                               if params.rev_range else None,
-                               reaching=reaching, floor=_floor(view, items, warnings))
+                               if params.rev_range else None)
         per_item = tests.per_item
+        linked = map_counts(ctx, tests.selection, [i.locator for i in page])
         warnings.extend(tests.selection.warnings)
         if len(items) > MAX_SUGGEST_ITEMS:
             warnings.append(f"The worklist has {len(items)} items; the test command covers "
@@ -100,11 +95,13 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             "completeness": view.completeness,
             "staleness": view.staleness,
             "edge_basis": view.basis,
-            "items": [_wire(book, item, per_item[item.locator]) for item in page],
+            "items": [_wire(book, item, per_item[item.locator], linked.get(item.locator))
+                      for item in page],
             "groups": groups,
             "verification_summary": freshness.summarise([i.verification for i in items]),
             "ingest": ingest_status(ctx, report),
             "total": len(items),
+            "changed_total": sum(1 for i in items if i.reason == "changed"),
             "selection": tests.selection.wire(),
             "page": pager.wire(len(items)),
         }
@@ -121,20 +118,6 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             enrichment={"sei": book.sei_enrichment(), "edges": view.edges_enrichment,
                         "work": work_state},
         )
-
-
-def _floor(view: GraphView, items: list[Item], warnings: list[str]) -> list[str]:
-    """The test files importing a changed entity's module (``suggest.floor_files``)."""
-    changed = [i.locator for i in items if i.reason == "changed"]
-    if view.graph is None or not changed:
-        return []
-    floor = suggest.floor_files(view.graph, changed)
-    if floor is None:
-        warnings.append("The edge snapshot carries no test-import facts (captured by an "
-                        "older warpline, or by loomweave alone): the test command lacks the "
-                        "files importing the changed modules. Capture the snapshot again.")
-        return []
-    return floor
 
 
 def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:
@@ -225,7 +208,8 @@ def _order(items: list[Item], sort_by: str, order: str, group_by: str) -> list[d
     return [{"key": k, "count": n} for k, n in counts.items()]
 
 
-def _wire(book: EntityBook, item: Item, suggested: list[dict[str, Any]]) -> dict[str, Any]:
+def _wire(book: EntityBook, item: Item, suggested: list[dict[str, Any]],
+          map_tests: int | None) -> dict[str, Any]:
     hit = item.hit
     return {
         "entity": book.entity(item.locator),
@@ -238,4 +222,5 @@ def _wire(book: EntityBook, item: Item, suggested: list[dict[str, Any]]) -> dict
         "enrichment": {"work": item.links, "risk": [], "governance": [], "requirements": []},
         "verification": item.verification,
         "group": item.group,
+        "map_tests": map_tests,
     }

@@ -182,8 +182,10 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
     if ctx.repo.head_is_unborn and not ctx.repo.status():
         return []
     from warpline.git.attribution import worktree_changes  # the walker, on demand
+    from warpline.service.shared.own_files import own_paths
 
-    changes = worktree_changes(ctx.repo)
+    ours = own_paths(ctx.root, ctx.repo)
+    changes = [c for c in worktree_changes(ctx.repo) if c.path not in ours]
     known = by_locators(ctx.store.conn, [c.locator for c in changes])
     seeds = []
     for change in changes:

@@ -17,9 +17,10 @@ within the hops left (nothing outside it can change those items' tests or their 
 
 When no test reaches an item, an ``inspection`` entry names the callers to read.
 
-The union command adds a floor: the test files that import a changed entity's module (or
-a name a package re-exports from it), since code reached at run time through frameworks,
-callbacks and dunders is invisible to the graph (``discovery.floor_files``).
+The static selection (``static_union``) adds a floor: the test files that import a changed
+entity's module (or a name a package re-exports from it), since code reached at run time
+through frameworks, callbacks and dunders is invisible to the graph
+(``discovery.floor_files``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
 from warpline.service.testing.discovery import collected_ids, floor_files, graph_tests, own_id
 
 __all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
-           "reaching_entries", "reaching_tests", "suggestions", "union_command"]
+           "reaching_entries", "reaching_tests", "static_union", "suggestions"]
 
 MAX_HOPS = 6
 PER_ITEM = 5
@@ -119,7 +120,7 @@ def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
 
 
 def reaching_entries(graph: nx.DiGraph, targets: Iterable[str]) -> list[dict[str, Any]]:
-    """``reaching_tests`` as suggestion entries (for ``union_command``)."""
+    """``reaching_tests`` as suggestion entries (for ``static_union``)."""
     found = reaching_tests(graph, targets)
     return suggestions(graph, "", sorted(found.items(), key=lambda kv: (kv[1], kv[0])))
 
@@ -181,10 +182,12 @@ def _node_id(command: str) -> str:
     return shlex.split(rest)[0] if rest.startswith("'") else rest
 
 
-def union_command(per_item: Iterable[list[dict[str, Any]]],
-                  floor: Sequence[str] = ()) -> dict[str, str] | None:
-    """One command running the union of the suggested tests (nearest first), plus the
-    ``floor`` test files (``floor_files``) whole."""
+def static_union(per_item: Iterable[list[dict[str, Any]]],
+                 floor: Sequence[str] = ()) -> tuple[list[str], str]:
+    """The static basis's tests: the ``floor`` test files (``floor_files``) whole, then the
+    union of the suggested tests not in them, nearest first (as their files past
+    ``MAX_UNION_IDS`` ids); and the words saying so. Nothing is cut: the selection runs
+    every test it names."""
     ranked: dict[str, int] = {}
     floor_set = set(floor)
     for entries in per_item:
@@ -196,29 +199,20 @@ def union_command(per_item: Iterable[list[dict[str, Any]]],
                 continue  # its whole file runs
             hops = entry["distance"] or 0
             ranked[node_id] = min(ranked.get(node_id, hops), hops)
-    if floor_set:
-        files = sorted(floor_set)
-        extra = sorted(ranked, key=lambda node_id: (ranked[node_id], node_id))
-        as_files = len(files) + len(extra) > MAX_UNION_IDS
-        if as_files:
-            extra = sorted({node_id.split("::", 1)[0] for node_id in extra} - floor_set)
-        ids = [*files, *extra]
+    files = sorted(floor_set)
+    extra = sorted(ranked, key=lambda node_id: (ranked[node_id], node_id))
+    as_files = len(files) + len(extra) > MAX_UNION_IDS
+    if as_files:
+        extra = list(dict.fromkeys(node_id.split("::", 1)[0] for node_id in extra
+                                   if node_id.split("::", 1)[0] not in floor_set))
+    if files:
         why = (f"Runs the {len(files)} test files that import a changed entity's module (a "
                "floor for code reached at run time, which the graph cannot see) and the "
                f"{len(ranked)} other tests that reach the worklist's items"
-               + (" (as their files)" if as_files and ranked else "")
-               + (f"; first {MAX_UNION_IDS} of {len(ids)} files." if len(ids) > MAX_UNION_IDS
-                  else "."))
-        ids = ids[:MAX_UNION_IDS]
-        return {"command": "pytest " + " ".join(shlex.quote(i) for i in ids), "why": why}
-    if not ranked:
-        return None
-    ids = sorted(ranked, key=lambda node_id: (ranked[node_id], node_id))
-    why = f"Runs the {len(ids)} tests that reach the worklist's items."
-    if len(ids) > MAX_UNION_IDS:
-        files = sorted({node_id.split("::", 1)[0] for node_id in ids})
-        ids = files[:MAX_UNION_IDS]
-        why = (f"Runs the {len(files)} test files holding the {len(ranked)} tests that reach "
-               "the worklist's items" + (f" (first {MAX_UNION_IDS} files)."
-                                         if len(files) > MAX_UNION_IDS else "."))
-    return {"command": "pytest " + " ".join(shlex.quote(i) for i in ids), "why": why}
+               + (" (as their files)" if as_files and ranked else "") + ".")
+    elif as_files:
+        why = (f"Runs the {len(extra)} test files holding the {len(ranked)} tests that reach "
+               "the worklist's items.")
+    else:
+        why = f"Runs the {len(extra)} tests that reach the worklist's items."
+    return [*files, *extra], why

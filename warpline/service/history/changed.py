@@ -133,8 +133,12 @@ def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
     if head_commit(ctx.repo) is None and not ctx.repo.status():
         return items
     from warpline.git.attribution import worktree_changes  # the walker, on demand
+    from warpline.service.shared.own_files import own_paths
 
+    ours = own_paths(ctx.root, ctx.repo)
     for change in worktree_changes(ctx.repo):
+        if change.path in ours:
+            continue  # warpline's own file (the .mcp.json install wrote)
         item = {
             "change_id": None,
             "entity": {"locator": change.locator, "sei": None, "warpline_entity_key_id": None,

@@ -144,16 +144,30 @@ def floor_files(graph: nx.DiGraph | None, locators: Iterable[str],
     the snapshot carries no import facts (the floor is unknown). A test file imports a
     module when it imports it or a name from it, or uses one of its entities directly;
     ``wide`` also counts every module a package it imports re-exports from."""
+    if graph is None:
+        return None
+    nodes: dict[str, dict[str, Any]] = graph._node
+    return floor_of_paths(graph, [nodes.get(loc, {}).get("path") for loc in locators], wide)
+
+
+def _imports(graph: nx.DiGraph | None, wide: bool) -> dict[str, Any] | None:
     discovery = graph.graph.get("discovery") if graph is not None else None
-    key = "test_imports_wide" if wide else "test_imports"
-    imports = discovery.get(key) if isinstance(discovery, dict) else None
-    if graph is None or not isinstance(imports, dict):
+    imports = discovery.get("test_imports_wide" if wide else "test_imports") \
+        if isinstance(discovery, dict) else None
+    return imports if isinstance(imports, dict) else None
+
+
+def floor_of_paths(graph: nx.DiGraph | None, paths: Iterable[str | None],
+                   wide: bool = False) -> list[str] | None:
+    """``floor_files`` for the files ``paths`` (a changed entity's file, also one the
+    snapshot does not hold yet); None without import facts."""
+    imports = _imports(graph, wide)
+    if imports is None:
         return None
     rules = rules_of(graph)
     modules: set[str] = set()
     files: set[str] = set()
-    for locator in locators:
-        path = graph._node.get(locator, {}).get("path")
+    for path in paths:
         if not path:
             continue
         if rules.is_test_file(path):
@@ -165,3 +179,20 @@ def floor_files(graph: nx.DiGraph | None, locators: Iterable[str],
         if isinstance(imported, list) and modules.intersection(imported):
             files.add(str(test_file))
     return sorted(files)
+
+
+def imported_modules(graph: nx.DiGraph | None) -> set[str] | None:
+    """Every module some test file imports (whether a file has a floor); None without
+    import facts. Kept on the graph (built graphs are cached and never modified)."""
+    if graph is None:
+        return None
+    cached: set[str] | None = graph.graph.get("warpline_imported_modules")
+    if cached is not None:
+        return cached
+    imports = _imports(graph, False)
+    if imports is None:
+        return None
+    found = {str(m) for imported in imports.values() if isinstance(imported, list)
+             for m in imported}
+    graph.graph["warpline_imported_modules"] = found
+    return found

@@ -2,8 +2,8 @@
 
 What changed: ``REV_RANGE`` when given, else the commits not on the current branch's
 upstream (``@{upstream}..HEAD``; without an upstream, the commits since the test map's
-commit), always plus the working tree (the tests run on it). The tests: ``testselect``,
-the same rules and the same map as ``reverify``.
+commit), always plus the working tree (the tests run on it). The tests: ``reverify``'s own
+``data.selection`` for that range, so the plugin runs what every other output names.
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ import pygit2
 
 from warpline.git.lookups import upstream_branch
 from warpline.models.inputs import ReverifyWorklistInput
-from warpline.service.graph.graph_call import graph_call
 from warpline.service.shared.choice import choose_map
-from warpline.service.testing.testselect import select, static_entries
 
 
 def default_range(repo: pygit2.Repository, conn: Any) -> tuple[str | None, str]:
@@ -39,20 +37,21 @@ def default_range(repo: pygit2.Repository, conn: Any) -> tuple[str | None, str]:
 
 
 def plan(root: Path, rev_range: str | None) -> dict[str, Any]:
+    """The selection ``reverify`` answers for the range plus the working tree: the same
+    object (``data.selection``) every other output renders."""
+    from warpline.service.graph.reverify import reverify_worklist
     from warpline.service.shared.context import open_context
 
     scope = f"the range {rev_range} and the working tree"
     if not rev_range:
         with open_context(str(root)) as ctx:
             rev_range, scope = default_range(ctx.repo, ctx.store.conn)
-    arguments: dict[str, Any] = {"repo": str(root), "include_worktree": True}
+    arguments: dict[str, Any] = {"repo": str(root), "include_worktree": True, "limit": 1}
     if rev_range:
         arguments["rev_range"] = rev_range
     params = ReverifyWorklistInput.model_validate(arguments)  # built here, not user input
-    with graph_call(params, None) as call:
-        ctx, _, warnings, view, seeds = call.unpack()
-        static = static_entries(view.graph, seeds.locators())
-        selection = select(ctx.store.conn, ctx.repo, ctx.root, view.graph, seeds.items, static)
-        return {"selection": selection.wire(), "tests": selection.tests,
-                "changed": len(seeds.items), "scope": scope,
-                "warnings": [*warnings, *selection.warnings]}
+    envelope = reverify_worklist(params, None)
+    selection = envelope["data"]["selection"]
+    return {"selection": selection, "tests": list(selection["tests"]),
+            "changed": envelope["data"].get("changed_total") or 0, "scope": scope,
+            "warnings": list(envelope["warnings"])}

@@ -82,14 +82,14 @@ def command_for(root: Path, ids: list[str], base: str = "pytest") -> tuple[str, 
     widened = len(unique) > MAX_IDS
     if widened:
         unique = list(dict.fromkeys(file_of(i) for i in unique))
+    return " && ".join(group_commands(root, unique, base)), widened
+
+
+def group_commands(root: Path, ids: list[str], base: str = "pytest") -> list[str]:
+    """One command per pytest rootdir (``pytest ids`` or ``(cd DIR && pytest ids)``), the
+    root group first; empty without ids."""
     parts = []
-    for directory, inner in grouped(root, unique).items():
+    for directory, inner in grouped(root, list(dict.fromkeys(ids))).items():
         line = base + " " + " ".join(shlex.quote(i) for i in inner)
         parts.append(line if not directory else f"(cd {shlex.quote(directory)} && {line})")
-    return " && ".join(parts), widened
-
-
-def ids_of(command: str) -> list[str]:
-    """The ids of a plain ``pytest a b c`` command (what ``suggest.union_command`` gives)."""
-    words = shlex.split(command)
-    return [w for w in words[1:] if not w.startswith("-")] if words[:1] == ["pytest"] else []
+    return parts

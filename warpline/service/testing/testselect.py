@@ -8,17 +8,21 @@ With a test map (``warpline.store.testmaps``, chosen by ``service.shared.choice`
 3. the tests the map cannot know: tests in files changed since the map's commit that the
    map does not hold (new tests, or tests the recording did not run);
 4. for changed entities the map cannot answer for (new code, code no recorded test
-   executed, non-Python files), the static graph's tests (``suggest``).
+   executed, non-Python files), the static basis: the graph's tests and the import floor
+   (``static_basis``).
 
-``basis`` says how the list was made: ``map`` (rules 1-3 only), ``mixed`` (some static),
-``static`` (no usable map), ``none`` (no test at all). Never an empty list with nothing said:
-every changed entity left without a test is named in a warning, with the whole suite offered.
+Without a map: rule 2 and the static basis for every changed entity. This object is the one
+selection: ``reverify``'s command, its formats, ``warpline ci`` and ``pytest
+--warpline-select`` all run ``tests``.
+
+``basis`` names what answered: ``map`` (rules 1-3 only), ``mixed`` (a map was consulted and
+the static basis answered for some or all changed entities), ``static`` (no usable map),
+``none`` (no test at all). Never an empty list with nothing said: every changed entity left
+without a test is named in a warning, with the whole suite offered.
 """
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,8 @@ from warpline.service.graph import suggest
 from warpline.service.graph.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
+from warpline.service.testing.static_basis import StaticBasis
+from warpline.service.testing.testcommand import MAX_IDS, file_of
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
 RECORD_COMMAND = "pytest --warpline-record"
@@ -51,6 +57,9 @@ class Selection:
     new_tests: list[str] = field(default_factory=list)
     per_seed: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    floor_files: int = 0
+    widened: bool = False  # past MAX_IDS ids: whole files
+    static_why: str = ""
 
     def wire(self) -> dict[str, Any]:
         choice = self.choice
@@ -69,7 +78,18 @@ class Selection:
             "entities_from_static": len(self.from_static),
             "entities_without_tests": self.uncovered[:50],
             "new_tests": len(self.new_tests),
+            "tests": list(self.tests),
+            "floor_files": self.floor_files,
         }
+
+    def finish(self, chosen: dict[str, None]) -> None:
+        """``tests`` from the chosen ids; whole files past ``MAX_IDS`` (more tests, never
+        fewer), so every output runs exactly these."""
+        tests = list(chosen)
+        if len(tests) > MAX_IDS:
+            tests = list(dict.fromkeys(file_of(t) for t in tests))
+            self.widened = True
+        self.tests = tests
 
 
 def graph_test_count(graph: nx.DiGraph | None) -> int:
@@ -83,31 +103,18 @@ def graph_test_count(graph: nx.DiGraph | None) -> int:
     return int(cached)
 
 
-def static_ids(entries: Sequence[dict[str, Any]]) -> list[str]:
-    """Node ids of a suggestion list's ``test`` entries, nearest first."""
-    ranked = sorted((e for e in entries if e["kind"] == "test" and e["command"]),
-                    key=lambda e: e["distance"] or 0)
-    out = []
-    for entry in ranked:
-        words = shlex.split(entry["command"])
-        if len(words) >= 2:
-            out.append(words[1])
-    return out
-
-
 def static_entries(graph: nx.DiGraph | None,
                    locators: list[str]) -> dict[str, list[dict[str, Any]]]:
     labels = suggest.nearest_tests(graph, locators) if graph is not None else {}
     return {loc: suggest.suggestions(graph, loc, labels.get(loc, [])) for loc in locators}
 
 
-def select(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: list[Seed],
-           static: dict[str, list[dict[str, Any]]]) -> Selection:
-    """The selection for ``seeds``; ``static`` holds each seed's suggestion entries (the
-    static fallback), computed by the caller (``static_entries``)."""
+def select(conn: Any, repo: Any, root: Path, static: StaticBasis,
+           seeds: list[Seed]) -> Selection:
+    """The selection for ``seeds``; ``static`` answers where no map does."""
     choice = choose_map(conn, repo)
     if choice is None:
-        return _static_only(graph, seeds, static)
+        return _static_only(static, seeds)
     row = choice.row
     locators = [s.locator for s in seeds]
     known = known_entities(conn, row.id, locators)
@@ -116,6 +123,7 @@ def select(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: li
                                [*locators, *(m for m in modules.values() if m is not None)])
     out = Selection(basis="map", choice=choice, tests_known=row.test_count)
     chosen: dict[str, None] = {}
+    fallback: list[Seed] = []
     for seed in seeds:
         own = _own_tests(seed)
         mapped = executed.get(seed.locator, [])
@@ -127,22 +135,24 @@ def select(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: li
             # decorator factory), the tests that ran its file's code depend on it too.
             module = modules[seed.locator]
             tests = executed.get(module, []) if known.get(seed.locator) and module else []
-            fallback = static_ids(static.get(seed.locator, []))
-            tests = list(dict.fromkeys([*tests, *fallback]))
-            if tests:
-                out.from_static.append(seed.locator)
-            else:
-                out.uncovered.append(seed.locator)
+            fallback.append(seed)
         out.per_seed[seed.locator] = tests
         chosen.update(dict.fromkeys(tests))
+    answer = static.answer([s.locator for s in fallback])
+    chosen.update(dict.fromkeys(answer.tests))
+    out.floor_files, out.static_why = answer.floor_files, answer.why
+    out.warnings.extend(answer.warnings)
+    for seed in fallback:
+        answered = out.per_seed[seed.locator] or static.covered(seed.locator)
+        (out.from_static if answered else out.uncovered).append(seed.locator)
     known_tests = {node_id for node_id, _ in map_tests(conn, row.id)}
     out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
                      if not _covered(t, known_tests)]
     chosen.update(dict.fromkeys(out.new_tests))
-    out.tests = list(chosen)
-    out.basis = "mixed" if out.from_static else "map"
-    if not out.tests:
-        out.basis = "none"
+    out.finish(chosen)
+    # A map was consulted: what it could not answer came from the static basis (mixed),
+    # never "static", which means no usable map.
+    out.basis = "none" if not out.tests else "mixed" if out.from_static else "map"
     _map_warnings(out, known)
     return out
 
@@ -248,8 +258,9 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
         import_only = [loc for loc in out.from_static if known.get(loc)]
         out.warnings.append(
             f"No recorded test executed {len(out.from_static)} changed entities "
-            f"({_named(out.from_static)}): their tests come from the static graph, which "
-            "misses calls made through frameworks, fixtures and registries."
+            f"({_named(out.from_static)}): their tests come from the static graph and the "
+            "test files importing their modules, which may miss calls made through "
+            "frameworks, fixtures and registries."
             + (f" {len(import_only)} of them ran only at import time: the tests that ran "
                "code of their files are selected too." if import_only else ""))
     if out.new_tests:
@@ -262,20 +273,25 @@ def _uncovered_warning(out: Selection) -> None:
     if out.uncovered:
         out.warnings.append(
             f"No test is known to exercise {len(out.uncovered)} changed entities "
-            f"({_named(out.uncovered)}): neither the test map nor the static graph has one. "
-            "Run the test files that import them, or the whole suite (`pytest`).")
+            f"({_named(out.uncovered)}): neither a test map nor the static graph has one, and "
+            "no test file imports their modules. Run the whole suite (`pytest`).")
 
 
-def _static_only(graph: nx.DiGraph | None, seeds: list[Seed],
-                 static: dict[str, list[dict[str, Any]]]) -> Selection:
-    out = Selection(basis="static", tests_known=graph_test_count(graph) if graph else None)
+def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
+    out = Selection(basis="static", tests_known=graph_test_count(static.graph)
+                    if static.graph is not None else None)
     chosen: dict[str, None] = {}
     for seed in seeds:
-        tests = _own_tests(seed) or static_ids(static.get(seed.locator, []))
-        (out.from_static if tests else out.uncovered).append(seed.locator)
-        out.per_seed[seed.locator] = tests
-        chosen.update(dict.fromkeys(tests))
-    out.tests = list(chosen)
+        own = _own_tests(seed)
+        answered = bool(own) or static.covered(seed.locator)
+        (out.from_static if answered else out.uncovered).append(seed.locator)
+        out.per_seed[seed.locator] = own
+        chosen.update(dict.fromkeys(own))
+    answer = static.answer([s.locator for s in seeds])
+    chosen.update(dict.fromkeys(answer.tests))
+    out.floor_files, out.static_why = answer.floor_files, answer.why
+    out.warnings.extend(answer.warnings)
+    out.finish(chosen)
     if not out.tests:
         out.basis = "none"
     out.warnings.append(

@@ -1,22 +1,24 @@
 """The worklist's tests: map-first selection wired into ``reverify``.
 
-``reverify`` computes the static suggestions of its items as before; this module turns them
-and the test map into ``data.selection``, the per-item suggestions of changed entities the
-map answers for, and the one union command (grouped per pytest rootdir, ``testcommand``).
+``reverify`` computes the static suggestions of its items; this module turns them and the
+test map into the one selection (``data.selection``, its ``tests`` are what every output
+runs), the per-item suggestions of changed entities the map answers for, and the command
+running the selection (grouped per pytest rootdir, ``testcommand``).
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.service.graph import suggest
 from warpline.service.graph.seeds import Seed
 from warpline.service.testing import testcommand
+from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries
+from warpline.store.testmaps import test_counts
 
 MAP_PER_ITEM = 20
 
@@ -44,7 +46,7 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
     commit = choice.row.commit_sha[:12] if choice else "?"
     tests = selection.per_seed.get(locator, [])
     shown = tests[:MAP_PER_ITEM]
-    more = f" ({len(tests)} tests in all: the union command runs every one)" \
+    more = f" ({len(tests)} tests in all: the selection runs every one)" \
         if len(tests) > MAP_PER_ITEM else ""
     return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
              "distance": None, "callers": [],
@@ -54,52 +56,56 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
 
 def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
                    per_item: dict[str, list[dict[str, Any]]],
-                   select_args: str | None, *, reaching: list[dict[str, Any]] | None = None,
-                   floor: Sequence[str] = ()) -> WorklistTests:
-    """``reaching`` (every test reaching a changed entity) and ``floor`` (the test files
-    importing a changed module, run whole) widen the static basis's command."""
+                   select_args: str | None) -> WorklistTests:
+    """The one selection of a worklist (``testselect.select``) and the command running it."""
     static = _by_seed(items, per_item)
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
         static.update(static_entries(graph, unlisted))
-    selection = select(ctx.store.conn, ctx.repo, ctx.root, graph, seeds, static)
+    basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
+    selection = select(ctx.store.conn, ctx.repo, ctx.root, basis, seeds)
     out = dict(per_item)
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
                 out[locator] = _map_entries(selection, locator)
-    commands: list[dict[str, str]] = []
-    root: Path = ctx.root
-    if selection.basis in ("static", "none"):
-        union = suggest.union_command(
-            [*(per_item[i.locator] for i in items if i.locator in per_item), reaching or []],
-            floor)
-        ids = testcommand.ids_of(union["command"]) if union else selection.tests
-        why = union["why"] if union else "Runs the tests the static graph names."
-        if union:  # the selection states what the command runs (floor files included)
-            selection.tests = list(ids)
-            if selection.basis == "none" and ids:
-                selection.basis = "static"
-    else:
-        ids = selection.tests
+    return WorklistTests(selection, out, commands_of(ctx.root, selection, select_args))
+
+
+def commands_of(root: Path, selection: Selection,
+                select_args: str | None) -> list[dict[str, str]]:
+    """``next_actions.commands`` for the selection: the one command running exactly
+    ``selection.tests`` first (``pytest`` when no test is known)."""
+    ids = selection.tests
+    if selection.basis == "static":
+        why = selection.static_why or "Runs the tests the static graph names."
+    elif selection.basis in ("map", "mixed"):
         source = "the test map" if selection.basis == "map" else \
-            "the test map and the static graph"
+            "the test map, the static graph and the import floor"
         why = f"Runs the {len(ids)} tests selected from {source} for the changed entities."
-    built = testcommand.command_for(root, ids)
-    if built is not None:
-        command, widened = built
-        if widened:
-            why += f" (more than {testcommand.MAX_IDS} ids: their whole files)"
-        commands.append({"command": command, "why": why})
-        if selection.basis in ("map", "mixed") and select_args is not None:
-            commands.append({"command": f"pytest {select_args}".rstrip(),
-                             "why": "The same selection, made by warpline's pytest plugin "
-                                    "(needs warpline installed where pytest runs)."})
     else:
-        commands.append({"command": "pytest",
-                         "why": "No test is known to exercise the changed entities: run the "
-                                "whole suite."})
-    return WorklistTests(selection, out, commands)
+        why = ""
+    built = testcommand.command_for(root, ids)
+    if built is None:
+        return [{"command": "pytest", "why": "No test is known to exercise the changed "
+                                             "entities: run the whole suite."}]
+    if selection.widened:
+        why += f" (more than {testcommand.MAX_IDS} ids: their whole files)"
+    commands = [{"command": built[0], "why": why}]
+    if select_args is not None:
+        commands.append({"command": f"pytest {select_args}".rstrip(),
+                         "why": "The same selection, made by warpline's pytest plugin "
+                                "(needs warpline installed where pytest runs)."})
+    return commands
+
+
+def map_counts(ctx: Any, selection: Selection, locators: list[str]) -> dict[str, int]:
+    """locator -> how many tests the selection's map saw execute it (none without a map;
+    an entity the map does not hold is left out: unknown, not zero)."""
+    choice = selection.choice
+    if choice is None or not locators:
+        return {}
+    return test_counts(ctx.store.conn, choice.row.id, locators)
 
 
 def select_flag(rev_range: str | None) -> str:

@@ -1,0 +1,120 @@
+"""warpline's own files in the work tree: never shown as the user's change.
+
+``.weft/`` (the weft tools' state) is left out by the walker already. ``.mcp.json`` is
+ours when its only difference from HEAD's version is the ``warpline`` server entry that
+``install`` wrote: the entry whose command is the one this clone's config records
+(``.weft/warpline/config.json``, ``mcp.command``). Any other edit to the file (another
+server, a changed key) is the user's, and the file is theirs again.
+
+The two files' formats are ``warpline.setup``'s (``local_state``, ``mcp_config``); they are
+read here, not imported, because the service layer sits below setup.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from warpline.errors import StoreUnsafe
+from warpline.store import guard
+
+MCP_FILE = ".mcp.json"
+SERVER_NAME = "warpline"
+_MAX_BYTES = 1 << 20
+
+
+def own_paths(root: Path, repo: pygit2.Repository) -> frozenset[str]:
+    """Work-tree paths whose uncommitted change is warpline's own doing."""
+    return frozenset({MCP_FILE}) if _mcp_json_is_ours(root, repo) else frozenset()
+
+
+def _mcp_json_is_ours(root: Path, repo: pygit2.Repository) -> bool:
+    config = _installed_config(root, Path(repo.path)) or {}
+    mcp = config.get("mcp")
+    recorded = mcp.get("command") if isinstance(mcp, dict) else None
+    if not isinstance(recorded, list) or not recorded:
+        return False
+    current = _read_object(root / MCP_FILE)
+    if not current or _our_command(current) != recorded:
+        return False
+    return _without_ours(current) == _without_ours(_head_version(repo))
+
+
+def _read_object(path: Path) -> dict[str, Any] | None:
+    """A JSON object from a regular file (never through a link), within the cap."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_BYTES:
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _installed_config(root: Path, gitdir: Path) -> dict[str, Any] | None:
+    """This work tree's ``config.json``, else (a linked worktree) the main work tree's."""
+    for candidate in (root, _main_worktree(gitdir)):
+        if candidate is None:
+            continue
+        try:
+            if guard.check_state(candidate, create=False) is None:
+                continue
+        except StoreUnsafe:
+            continue
+        found = _read_object(guard.state_dir(candidate) / "config.json")
+        if found is not None:
+            return found
+    return None
+
+
+def _main_worktree(gitdir: Path) -> Path | None:
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return None
+    return common.parent if common.name == ".git" else None
+
+
+def _our_command(config: dict[str, Any]) -> list[str] | None:
+    servers = config.get("mcpServers")
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return None
+    args = entry.get("args") or []
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return None
+    return [entry["command"], *args]
+
+
+def _head_version(repo: pygit2.Repository) -> dict[str, Any]:
+    """HEAD's ``.mcp.json`` as an object; ``{}`` when HEAD has none (or it is unreadable,
+    which an install never leaves: then the two differ and the file is the user's)."""
+    if repo.head_is_unborn:
+        return {}
+    try:
+        entry = repo.head.peel(pygit2.Commit).tree[MCP_FILE]
+        blob = repo[entry.id]
+        if not isinstance(blob, pygit2.Blob) or blob.size > _MAX_BYTES:
+            return {"<unreadable>": True}
+        data = json.loads(blob.data.decode("utf-8"))
+    except KeyError:
+        return {}
+    except (UnicodeDecodeError, json.JSONDecodeError, pygit2.GitError):
+        return {"<unreadable>": True}
+    return data if isinstance(data, dict) else {"<not an object>": True}
+
+
+def _without_ours(config: dict[str, Any]) -> dict[str, Any]:
+    """The configuration minus our server entry (and an ``mcpServers`` left empty)."""
+    out = dict(config)
+    servers = out.get("mcpServers")
+    if isinstance(servers, dict):
+        rest = {k: v for k, v in servers.items() if k != SERVER_NAME}
+        if rest:
+            out["mcpServers"] = rest
+        else:
+            del out["mcpServers"]
+    return out

@@ -1,0 +1,78 @@
+"""The static graph's tests for changed entities: what answers when no test map does.
+
+For a set of changed entities, the union of
+
+* each one's suggested tests (its own nearest tests and its dependents', ``suggest``);
+* every test from which one of them is reachable (``suggest.reaching_tests``);
+* the import floor: the test files importing a changed entity's module, run whole
+  (``discovery.floor_of_paths``), for code reached at run time through frameworks,
+  callbacks and dunders, which the graph cannot see.
+
+Without a map this is the whole selection; with one, it answers for the changed entities
+the map cannot (``testselect``). Either way it is the same answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from warpline.git.locators import dotted_module
+from warpline.service.graph import suggest
+from warpline.service.testing.discovery import floor_of_paths, imported_modules, rules_of
+
+NO_IMPORT_FACTS = ("The edge snapshot carries no test-import facts (captured by an older "
+                   "warpline, or by loomweave alone): the selection lacks the test files "
+                   "importing the changed modules. Capture the snapshot again.")
+
+
+@dataclass(slots=True)
+class StaticAnswer:
+    """The static basis's tests for some changed entities, and how they were found."""
+    tests: list[str] = field(default_factory=list)
+    floor_files: int = 0
+    why: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class StaticBasis:
+    """The static graph's view of the changed entities: ``entries`` holds, per changed
+    locator, its suggestion entries and its dependents' (``suggest.suggestions``);
+    ``paths`` its file (also for entities the snapshot does not hold yet)."""
+    graph: nx.DiGraph | None
+    entries: dict[str, list[dict[str, Any]]]
+    paths: dict[str, str | None]
+
+    def covered(self, locator: str) -> bool:
+        """Whether the static basis has any test for ``locator``: one reaching it, or a
+        test file importing its module."""
+        if any(e["kind"] == "test" and e["command"] for e in self.entries.get(locator, [])):
+            return True
+        path = self.paths.get(locator)
+        if not path or self.graph is None:
+            return False
+        if rules_of(self.graph).is_test_file(path):
+            return True
+        dotted = dotted_module(path)
+        modules = imported_modules(self.graph)
+        return bool(dotted and modules and dotted in modules)
+
+    def answer(self, locators: list[str]) -> StaticAnswer:
+        """The union for ``locators`` (``suggest.static_union``)."""
+        out = StaticAnswer()
+        if not locators:
+            return out
+        graph = self.graph
+        reaching = suggest.reaching_entries(graph, locators) if graph is not None else []
+        floor = floor_of_paths(graph, [self.paths.get(loc) for loc in locators])
+        if floor is None:
+            floor = []
+            if graph is not None:
+                out.warnings.append(NO_IMPORT_FACTS)
+        per_item = [*(self.entries.get(loc, []) for loc in locators), reaching]
+        out.tests, out.why = suggest.static_union(per_item, floor)
+        out.floor_files = len(floor)
+        return out
