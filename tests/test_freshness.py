@@ -95,6 +95,23 @@ def test_a_verification_on_another_branch_does_not_contain_the_change(
     assert (stale["state"], stale["commits_behind"]) == ("stale", 1)  # c2 is missing from b1
 
 
+def test_only_records_in_the_answered_history_are_evidence(
+        ctx: RepoContext, history: History) -> None:
+    """A pass on another branch (b1, off c1) is not evidence for main's history: with the
+    answered head given, it neither makes c1 fresh nor is named as main's last record."""
+    _record(ctx, history.b1, "ci_pass", 200)
+    _record(ctx, history.c[1], "test_pass", 100)
+    on_main = verification_states(ctx, [(history.c[2], None), (history.c[1], None)], None,
+                                  history.c[4])
+    assert [s["last_verified_commit"] for s in on_main] == [history.c[1]] * 2
+    assert [s["state"] for s in on_main] == ["stale", "fresh"]
+    on_branch = verification_states(ctx, [(history.c[1], None)], None, history.b1)
+    assert on_branch[0]["last_verified_commit"] == history.b1
+    # A head before every record: nothing counts.
+    assert verification_states(ctx, [(history.c[0], None)], None,
+                               history.c[0])[0]["state"] == "unverified"
+
+
 def test_a_downstream_item_also_needs_the_seed_change(ctx: RepoContext, history: History) -> None:
     _record(ctx, history.c[2], "test_pass", 100)
     # The item itself last changed in c1 (covered), but the seed change c4 is not.
