@@ -271,3 +271,29 @@ def test_gitlab_merge_request_job(forge: Forge) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(done.stdout)["record"]["data"]
     assert (data["actor"], data["scope"]) == ("gitlab-ci:77", "whole_suite")
+
+
+def test_a_push_job_at_depth_1_fetches_the_commit_before_the_push(forge: Forge) -> None:
+    before = _git(forge.dev, "rev-parse", "main")
+    _write(forge.dev, {"calc/ops.py": OPS.replace("a * b", "b * a")})
+    _git(forge.dev, "commit", "-qam", "main: mul")
+    after = _git(forge.dev, "rev-parse", "HEAD")
+    _git(forge.dev, "push", "-q", "origin", "main")
+    ck = forge.tmp / "push"
+    ck.mkdir()
+    _git(ck, "init", "-q")
+    _git(ck, "remote", "add", "origin", f"file://{forge.remote}")
+    _git(ck, "fetch", "-q", "--no-tags", "--depth=1", "origin",
+         f"+{after}:refs/remotes/origin/main")
+    _git(ck, "checkout", "-q", "--detach", after)
+    event = forge.tmp / "push.json"
+    event.write_text(json.dumps({"before": before, "after": after}))
+    env = _env(GITHUB_ACTIONS="true", CI="true", GITHUB_EVENT_NAME="push",
+               GITHUB_EVENT_PATH=str(event), GITHUB_SHA=after, GITHUB_RUN_ID="9")
+    report = _report(ck, env)
+    assert report["ci"]["rev_range"] == f"{before}..{after}"
+    assert set(_items(report)) >= {MUL}
+    assert _pytest(ck, env).returncode == 0
+    done = _warpline(ck, env, "ci", "--record", "test_pass", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["record"]["data"]["commit_sha"] == after

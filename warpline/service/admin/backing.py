@@ -7,8 +7,8 @@ run at that commit is cleared only by a *whole-suite* pass after it: a narrower 
 have run the test that failed. Anything else is ``unbacked_pass`` with ``details.reason``:
 
 ``no_receipt`` (no run at that commit left one), ``other_commit`` (the run tested another
-commit), ``dirty_tree`` (only runs over uncommitted
-changes), ``run_failed`` (the newest run failed), ``nothing_ran``, ``earlier_failure``.
+commit), ``dirty_tree`` (only runs over uncommitted changes), ``run_failed`` (the newest run
+failed), ``nothing_ran``, ``earlier_failure``.
 """
 
 from __future__ import annotations
