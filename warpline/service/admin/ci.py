@@ -115,8 +115,9 @@ def provider(env: Mapping[str, str]) -> str:
     return "local"
 
 
-def _commit(state: Fetching, ref: str, field: str, branch_ok: bool) -> pygit2.Commit:
-    found = fetched_commit(state, ref, branch_ok)
+def _commit(state: Fetching, ref: str, field: str, branch_ok: bool, *,
+            depth: int | None = None, along: tuple[str, ...] = ()) -> pygit2.Commit:
+    found = fetched_commit(state, ref, branch_ok, depth=depth, along=along)
     if found is not None:
         return found
     try:  # the usual error: names the cause
@@ -148,7 +149,8 @@ def detect(repo: pygit2.Repository, env: Mapping[str, str] | None = None, *,
             field="base", details={"provider": kind})
     state = Fetching(repo, remote or "origin", allowed=fetch)
     head_commit = _commit(state, head_ref, "head", branch_ok=False)
-    base_commit = _commit(state, base_ref, "base", branch_ok=True)
+    base_commit = _commit(state, base_ref, "base", branch_ok=True,
+                          along=(str(head_commit.id),))
     merge_base = ensure_range(state, base_commit, head_commit, base_ref, head_ref)
     base_sha, head_sha = str(merge_base), str(head_commit.id)
     return CiRange(kind, event, base_ref, head_ref, base_sha, head_sha,
@@ -170,7 +172,7 @@ def record_target(repo: pygit2.Repository, env: Mapping[str, str] | None = None,
     elif kind == "gitlab":
         _, found_head, _, actor = _gitlab(env)
     state = Fetching(repo, remote or "origin", allowed=fetch)
-    commit = _commit(state, head or found_head or "HEAD", "head", branch_ok=False)
+    commit = _commit(state, head or found_head or "HEAD", "head", branch_ok=False, depth=1)
     return str(commit.id), actor
 
 

@@ -45,7 +45,9 @@ class Fetching:
         if not self.allowed or time.monotonic() > self.deadline:
             return False
         root = self.repo.workdir or self.repo.path
-        if depth is None and self.repo.is_shallow:
+        if not self.repo.is_shallow:
+            depth = None  # a complete clone stays complete
+        elif depth is None:
             depth = DEPTHS[0]
         why = fetch(Path(root), self.remote, wants, depth=depth,
                     timeout=max(5.0, min(90.0, self.deadline - time.monotonic())))
@@ -61,17 +63,20 @@ def is_sha(text: str) -> bool:
     return bool(_SHA.match(text))
 
 
-def commit(state: Fetching, ref: str, branch_ok: bool) -> pygit2.Commit | None:
+def commit(state: Fetching, ref: str, branch_ok: bool, *, depth: int | None = None,
+           along: tuple[str, ...] = ()) -> pygit2.Commit | None:
     """The commit ``ref`` names, fetched when it is a commit id or a branch name missing
-    here (a branch lands as ``refs/remotes/<remote>/<name>``)."""
+    here (a branch lands as ``refs/remotes/<remote>/<name>``). ``along``: commit ids to
+    deepen in the same fetch (the head, whose history the range needs too)."""
     found = _lookup(state.repo, ref, branch_ok, state.remote)
     if found is not None or not state.allowed:
         return found
+    also = [sha for sha in along if state.repo.is_shallow]
     if is_sha(ref):
-        state.get([ref], None)
+        state.get([ref, *also], depth)
     elif branch_ok and pygit2.reference_is_valid_name(f"refs/heads/{ref}") \
             and not ref.startswith("-"):
-        state.get([f"+refs/heads/{ref}:refs/remotes/{state.remote}/{ref}"], None)
+        state.get([f"+refs/heads/{ref}:refs/remotes/{state.remote}/{ref}", *also], depth)
     return _lookup(state.repo, ref, branch_ok, state.remote)
 
 
