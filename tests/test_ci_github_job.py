@@ -297,3 +297,26 @@ def test_a_push_job_at_depth_1_fetches_the_commit_before_the_push(forge: Forge) 
     done = _warpline(ck, env, "ci", "--record", "test_pass", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["record"]["data"]["commit_sha"] == after
+
+
+def test_without_its_range_the_job_says_why_and_runs_everything(forge: Forge) -> None:
+    pull = forge.pull_request("cut", [{"calc/ops.py": OPS.replace("a + b", "b + a")}])
+    ck = forge.github_checkout(pull, 1, "ck-cut")
+    env = forge.github_env(pull, ck)
+    # --no-fetch: the depth-1 clone lacks the base; the report says so and exits 0.
+    done = _warpline(ck, env, "ci", "--no-fetch", "--json", "--markdown",
+                     str(forge.tmp / "cut.md"), "--selection", str(forge.tmp / "cut.txt"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["error"]["error_code"] == "invalid_rev_range"
+    assert (forge.tmp / "cut.txt").read_text() == ""
+    assert "no re-verify report" in (forge.tmp / "cut.md").read_text()
+    # The remote is gone: the plugin cannot find the range, says why and runs every test.
+    _git(ck, "remote", "set-url", "origin", str(forge.tmp / "gone.git"))
+    run = _pytest(ck, env, "--warpline-select")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "3 passed" in run.stdout and "no selection" in run.stdout
+    # A runner other than pytest: --attest records an attestation, never a run's scope.
+    done = _warpline(ck, env, "ci", "--record", "test_pass", "--attest", "--no-push",
+                     "--no-fetch", "--head", "HEAD", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["record"]["data"]["scope"] == "attested"
