@@ -210,6 +210,7 @@ def test_passes_record_what_ran_and_the_developer_sees_which(forge: Forge) -> No
     record = json.loads(done.stdout)["record"]["data"]
     assert (record["commit_sha"], record["scope"]) == (whole["head"], "whole_suite")
     assert record["run"]["tested_commit"] == whole["merge"]
+    assert record["run"]["rootdir"] == ""
     assert record["run"]["tests_run"] == 3 and record["run"]["tests_failed"] == 0
     assert '"scope":"whole_suite"' in _remote_notes(forge)
 

@@ -57,7 +57,10 @@ def parse(extent: Any, run: Any) -> tuple[str, dict[str, Any] | None]:
         return "attested", None
     if not isinstance(run, dict):
         return "unknown", None
-    facts: dict[str, Any] = {"tested_commit": _text(run.get("tested_commit"))}
+    rootdir = run.get("rootdir")
+    facts: dict[str, Any] = {"tested_commit": _text(run.get("tested_commit")),
+                             "rootdir": rootdir[:_MAX_TEXT] if isinstance(rootdir, str)
+                             else None}
     for key in _COUNTS:
         facts[key] = _count(run.get(key))
     if facts["tested_commit"] is None or facts["tests_run"] is None:

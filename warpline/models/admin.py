@@ -40,6 +40,10 @@ class RunFacts(WireModel):
         description="The commit the run checked out (for a GitHub pull request, the merge "
         "commit whose second parent is the recorded head)."
     )
+    rootdir: str | None = Field(
+        default=None, description="The pytest rootdir, relative to the repository (\"\" for "
+        "its root): whole_suite means this project's whole suite."
+    )
     tests_collected: Count | None = None
     tests_run: Count
     tests_passed: Count | None = None
