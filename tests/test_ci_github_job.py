@@ -243,6 +243,8 @@ def test_passes_record_what_ran_and_the_developer_sees_which(forge: Forge) -> No
     assert (state["state"], state["scope"]) == ("fresh", "selection")
     assert state["selection_basis"] == record["run"]["selection"]["basis"]
     assert any("selection" in w for w in body["warnings"])
+    markdown = _warpline(forge.dev, _env(), "reverify", "main..narrow", "--format", "markdown")
+    assert f"a selection on basis {state['selection_basis']}" in markdown.stdout
     # On the first branch, that pass is whole-suite.
     answer = _warpline(forge.dev, _env(), "reverify", "main..good", "--json")
     states = {i["verification"]["scope"] for i in json.loads(answer.stdout)["data"]["items"]
