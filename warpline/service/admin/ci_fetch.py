@@ -124,9 +124,14 @@ def ensure_range(state: Fetching, base: pygit2.Commit, head: pygit2.Commit,
     if merge_base is not None:
         return merge_base
     shallow = state.repo.is_shallow
-    why = "; ".join(state.failures) or (
-        f"not within {DEPTHS[-1]} commits of either" if shallow and state.allowed else
-        "they share no history")
+    if state.failures:
+        why = "; ".join(state.failures)
+    elif shallow and not state.allowed:
+        why = "the clone is shallow and fetching is off"
+    elif shallow:
+        why = f"not within {DEPTHS[-1]} commits of either"
+    else:
+        why = "they share no history"
     raise InvalidRevRange(
         f"{base_ref!r} and {head_ref!r} have no merge base with a whole history here "
         f"({why}). Use `fetch-depth: 0` (GitHub) / `GIT_DEPTH: 0` (GitLab), or "
