@@ -35,6 +35,16 @@ def _ci(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProce
                           env=env, capture_output=True, text=True, timeout=180)
 
 
+def _job_tests(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The job's steps before a record, as docs/ci.md has them: the report (it creates the
+    store, so pytest leaves a receipt), then the tests."""
+    report = _ci(cwd, env, "--markdown", str(cwd.parent / f"{cwd.name}-report.md"))
+    assert report.returncode == 0, report.stderr
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *args], cwd=cwd, env={**env, "PYTHONPATH": str(cwd)},
+                          capture_output=True, text=True, timeout=180)
+
+
 @pytest.fixture()
 def forge(tmp_path: Path) -> dict[str, Any]:
     """A bare remote with main and a pushed feature branch; a CI checkout of the feature."""
@@ -94,10 +104,12 @@ def test_github_pull_request_report_writes_markdown_and_the_step_summary(
 def test_record_pushes_and_the_next_job_and_the_developer_see_it_fresh(
         forge: dict[str, Any]) -> None:
     env = _github_env(forge)
+    assert _job_tests(forge["ci"], env).returncode == 0
     recorded = _ci(forge["ci"], env, "--record", "test_pass", "--json")
     assert recorded.returncode == 0, recorded.stderr
     body = json.loads(recorded.stdout)
     assert body["record"]["data"]["commit_sha"] == forge["head"]
+    assert body["record"]["data"]["scope"] == "whole_suite"
     assert body["record"]["data"]["actor"] == "github-actions:4242"
     assert body["sync"]["pushed"] is True
 
@@ -128,6 +140,7 @@ def test_gitlab_merge_request_range_and_actor(forge: dict[str, Any]) -> None:
     by_sha = _gitlab_env(forge, CI_MERGE_REQUEST_DIFF_BASE_SHA=forge["base"])
     assert json.loads(_ci(forge["ci"], by_sha, "--markdown", str(forge["tmp"] / "g2.md"),
                           "--json").stdout)["ci"]["base_sha"] == forge["base"]
+    assert _job_tests(forge["ci"], _gitlab_env(forge)).returncode == 0
     recorded = _ci(forge["ci"], _gitlab_env(forge), "--record", "ci_pass", "--json")
     assert recorded.returncode == 0, recorded.stderr
     assert json.loads(recorded.stdout)["record"]["data"]["actor"] == "gitlab-ci:77"
@@ -160,16 +173,26 @@ def test_base_flag_works_anywhere_and_no_base_names_the_field(forge: dict[str, A
     assert (error["error_code"], error["rejected_field"]) == ("invalid_argument", "base")
 
 
-def test_a_shallow_pull_request_checkout_says_fetch_depth(forge: dict[str, Any]) -> None:
+def test_a_shallow_pull_request_checkout_fetches_what_it_lacks(forge: dict[str, Any]) -> None:
     shallow = forge["tmp"] / "shallow"
     _git(forge["tmp"], "clone", "-q", "--depth", "1", "--branch", "feature",
          f"file://{forge['remote']}", str(shallow))
     done = _ci(shallow, _github_env(forge), "--json")
-    assert done.returncode == 1
-    error = json.loads(done.stdout)
-    assert (error["error_code"], error["rejected_field"]) == ("invalid_rev_range", "base")
-    assert error["details"]["shallow"] is True
-    assert "fetch-depth: 0" in error["hint"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = json.loads(done.stdout)["ci"]
+    assert (found["base_sha"], found["head_sha"]) == (forge["base"], forge["head"])
+    assert found["fetched"]
+    # A remote that cannot be reached: the report says why and the job goes on (exit 0).
+    cut = forge["tmp"] / "cut"
+    _git(forge["tmp"], "clone", "-q", "--depth", "1", "--branch", "feature",
+         f"file://{forge['remote']}", str(cut))
+    _git(cut, "remote", "set-url", "origin", str(forge["tmp"] / "gone.git"))
+    done = _ci(cut, _github_env(forge), "--json", "--markdown", str(forge["tmp"] / "cut.md"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["ci"] is None and report["error"]["error_code"] == "invalid_rev_range"
+    assert report["error"]["details"]["fetch"]
+    assert "no re-verify report" in (forge["tmp"] / "cut.md").read_text()
 
 
 def test_a_github_pull_request_records_its_head_not_the_merge_commit(
@@ -189,6 +212,7 @@ def test_a_github_pull_request_records_its_head_not_the_merge_commit(
     event = forge["tmp"] / "pr.json"
     event.write_text(json.dumps({"pull_request": {"head": {"sha": forge["head"]}}}))
     env = _github_env(forge, GITHUB_SHA=merge, GITHUB_EVENT_PATH=str(event))
+    assert _job_tests(ci, env).returncode == 0
     done = _ci(ci, env, "--record", "test_pass", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["record"]["data"]["commit_sha"] == forge["head"] != merge

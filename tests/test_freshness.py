@@ -65,7 +65,8 @@ def test_without_records_everything_is_unverified(ctx: RepoContext, history: His
     states = verification_states(ctx, [(history.c[1], None), (history.c[2], history.c[1])],
                                  None)
     assert states == [{"state": "unverified", "last_verified_commit": None,
-                       "last_verified_at": None, "kinds": [], "commits_behind": None}] * 2
+                       "last_verified_at": None, "kinds": [], "commits_behind": None, "scope": None,
+                       "selection_basis": None}] * 2
 
 
 def test_a_verification_at_a_descendant_of_the_change_is_fresh(
@@ -75,7 +76,7 @@ def test_a_verification_at_a_descendant_of_the_change_is_fresh(
         state = _one(ctx, change)
         assert state == {"state": "fresh", "last_verified_commit": history.c[3],
                          "last_verified_at": "2025-06-15T15:06:40Z", "kinds": ["test_pass"],
-                         "commits_behind": 0}
+                         "commits_behind": 0, "scope": "unknown", "selection_basis": None}
 
 
 def test_a_verification_before_the_change_is_stale_with_the_lag(
@@ -92,6 +93,23 @@ def test_a_verification_on_another_branch_does_not_contain_the_change(
     assert _one(ctx, history.c[1])["state"] == "fresh"  # b1 is built on c1
     stale = _one(ctx, history.c[2])
     assert (stale["state"], stale["commits_behind"]) == ("stale", 1)  # c2 is missing from b1
+
+
+def test_only_records_in_the_answered_history_are_evidence(
+        ctx: RepoContext, history: History) -> None:
+    """A pass on another branch (b1, off c1) is not evidence for main's history: with the
+    answered head given, it neither makes c1 fresh nor is named as main's last record."""
+    _record(ctx, history.b1, "ci_pass", 200)
+    _record(ctx, history.c[1], "test_pass", 100)
+    on_main = verification_states(ctx, [(history.c[2], None), (history.c[1], None)], None,
+                                  history.c[4])
+    assert [s["last_verified_commit"] for s in on_main] == [history.c[1]] * 2
+    assert [s["state"] for s in on_main] == ["stale", "fresh"]
+    on_branch = verification_states(ctx, [(history.c[1], None)], None, history.b1)
+    assert on_branch[0]["last_verified_commit"] == history.b1
+    # A head before every record: nothing counts.
+    assert verification_states(ctx, [(history.c[0], None)], None,
+                               history.c[0])[0]["state"] == "unverified"
 
 
 def test_a_downstream_item_also_needs_the_seed_change(ctx: RepoContext, history: History) -> None:
@@ -236,11 +254,12 @@ def _linear_model(item: str | None, seed: str | None, usable: list[int], times: 
     """The expected answer on a linear history: V contains C iff C is not after V."""
     if item is None or not usable:
         return {"state": "unverified", "last_verified_commit": None, "last_verified_at": None,
-                "kinds": [], "commits_behind": None}
+                "kinds": [], "commits_behind": None, "scope": None, "selection_basis": None}
     needed = max(index[item], index[seed] if seed else 0)
     newest_first = sorted(usable, key=lambda n: times[n], reverse=True)
     fresh = [n for n in newest_first if n >= needed]
     chosen = fresh[0] if fresh else newest_first[0]
     return {"state": "fresh" if fresh else "stale", "last_verified_commit": commits[chosen],
             "last_verified_at": iso_z(times[chosen]), "kinds": [kinds[chosen]],
-            "commits_behind": 0 if fresh else needed - chosen}
+            "commits_behind": 0 if fresh else needed - chosen, "scope": "unknown",
+            "selection_basis": None}

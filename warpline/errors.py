@@ -12,6 +12,7 @@
     ├── InvalidSort                    invalid_sort             retry_with_changes
     ├── InvalidCursor                  invalid_cursor           retry_with_changes
     ├── IdempotencyConflict            idempotency_conflict     retry_with_changes
+    ├── UnbackedPass                   unbacked_pass            retry_with_changes
     ├── StoreIncompatible              store_incompatible       fatal
     ├── PeerUnavailable                peer_unavailable         retry_safe
     ├── SnapshotUnavailable            snapshot_unavailable     retry_with_changes
@@ -119,6 +120,13 @@ class IdempotencyConflict(_WithChanges):
     code = "idempotency_conflict"
 
 
+class UnbackedPass(_WithChanges):
+    """A pass was to be recorded that no test run on the commit backs (the run failed,
+    left no receipt, tested another commit or uncommitted changes)."""
+
+    code = "unbacked_pass"
+
+
 class StoreIncompatible(WarplineError):
     code = "store_incompatible"
     retryability: ClassVar[Retryability] = "fatal"
@@ -173,6 +181,7 @@ ERROR_CLASSES: tuple[type[WarplineError], ...] = (
     InvalidSort,
     InvalidCursor,
     IdempotencyConflict,
+    UnbackedPass,
     StoreIncompatible,
     PeerUnavailable,
     SnapshotUnavailable,

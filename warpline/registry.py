@@ -254,10 +254,11 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         mutating=True, read_only=False, writes_local_state=True,
         mutates_paths=(STORE_PATH,), idempotent=True,
         federation_dependencies=(), writes_refs=("refs/notes/warpline",),
-        description="Records a verification pass (e.g. test_pass) for a commit, once per "
-        "(commit, kind), in the store and, unless git_note is false, as a line of the "
-        "commit's git note under refs/notes/warpline (which `warpline sync` shares); "
-        "advisory, never gates.",
+        description="Records an attestation that a commit passed (e.g. test_pass), once per "
+        "(commit, kind): scope attested, an actor's word with no test run seen (`pytest "
+        "--warpline-verify` and `warpline ci --record` record what a run proved). Writes under "
+        ".weft/warpline/ and, unless git_note is false, the commit's note under "
+        "refs/notes/warpline (for `warpline sync`); advisory, never gates.",
     ),
     ToolSpec(
         "warpline_project_status_get", "project_status", "status",

@@ -1,9 +1,12 @@
 """``warpline ci``: one command for a CI job (see ``docs/ci.md``).
 
-Report step (default): detect the pull-request range, fetch the verification notes, write the
-reverify markdown to ``--markdown`` (and append it to ``$GITHUB_STEP_SUMMARY`` when set),
-print the test selection. Record step (``--record KIND``, after the tests passed): record
-the job's head commit and push the notes ref.
+Report step (default): detect the pull-request range (fetching what the clone lacks), fetch
+the verification notes, write the reverify markdown to ``--markdown`` (and append it to
+``$GITHUB_STEP_SUMMARY`` when set), print the test selection. In a CI job a range that
+cannot be found is reported (why, in the markdown and on stdout) and the exit is 0: the
+report is advisory. Record step (``--record KIND``, after the tests passed): record the
+job's head commit, backed by the receipt of the test run (``unbacked_pass`` when no run on
+the commit backs it; ``--attest`` records an attestation instead), and push the notes.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pygit2
 
 from warpline import settings
 from warpline.cli.output import EXIT_OK, emit_json, emit_text
@@ -42,12 +47,47 @@ def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str])
         return None
 
 
+def _write_report(args: argparse.Namespace, markdown: str) -> tuple[Path, str | None]:
+    target = Path(args.markdown or DEFAULT_MARKDOWN)
+    target.write_text(markdown + "\n", encoding="utf-8")
+    summary_file = settings.step_summary_file()
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(markdown + "\n")
+    return target, summary_file or None
+
+
+def _no_range(args: argparse.Namespace, exc: WarplineError, kind: str) -> int:
+    """A CI job whose range cannot be found still gets its (advisory) report: why."""
+    why = f"{exc.code}: {exc.hint}"
+    markdown = ("## warpline: no re-verify report\n\nThe range of this job could not be "
+                f"found, so nothing was selected or checked:\n\n> {why}\n")
+    target, summary_file = _write_report(args, markdown)
+    if args.selection:
+        Path(args.selection).write_text("", encoding="utf-8")
+    if args.json:
+        emit_json({"ci": None, "provider": kind, "error": exc.to_payload(),
+                   "markdown": str(target), "step_summary": summary_file, "selection": [],
+                   "warnings": [f"no range: {why}"]})
+    else:
+        emit_text(f"{kind}: no range ({why})\nmarkdown: {target}\n"
+                  "tests to run: unknown (run the whole suite)")
+    return EXIT_OK
+
+
 def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
     from warpline.cli.formats import REVERIFY, render_format
     from warpline.registry import call_tool
-    from warpline.service.admin.ci import detect
+    from warpline.service.admin.ci import detect, provider
 
-    found = detect(repo, base=args.base, head=args.head)
+    kind = provider(settings.ci_environment())
+    try:
+        found = detect(repo, base=args.base, head=args.head, remote=args.remote,
+                       fetch=not args.no_fetch)
+    except WarplineError as exc:
+        if kind == "local":
+            raise
+        return _no_range(args, exc, kind)
     warnings: list[str] = []
     notes = None if args.no_fetch else _fetch_notes(root, repo, args.remote, warnings)
     arguments: dict[str, Any] = {"repo": str(root), "rev_range": found.rev_range}
@@ -55,12 +95,7 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
         arguments["verified_kinds"] = args.verified_kind
     envelope = call_tool(REVERIFY, arguments, cwd=Path.cwd())
     markdown = render_format(REVERIFY, envelope, "markdown")
-    target = Path(args.markdown or DEFAULT_MARKDOWN)
-    target.write_text(markdown + "\n", encoding="utf-8")
-    summary_file = settings.step_summary_file()
-    if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(markdown + "\n")
+    target, summary_file = _write_report(args, markdown)
     selection = _selection(root, envelope)
     if args.selection:
         Path(args.selection).write_text("".join(f"{c}\n" for c in selection), encoding="utf-8")
@@ -77,6 +112,7 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
              f"{counts.get('fresh', 0)} fresh, {counts.get('stale', 0)} stale, "
              f"{counts.get('unverified', 0)} unverified",
              f"markdown: {target}" + (" (and $GITHUB_STEP_SUMMARY)" if summary_file else "")]
+    lines += [f"fetched: {what}" for what in found.fetched]
     lines.append(_selection_line(envelope["data"].get("selection") or {}))
     lines += [f"  {command}" for command in selection]
     lines += [f"warning: {w}" for w in warnings + envelope["warnings"]]
@@ -94,16 +130,22 @@ def _selection_line(selection: dict[str, Any]) -> str:
 
 def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:
     from warpline.registry import call_tool
+    from warpline.service.admin.backing import record_backed
     from warpline.service.admin.ci import record_target
     from warpline.service.admin.sync import sync
 
-    sha, actor = record_target(repo, head=args.head)
-    arguments: dict[str, Any] = {"repo": str(root), "commit": sha, "kind": args.record}
-    if args.actor or actor:
-        arguments["actor"] = args.actor or actor
-    envelope = call_tool("warpline_verification_record", arguments, cwd=Path.cwd())
+    sha, actor = record_target(repo, head=args.head, remote=args.remote,
+                               fetch=not args.no_fetch)
+    if args.attest:
+        arguments: dict[str, Any] = {"repo": str(root), "commit": sha, "kind": args.record}
+        if args.actor or actor:
+            arguments["actor"] = args.actor or actor
+        envelope = call_tool("warpline_verification_record", arguments, cwd=Path.cwd())
+    else:
+        tested = str(repo.revparse_single("HEAD").peel(pygit2.Commit).id)
+        envelope = record_backed(root, sha, tested, args.record, args.actor or actor)
     data = envelope["data"]
-    line = f"{data['idempotency']}: {data['kind']} at {sha}"
+    line = f"{data['idempotency']}: {data['kind']} at {sha} (scope {data['scope']})"
     if args.no_push:
         emit_json({"record": envelope, "sync": None}) if args.json else emit_text(line)
         return EXIT_OK
@@ -140,9 +182,13 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
                                        "per pytest rootdir and line")
     p.add_argument("--verified-kind", action="append", dest="verified_kind",
                    help="only these record kinds count as verification (repeatable)")
-    p.add_argument("--no-fetch", action="store_true", help="do not fetch the notes")
+    p.add_argument("--no-fetch", action="store_true",
+                   help="fetch nothing (neither the notes nor missing commits)")
     p.add_argument("--record", metavar="KIND",
                    help="record that the head commit passed KIND, and push the notes")
+    p.add_argument("--attest", action="store_true",
+                   help="with --record: record an attestation (scope attested) without a "
+                        "pytest run's receipt (for another test runner)")
     p.add_argument("--actor", help="who records (default: the CI job)")
     p.add_argument("--no-push", action="store_true", help="with --record: do not push")
     common(p, listing=False)

@@ -135,8 +135,15 @@ def _verification(state: Env) -> str:
     commit = state.get("last_verified_commit")
     if commit:
         kinds = ", ".join(state.get("kinds") or [])
-        words += f" (last: {_code(_sha(commit))}{' ' + kinds if kinds else ''})"
+        words += f" (last: {_code(_sha(commit))}{' ' + kinds if kinds else ''}" \
+                 f"{_SCOPE.get(str(state.get('scope')), '')}" \
+                 f"{' ' + str(state['selection_basis']) if state.get('selection_basis') else ''})"
     return words
+
+
+# What the record's pass covered (warpline.scope): said unless it was the whole suite.
+_SCOPE = {"selection": "; a selection on basis", "attested": "; attested, no run seen",
+          "unknown": "; scope unknown"}
 
 
 def _why(item: Env) -> str:

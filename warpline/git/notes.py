@@ -27,6 +27,7 @@ from typing import Any
 
 import pygit2
 
+from warpline import scope as scopes
 from warpline.errors import StoreUnsafe
 
 NOTES_REF = "refs/notes/warpline"
@@ -45,6 +46,11 @@ class NoteRecord:
     kind: str
     actor: str | None
     verified_at: int
+    extent: str = "unknown"  # warpline.scope: whole_suite | selection | attested | unknown
+    run: dict[str, Any] | None = None
+
+    def rank(self) -> int:
+        return scopes.rank(self.extent, scopes.basis_of(self.run))
 
 
 @dataclass(slots=True)
@@ -60,6 +66,10 @@ def record_line(record: NoteRecord) -> str:
     obj: dict[str, Any] = {"v": 1, "type": "verification", "commit": record.commit,
                            "kind": record.kind, "source": SOURCE, "actor": record.actor,
                            "verified_at": record.verified_at}
+    if record.extent != "unknown":  # what the run proved (lines before scopes lack it)
+        obj["scope"] = record.extent
+    if record.run is not None:
+        obj["run"] = record.run
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
@@ -80,7 +90,9 @@ def _parse_line(line: str, commit: str) -> NoteRecord | None:
         return None
     if not isinstance(at, int) or isinstance(at, bool) or at < 0:
         return None
-    return NoteRecord(commit=commit, kind=kind, actor=actor, verified_at=at)
+    extent, run = scopes.parse(obj.get("scope", "unknown"), obj.get("run"))
+    return NoteRecord(commit=commit, kind=kind, actor=actor, verified_at=at, extent=extent,
+                      run=run)
 
 
 def _note_text(repo: pygit2.Repository, commit: str) -> str | None:
@@ -107,13 +119,14 @@ def _records_in(text: str, commit: str, out: NotesRead) -> list[NoteRecord]:
 
 
 def earliest(records: list[NoteRecord]) -> list[NoteRecord]:
-    """One record per ``(commit, kind)``: the earliest, ties broken by actor text."""
+    """One record per ``(commit, kind)``: the strongest scope (``warpline.scope.rank``),
+    then the earliest, ties broken by actor text."""
     best: dict[tuple[str, str], NoteRecord] = {}
     for record in records:
         key = (record.commit, record.kind)
         current = best.get(key)
-        if current is None or (record.verified_at, record.actor or "") < (
-                current.verified_at, current.actor or ""):
+        if current is None or (-record.rank(), record.verified_at, record.actor or "") < (
+                -current.rank(), current.verified_at, current.actor or ""):
             best[key] = record
     return list(best.values())
 
@@ -197,11 +210,12 @@ def _locked(repo: pygit2.Repository) -> Iterator[None]:
 
 
 def append(repo: pygit2.Repository, record: NoteRecord) -> bool:
-    """Add the record's line to its commit's note; False when that identity is there."""
+    """Add the record's line to its commit's note; False when that identity is there with
+    a scope at least as strong."""
     with _locked(repo):
         text = _note_text(repo, record.commit) or ""
         existing = _records_in(text, record.commit, NotesRead([]))
-        if any(r.kind == record.kind for r in existing):
+        if any(r.kind == record.kind and r.rank() >= record.rank() for r in existing):
             return False
         lines = {line.strip() for line in text.splitlines() if line.strip()}
         lines.add(record_line(record))

@@ -7,13 +7,14 @@ them as placeholders (no events) instead of "adding" every entity there.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pygit2
 
 from warpline.git.repo import SHALLOW_FIX
 
-__all__ = ["SHALLOW_FIX", "boundary", "partial_history_warning"]
+__all__ = ["SHALLOW_FIX", "boundary", "fetch", "partial_history_warning"]
 
 _MAX_BYTES = 4 * 1024 * 1024
 
@@ -48,3 +49,30 @@ def partial_history_warning(count: int) -> str:
             "history before the boundary is missing, so timelines, churn, first-seen "
             "(`added`) facts and anything older are partial. To complete it, "
             f"{SHALLOW_FIX}; the next warpline call ingests the older history.")
+
+
+FETCH_TIMEOUT_S = 90.0
+
+
+def fetch(root: Path, remote: str, wants: list[str], *, depth: int | None,
+          timeout: float = FETCH_TIMEOUT_S) -> str | None:
+    """``git fetch`` of ``wants`` (commit ids or ``src:dst`` refspecs) from ``remote``, no
+    tags, no prompts, within ``timeout``; ``--depth=N`` in a shallow clone (a complete
+    clone stays complete). None when it worked, else why not (git's last line)."""
+    from warpline.git.command import run
+
+    if remote.startswith("-") or any(w.startswith("-") for w in wants):
+        return f"refused to fetch {remote!r} {wants!r}: not a remote or commit"
+    args = ["fetch", "--quiet", "--no-tags", "--no-recurse-submodules"]
+    if depth is not None:
+        args.append(f"--depth={depth}")
+    try:
+        done = run(root, [*args, remote, *wants], timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"`git fetch {remote}` did not finish within {timeout:.0f} s"
+    except OSError as exc:
+        return f"`git fetch {remote}` could not run ({exc})"
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        return f"`git fetch {remote}` failed: {lines[-1] if lines else done.returncode}"
+    return None

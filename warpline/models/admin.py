@@ -9,7 +9,47 @@ from pydantic import Field
 
 from warpline.models.common import Count, Timestamp, WireModel
 from warpline.models.envelope import EnvelopeBase
-from warpline.models.vocab import StoreStatus, VerificationIdempotency
+from warpline.models.vocab import (
+    RunSelectionBasis,
+    StoreStatus,
+    VerificationIdempotency,
+    VerificationScope,
+)
+
+
+class RunSelection(WireModel):
+    """The narrower run behind a ``selection`` record."""
+
+    basis: RunSelectionBasis = Field(
+        description="warpline's selection basis (map, mixed, static, none), or user: the run "
+        "was narrowed by hand (-k, -m, explicit paths; see reasons)."
+    )
+    map_commit: str | None = None
+    rev_range: str | None = Field(default=None, description="The range the selection was for.")
+    tests_selected: Count | None = None
+    tests_known: Count | None = Field(
+        default=None, description="Tests the basis knew (the map's, or the static graph's)."
+    )
+    reasons: list[str] = Field(default_factory=list)
+
+
+class RunFacts(WireModel):
+    """The test run a record's pass rests on (its receipt)."""
+
+    tested_commit: str = Field(
+        description="The commit the run checked out (for a GitHub pull request, the merge "
+        "commit whose second parent is the recorded head)."
+    )
+    rootdir: str | None = Field(
+        default=None, description="The pytest rootdir, relative to the repository (\"\" for "
+        "its root): whole_suite means this project's whole suite."
+    )
+    tests_collected: Count | None = None
+    tests_run: Count
+    tests_passed: Count | None = None
+    tests_failed: Count | None = None
+    tests_skipped: Count | None = None
+    selection: RunSelection | None = None
 
 
 class VerificationRecordData(WireModel):
@@ -24,6 +64,14 @@ class VerificationRecordData(WireModel):
         description="The git notes ref holding this record (refs/notes/warpline), or null "
         "when it is only in the local store.",
     )
+    scope: VerificationScope = Field(
+        default="attested",
+        description="What the pass covers: whole_suite or selection (a test run warpline saw "
+        "backs it; see run), attested (an actor said so, no run seen: verify-record), "
+        "unknown (recorded before scopes).",
+    )
+    run: RunFacts | None = Field(default=None, description="The run behind it; null unless "
+                                 "scope is whole_suite or selection.")
 
 
 class VerificationRecordEnvelope(EnvelopeBase):

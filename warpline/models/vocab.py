@@ -61,6 +61,9 @@ ReverifySortBy = Literal["depth", "priority", "locator", "path"]
 StoreStatus = Literal["ok", "store_absent", "store_unreadable", "schema_ahead"]
 SnapshotIdempotency = Literal["created", "already_current", "dry_run"]
 VerificationIdempotency = Literal["recorded", "already_recorded"]
+# What a recorded pass proved (warpline.scope).
+VerificationScope = Literal["whole_suite", "selection", "attested", "unknown"]
+RunSelectionBasis = Literal["map", "mixed", "static", "none", "user"]
 
 __all__ = [
     "CaptureCompleteness",
@@ -84,6 +87,7 @@ __all__ = [
     "Reason",
     "Retryability",
     "ReverifySortBy",
+    "RunSelectionBasis",
     "SeiResolution",
     "SnapshotIdempotency",
     "SortOrder",
@@ -92,6 +96,7 @@ __all__ = [
     "TimelineSortBy",
     "ToolName",
     "VerificationIdempotency",
+    "VerificationScope",
     "VerificationState",
     "WorkPriority",
 ]

@@ -14,8 +14,10 @@ from warpline.models.vocab import (
     Completeness,
     Priority,
     Reason,
+    RunSelectionBasis,
     SelectionBasis,
     SuggestionKind,
+    VerificationScope,
     VerificationState,
     WorkPriority,
 )
@@ -76,6 +78,15 @@ class Verification(WireModel):
         default=None, description="Commits the needed change is ahead of the newest relevant "
         "verification (git rev-list --count VERIFIED..CHANGE); 0 when fresh, null when "
         "unverified.",
+    )
+    scope: VerificationScope | None = Field(
+        default=None, description="What the reported record's pass covered: whole_suite, "
+        "selection (see selection_basis), attested (an actor's word; no run seen), unknown "
+        "(recorded before scopes); null when unverified."
+    )
+    selection_basis: RunSelectionBasis | None = Field(
+        default=None, description="For a selection: the basis it was chosen on (static: "
+        "from the static graph alone, which misses tests; user: narrowed by hand)."
     )
 
 

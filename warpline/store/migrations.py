@@ -225,6 +225,28 @@ MIGRATIONS: tuple[Migration, ...] = (
         INSERT OR IGNORE INTO lineages (id) SELECT DISTINCT lineage FROM entities;
         """,
     ),
+    # What a recorded pass proved (``warpline.scope``): ``scope`` is the extent
+    # (whole_suite | selection | attested), ``run`` the JSON facts of the run behind it;
+    # rows written before are of unknown scope (NULL). ``run_receipts``: what each pytest
+    # run the plugin saw did (commit, clean tree, counts, whole or selected), so a pass is
+    # recorded only when a run on that commit backs it.
+    Migration(
+        10,
+        "verification_scope_and_run_receipts",
+        """
+        ALTER TABLE verifications ADD COLUMN scope TEXT;
+        ALTER TABLE verifications ADD COLUMN run TEXT;
+        CREATE TABLE run_receipts (
+            id          INTEGER PRIMARY KEY,
+            commit_sha  TEXT,
+            clean       INTEGER NOT NULL,
+            exit_status INTEGER NOT NULL,
+            finished_at INTEGER NOT NULL,
+            facts       TEXT NOT NULL
+        );
+        CREATE INDEX run_receipts_by_commit ON run_receipts(commit_sha);
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

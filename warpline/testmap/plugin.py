@@ -2,9 +2,10 @@
 
 Inactive unless asked: ``--warpline-record`` (or ``WARPLINE_RECORD=1``) records a test map,
 ``--warpline-select[=REV_RANGE]`` deselects every test the change does not need,
-``--warpline-verify KIND`` records ``verify_record`` for HEAD when the run passes. The work
-is in ``warpline.testmap.session`` and the service layer; this module adapts pytest's
-lifecycle to it (see docs/test-map.md).
+``--warpline-verify KIND`` records ``verify_record`` for HEAD when the run passes (and its
+receipt backs the pass). When warpline is asked for or in use, every run leaves a receipt
+(``warpline.testmap.runwatch``). The work is in ``warpline.testmap.session`` and the service
+layer; this module adapts pytest's lifecycle to it (see docs/test-map.md).
 """
 
 from __future__ import annotations
@@ -16,14 +17,9 @@ from typing import Any
 import pytest
 
 from warpline.testmap.facts import fixture_key, partial_reasons, shared_fixtures, wanted
-from warpline.testmap.session import (
-    RecordSession,
-    Where,
-    plan_selection,
-    record_pass,
-    record_requested,
-    uncommitted_paths,
-)
+from warpline.testmap.receipt import selection_facts, store_in_use
+from warpline.testmap.runwatch import SELECTED, RunWatch
+from warpline.testmap.session import RecordSession, Where, plan_selection, record_requested
 
 _KEY = pytest.StashKey["_Recording"]()
 
@@ -182,6 +178,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                                 "work tree.")
     from warpline.errors import InternalError, WarplineError
 
+    if not rev_range:
+        rev_range = _ci_range(config, where)
+        if rev_range is None:
+            return
     try:
         planned = plan_selection(where.root, rev_range or None)
     except InternalError as exc:
@@ -203,6 +203,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+        config.stash[SELECTED] = selection_facts(selection, rev_range or planned["scope"])
     _note(config, f"warpline: selected {len(keep)} of {len(keep) + len(drop)} tests for "
                   f"{planned['scope']} (basis {selection['basis']}"
                   + (f", map {selection['map_commit'][:12]}" if selection["map_commit"] else "")
@@ -222,31 +223,27 @@ def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
     return list(notes)
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    config = session.config
-    kind = config.getoption("warpline_verify")
-    if not kind or hasattr(config, "workerinput"):
-        return
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if exitstatus != 0:
-        _say(reporter, f"warpline: verify_record {kind} not recorded: the run did not pass "
-                       f"(exit status {int(exitstatus)}).")
+def pytest_configure(config: pytest.Config) -> None:
+    """Watch the run (its receipt backs ``--warpline-verify`` and ``warpline ci --record``)
+    when warpline is asked for or in use in this repository."""
+    asked = any(config.getoption(name, None) not in (None, False) for name in
+                ("warpline_record", "warpline_select", "warpline_verify"))
+    if not asked and not record_requested(False) and not store_in_use(config.rootpath):
         return
     where = Where.find(Path(config.rootpath))
-    if where is None:
-        _say(reporter, "warpline: verify_record not recorded: not inside a git work tree.")
-        return
-    dirty = uncommitted_paths(where.repo)
-    if dirty:
-        _say(reporter, f"warpline: verify_record {kind} not recorded: the run tested "
-                       f"{len(dirty)} uncommitted paths ({', '.join(dirty[:3])}), not HEAD. "
-                       "Commit, then run again.")
-        return
-    try:
-        envelope = record_pass(where.root, kind)
-    except Exception as exc:  # the run passed; a store problem must not turn it red
-        _say(reporter, f"warpline: verify_record {kind} not recorded: {exc}")
-        return
-    data = envelope["data"]
-    _say(reporter, f"warpline: verify_record {kind} {data['idempotency']} for "
-                   f"{str(data['commit_sha'])[:12]}.")
+    if where is not None:
+        config.pluginmanager.register(RunWatch(where), "warpline-runwatch")
+
+
+def _ci_range(config: pytest.Config, where: Where) -> str | None:
+    """In a CI job, the job's range (the resolver ``warpline ci`` uses); "" outside CI
+    (the default range); None when the CI range cannot be found (every test runs)."""
+    from warpline.service.admin.ci import ci_rev_range
+
+    found, why = ci_rev_range(where.root, where.repo)
+    if found is None and why:
+        _note(config, f"warpline: no selection ({why}); running every test.")
+        return None
+    if found:
+        _note(config, f"warpline: {why}")
+    return found or ""

@@ -1,10 +1,10 @@
-"""What the pytest plugin does, without pytest: record a map, select tests, record a pass.
+"""What the pytest plugin does, without pytest: record a map, select tests.
 
 ``RecordSession`` owns one ``Recorder`` in a process that runs tests (a plain run or an
 xdist worker) and merges workers' recordings in the xdist controller; ``finish`` writes
-one map to the store. ``plan_selection`` answers ``--warpline-select``; ``record_pass``
-answers ``--warpline-verify``. Node ids here are repo-root relative (pytest's are relative
-to its rootdir: ``repo_id`` converts).
+one map to the store. ``plan_selection`` answers ``--warpline-select`` (the run's receipt
+and ``--warpline-verify``: ``warpline.testmap.runwatch``). Node ids here are repo-root
+relative (pytest's are relative to its rootdir: ``repo_id`` converts).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import pygit2
 
 from warpline import settings
 from warpline.errors import WarplineError
-from warpline.git.lookups import status_or_empty
 from warpline.store.testmaps import MapRow, write_map
 from warpline.testmap.recorder import Recorder, Recording
 
@@ -127,23 +126,3 @@ def plan_selection(root: Path, rev_range: str | None) -> dict[str, Any]:
     from warpline.service.testing.select_plan import plan
 
     return plan(root, rev_range)
-
-
-def uncommitted_paths(repo: pygit2.Repository) -> list[str]:
-    """Changed, staged or untracked (not ignored) paths outside ``.weft``, other than
-    warpline's own (the ``.mcp.json`` install wrote): a run over them tested the working
-    tree, not HEAD."""
-    from warpline.service.shared.own_files import own_paths
-
-    ours = own_paths(Path(repo.workdir), repo) if repo.workdir else frozenset()
-    return sorted(p for p, flags in status_or_empty(repo).items()
-                  if not (p == ".weft" or p.startswith(".weft/")) and p not in ours
-                  and flags != pygit2.enums.FileStatus.IGNORED)
-
-
-def record_pass(root: Path, kind: str) -> dict[str, Any]:
-    """``verify_record`` for HEAD with ``kind`` (the run passed, on HEAD's own tree)."""
-    from warpline.registry import call_tool
-
-    return call_tool("warpline_verification_record",
-                     {"repo": str(root), "commit": "HEAD", "kind": kind, "actor": "pytest"})

@@ -2,10 +2,11 @@
 
 Detection (``--base`` always wins):
 
-* GitHub Actions (``GITHUB_ACTIONS=true``): a pull request has ``GITHUB_BASE_REF`` (the
-  target branch name); the head is ``GITHUB_SHA`` (for a pull request, the merge commit
-  ``actions/checkout`` checks out). A push has no base ref; its event payload
-  (``GITHUB_EVENT_PATH``) names the commit before the push (``before``).
+* GitHub Actions (``GITHUB_ACTIONS=true``): a pull request's base is the event payload's
+  ``pull_request.base.sha`` (``GITHUB_EVENT_PATH``), else ``GITHUB_BASE_REF`` (the target
+  branch name, which ``actions/checkout`` does not fetch); the head is ``GITHUB_SHA`` (for a
+  pull request, the merge commit ``actions/checkout`` checks out). A push has no base ref;
+  its event payload names the commit before the push (``before``).
   ``--record`` records a pull request's own head (``pull_request.head.sha`` in the event
   payload), not the runner's merge commit.
 * GitLab CI (``GITLAB_CI=true``): a merge-request pipeline has
@@ -14,7 +15,9 @@ Detection (``--base`` always wins):
 
 A base that is a branch name is looked up as ``origin/<name>``, then ``<name>``. The range
 is ``merge-base(base, head)..head``: what the pull request adds, as the forge shows it.
-The environment is read, never executed; the values only ever become revisions.
+What the clone lacks (the base, the history down to the merge base) is fetched from the
+remote (``ci_fetch``). The environment is read, never executed; the values only ever become
+revisions (a commit id, or a valid branch name).
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from typing import Any
 import pygit2
 
 from warpline import settings
-from warpline.errors import InvalidArgument, InvalidRevRange
+from warpline.errors import InvalidArgument, InvalidRevRange, WarplineError
 from warpline.git.repo import resolve_commit
+from warpline.service.admin.ci_fetch import Fetching, ensure_range, is_sha
+from warpline.service.admin.ci_fetch import commit as fetched_commit
 
 _NULL_SHA = "0" * 40
 _MAX_EVENT_BYTES = 4 * 1024 * 1024
@@ -46,6 +51,7 @@ class CiRange:
     head_sha: str
     rev_range: str
     actor: str | None
+    fetched: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,9 +62,11 @@ def _github(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None,
     head = env.get("GITHUB_SHA") or None
     actor = f"github-actions:{env['GITHUB_RUN_ID']}" if env.get("GITHUB_RUN_ID") else \
         "github-actions"
-    base = env.get("GITHUB_BASE_REF") or None
-    if base is None and env.get("GITHUB_EVENT_PATH"):
-        base = _event_before(Path(env["GITHUB_EVENT_PATH"]))
+    payload = _event(Path(env["GITHUB_EVENT_PATH"])) if env.get("GITHUB_EVENT_PATH") else {}
+    base = _pull_request_sha(payload, "base") or env.get("GITHUB_BASE_REF") or None
+    if base is None:
+        before = payload.get("before")
+        base = before if isinstance(before, str) and before.strip("0") else None
     return base, head, event, actor
 
 
@@ -71,9 +79,12 @@ def _event(path: Path) -> dict[str, Any]:
     return payload if isinstance(payload, dict) else {}
 
 
-def _event_before(path: Path) -> str | None:
-    before = _event(path).get("before")
-    return before if isinstance(before, str) and before.strip("0") else None
+def _pull_request_sha(payload: dict[str, Any], side: str) -> str | None:
+    """``pull_request.<side>.sha`` of an event payload, when it is a commit id."""
+    pull = payload.get("pull_request")
+    end = pull.get(side) if isinstance(pull, dict) else None
+    sha = end.get("sha") if isinstance(end, dict) else None
+    return sha if isinstance(sha, str) and is_sha(sha) else None
 
 
 def _pull_request_head(env: Mapping[str, str]) -> str | None:
@@ -81,10 +92,7 @@ def _pull_request_head(env: Mapping[str, str]) -> str | None:
     on the runner, so a record there would never reach a developer's clone."""
     if not env.get("GITHUB_EVENT_PATH"):
         return None
-    pull = _event(Path(env["GITHUB_EVENT_PATH"])).get("pull_request")
-    head = pull.get("head") if isinstance(pull, dict) else None
-    sha = head.get("sha") if isinstance(head, dict) else None
-    return sha if isinstance(sha, str) and sha else None
+    return _pull_request_sha(_event(Path(env["GITHUB_EVENT_PATH"])), "head")
 
 
 def _gitlab(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None, str | None]:
@@ -107,18 +115,24 @@ def provider(env: Mapping[str, str]) -> str:
     return "local"
 
 
-def _resolve_base(repo: pygit2.Repository, base: str, field: str) -> pygit2.Commit:
-    for candidate in (f"origin/{base}", base):
-        try:
-            return resolve_commit(repo, candidate, field=field)
-        except InvalidRevRange:
-            continue
-    return resolve_commit(repo, base, field=field)  # the error names the cause
+def _commit(state: Fetching, ref: str, field: str, branch_ok: bool, *,
+            depth: int | None = None, along: tuple[str, ...] = ()) -> pygit2.Commit:
+    found = fetched_commit(state, ref, branch_ok, depth=depth, along=along)
+    if found is not None:
+        return found
+    try:  # the usual error: names the cause
+        return resolve_commit(state.repo, ref, field=field)
+    except InvalidRevRange as exc:
+        if state.failures:
+            exc.details["fetch"] = list(state.failures)
+        raise
 
 
 def detect(repo: pygit2.Repository, env: Mapping[str, str] | None = None, *,
-           base: str | None = None, head: str | None = None) -> CiRange:
-    """The range this CI job should report on."""
+           base: str | None = None, head: str | None = None, remote: str | None = None,
+           fetch: bool = True) -> CiRange:
+    """The range this CI job should report on; what the clone lacks is fetched from
+    ``remote`` (default ``origin``) unless ``fetch`` is False."""
     env = settings.ci_environment() if env is None else env
     kind = provider(env)
     found_base, found_head, event, actor = (None, None, None, None)
@@ -133,23 +147,22 @@ def detect(repo: pygit2.Repository, env: Mapping[str, str] | None = None, *,
             f"no pull-request base found in the {kind} environment; pass `--base REF` "
             "(e.g. --base origin/main), or run in a pull/merge-request pipeline.",
             field="base", details={"provider": kind})
-    head_commit = resolve_commit(repo, head_ref, field="head")
-    base_commit = _resolve_base(repo, base_ref, "base")
-    merge_base = repo.merge_base(base_commit.id, head_commit.id)
-    if merge_base is None:
-        raise InvalidRevRange(
-            f"{base_ref!r} and {head_ref!r} share no history here (in a shallow clone, the "
-            "merge base may not have been fetched: use `fetch-depth: 0`, or `git fetch "
-            "--deepen=N`).", field="base", value=base_ref,
-            details={"shallow": repo.is_shallow})
+    state = Fetching(repo, remote or "origin", allowed=fetch)
+    head_commit = _commit(state, head_ref, "head", branch_ok=False)
+    base_commit = _commit(state, base_ref, "base", branch_ok=True,
+                          along=(str(head_commit.id),))
+    merge_base = ensure_range(state, base_commit, head_commit, base_ref, head_ref)
     base_sha, head_sha = str(merge_base), str(head_commit.id)
     return CiRange(kind, event, base_ref, head_ref, base_sha, head_sha,
-                   f"{base_sha}..{head_sha}", actor)
+                   f"{base_sha}..{head_sha}", actor, tuple(state.fetched))
 
 
 def record_target(repo: pygit2.Repository, env: Mapping[str, str] | None = None, *,
-                  head: str | None = None) -> tuple[str, str | None]:
-    """The commit a ``--record`` step records (the job's head), and the default actor."""
+                  head: str | None = None, remote: str | None = None,
+                  fetch: bool = True) -> tuple[str, str | None]:
+    """The commit a ``--record`` step records (the job's head), and the default actor. A
+    pull request's head is fetched (one commit) when the clone lacks it: at
+    ``fetch-depth: 1`` only the merge commit is there."""
     env = settings.ci_environment() if env is None else env
     kind = provider(env)
     found_head, actor = None, None
@@ -158,5 +171,21 @@ def record_target(repo: pygit2.Repository, env: Mapping[str, str] | None = None,
         found_head = _pull_request_head(env) or found_head
     elif kind == "gitlab":
         _, found_head, _, actor = _gitlab(env)
-    commit = resolve_commit(repo, head or found_head or "HEAD", field="head")
+    state = Fetching(repo, remote or "origin", allowed=fetch)
+    commit = _commit(state, head or found_head or "HEAD", "head", branch_ok=False, depth=1)
     return str(commit.id), actor
+
+
+def ci_rev_range(root: Path, repo: pygit2.Repository) -> tuple[str | None, str]:
+    """The range ``pytest --warpline-select`` uses by default in a CI job: ``warpline ci``'s
+    (the same resolver). ``(None, "")`` outside CI (use the local default);
+    ``(None, why)`` when the job's range cannot be found; else ``(range, words)``."""
+    env = settings.ci_environment()
+    if provider(env) == "local":
+        return None, ""
+    try:
+        found = detect(repo, env)
+    except WarplineError as exc:
+        return None, f"the {provider(env)} job's range was not found: {exc.code}: {exc.hint}"
+    return found.rev_range, (f"the {found.provider} job's range {found.base_ref}..."
+                             f"{found.head_ref} ({found.base_sha[:10]}..{found.head_sha[:10]})")

@@ -45,6 +45,7 @@ from typing import Any
 import pygit2
 from pygit2.enums import SortMode
 
+from warpline import scope as scopes
 from warpline.git import notes
 from warpline.git.lookups import commit_or_none
 from warpline.service.shared.context import RepoContext
@@ -56,31 +57,65 @@ STATES = ("fresh", "stale", "unverified")
 
 @dataclass(frozen=True, slots=True)
 class _Verified:
-    """All allowed records at one commit."""
+    """All allowed records at one commit, and the strongest scope among them."""
 
     sha: str
     kinds: tuple[str, ...]
     verified_at: int
     last_row: int
+    extent: str = "unknown"
+    basis: str | None = None
+
+    def rank(self) -> int:
+        return scopes.rank(self.extent, self.basis)
 
 
-def load_verified(ctx: RepoContext, kinds: Sequence[str] | None) -> list[_Verified]:
-    """Records of allowed kinds (store rows and git notes) grouped per commit, newest first."""
-    grouped: dict[str, tuple[set[str], int, int]] = {}
+def load_verified(ctx: RepoContext, kinds: Sequence[str] | None,
+                  history_head: str | None = None) -> list[_Verified]:
+    """Records of allowed kinds (store rows and git notes) grouped per commit, newest first.
+
+    With ``history_head``, only records at commits in that commit's history (its ancestors
+    and itself) are evidence: a pass on another branch, or on a commit after the answered
+    one, says nothing about the history being answered."""
+    grouped: dict[str, tuple[set[str], int, int, tuple[int, str, str | None]]] = {}
     rows = stored_records(ctx.store.conn, "warpline", kinds)
     # Records other machines pushed travel as git notes; they count like local rows
     # (row id 0: a local row of the same time is "newer").
     wanted = None if kinds is None else set(kinds)
-    rows.extend((r.commit, r.kind, r.verified_at, 0) for r in notes.read_all(ctx.repo).records
+    rows.extend((r.commit, r.kind, r.verified_at, 0, r.extent, r.run)
+                for r in notes.read_all(ctx.repo).records
                 if wanted is None or r.kind in wanted)
-    for sha, kind, verified_at, row_id in rows:
-        seen_kinds, at, last = grouped.get(str(sha), (set(), 0, 0))
+    for sha, kind, verified_at, row_id, extent, run in rows:
+        seen_kinds, at, last, best = grouped.get(str(sha), (set(), 0, 0, (-1, "unknown", None)))
         seen_kinds.add(str(kind))
-        grouped[str(sha)] = (seen_kinds, max(at, int(verified_at)), max(last, int(row_id)))
-    records = [_Verified(sha, tuple(sorted(k)), at, last)
-               for sha, (k, at, last) in grouped.items()]
+        basis = scopes.basis_of(run)
+        here = (scopes.rank(extent, basis), str(extent), basis)
+        grouped[str(sha)] = (seen_kinds, max(at, int(verified_at)), max(last, int(row_id)),
+                             max(best, here, key=lambda b: b[0]))
+    if history_head is not None and grouped:
+        keep = in_history(ctx.repo, history_head, grouped)
+        grouped = {sha: value for sha, value in grouped.items() if sha in keep}
+    records = [_Verified(sha, tuple(sorted(k)), at, last, best[1], best[2])
+               for sha, (k, at, last, best) in grouped.items()]
     records.sort(key=lambda r: (r.verified_at, r.last_row), reverse=True)
     return records
+
+
+def in_history(repo: pygit2.Repository, head_sha: str, shas: Iterable[str]) -> set[str]:
+    """Which of ``shas`` are ``head_sha`` or its ancestors: one walk from the head, ended
+    as soon as every one is found (else it reads the head's whole history)."""
+    head = commit_or_none(repo, head_sha)
+    wanted = {sha for sha in shas if commit_or_none(repo, sha) is not None}
+    if head is None or not wanted:
+        return set()
+    found: set[str] = set()
+    for commit in repo.walk(head.id, SortMode.NONE):
+        sha = str(commit.id)
+        if sha in wanted:
+            found.add(sha)
+            if len(found) == len(wanted):
+                break
+    return found
 
 
 def _walk(repo: pygit2.Repository, starts: Iterable[pygit2.Oid],
@@ -166,21 +201,24 @@ def commits_not_in(repo: pygit2.Repository, base_sha: str,
 
 def _unverified() -> dict[str, Any]:
     return {"state": "unverified", "last_verified_commit": None, "last_verified_at": None,
-            "kinds": [], "commits_behind": None}
+            "kinds": [], "commits_behind": None, "scope": None, "selection_basis": None}
 
 
 def _state(state: str, record: _Verified, behind: int | None) -> dict[str, Any]:
     return {"state": state, "last_verified_commit": record.sha,
             "last_verified_at": iso_z(record.verified_at), "kinds": list(record.kinds),
-            "commits_behind": behind}
+            "commits_behind": behind, "scope": record.extent,
+            "selection_basis": record.basis if record.extent == "selection" else None}
 
 
 def verification_states(ctx: RepoContext, queries: list[tuple[str | None, str | None]],
-                        kinds: list[str] | None) -> list[dict[str, Any]]:
+                        kinds: list[str] | None,
+                        history_head: str | None = None) -> list[dict[str, Any]]:
     """One dict per query (item_latest_change_commit, seed_change_commit) ->
     {state: "fresh"|"stale"|"unverified", last_verified_commit, last_verified_at (ISO Z),
-    kinds: [...], commits_behind}. See the module docstring for the definitions."""
-    records = load_verified(ctx, kinds)
+    kinds: [...], commits_behind, scope, selection_basis}. Only records in
+    ``history_head``'s history count, when given. See the module docstring."""
+    records = load_verified(ctx, kinds, history_head)
     needs: list[tuple[str, ...] | None] = [
         None if item is None or not records
         else tuple(dict.fromkeys(c for c in (item, seed) if c is not None))
@@ -210,14 +248,15 @@ def verification_states(ctx: RepoContext, queries: list[tuple[str | None, str | 
 
 def _judge(records: list[_Verified], need: tuple[str, ...],
            masks: dict[str, int]) -> tuple[str, _Verified]:
-    """Fresh at the newest record containing every needed commit; else stale at the newest."""
+    """Fresh at the record of the strongest scope containing every needed commit (the
+    newest of those); else stale at the newest record."""
     common = -1
     for change in need:
         common &= masks.get(change, 0)
     if common:
-        for bit, record in enumerate(records):  # records are newest first
-            if common >> bit & 1:
-                return "fresh", record
+        containing = [r for bit, r in enumerate(records) if common >> bit & 1]
+        best = max(r.rank() for r in containing)
+        return "fresh", next(r for r in containing if r.rank() == best)  # newest first
     return "stale", records[0]
 
 
@@ -227,3 +266,30 @@ def summarise(states: list[dict[str, Any]]) -> dict[str, int]:
     for state in states:
         counts[state["state"]] += 1
     return counts
+
+
+def scope_warnings(states: list[dict[str, Any]]) -> list[str]:
+    """What the fresh items' passes covered, when it was less than the whole suite: a
+    selection (on which basis), an attestation, a record of unknown scope."""
+    counts: dict[tuple[str, str | None], int] = {}
+    for state in states:
+        if state["state"] == "fresh" and state.get("scope") != "whole_suite":
+            key = (str(state.get("scope")), state.get("selection_basis"))
+            counts[key] = counts.get(key, 0) + 1
+    out: list[str] = []
+    for (extent, basis), count in sorted(counts.items(), key=lambda kv: -kv[1]):
+        items = f"{count} fresh item{'s' if count != 1 else ''}"
+        if extent == "selection" and basis in ("static", "none"):
+            out.append(f"{items} rest on a pass of a selection on basis {basis}, not of the "
+                       "whole suite: the static graph misses tests a change can break. Run "
+                       "the whole suite and record it (`pytest --warpline-verify KIND`).")
+        elif extent == "selection":
+            out.append(f"{items} rest on a pass of a selection (basis {basis}), not of the "
+                       "whole suite.")
+        elif extent == "attested":
+            out.append(f"{items} rest on attestations (`verify-record`: an actor's word; "
+                       "warpline saw no run).")
+        else:
+            out.append(f"{items} rest on records that do not say what ran (made before "
+                       "records carried their scope).")
+    return out

@@ -17,11 +17,14 @@ from typing import Any
 
 import pygit2
 
+from warpline import scope as scopes
 from warpline.errors import InvalidArgument
 from warpline.git import notes
 from warpline.git.repo import resolve_commit
 from warpline.models import VerificationRecordEnvelope
 from warpline.models.inputs import VerificationRecordInput
+from warpline.scope import basis_of
+from warpline.scope import rank as scope_rank
 from warpline.service.shared.context import open_repo_only
 from warpline.service.shared.envelope import envelope, iso_z
 from warpline.store.db import Store
@@ -31,7 +34,13 @@ TOOL = "warpline_verification_record"
 SOURCE = "warpline"
 
 
-def verification_record(params: VerificationRecordInput, cwd: Path | None) -> dict[str, Any]:
+def verification_record(params: VerificationRecordInput, cwd: Path | None, *,
+                        backed: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Record ``params.commit`` passed ``params.kind``.
+
+    ``backed`` is what a test run proved (``(extent, run facts)`` from the receipt that
+    backs the pass: ``pytest --warpline-verify``, ``warpline ci --record``); without it the
+    record is an actor's attestation (``scope: attested``): warpline saw no run."""
     kind = params.kind.strip()
     if not kind:
         raise InvalidArgument(
@@ -39,14 +48,15 @@ def verification_record(params: VerificationRecordInput, cwd: Path | None) -> di
             field="kind", value=params.kind)
     root, repo = open_repo_only(params.repo, cwd)
     sha = str(resolve_commit(repo, params.commit, field="commit").id)
+    extent, run = scopes.parse(*backed) if backed is not None else ("attested", None)
     noted = notes.lookup(repo, sha, kind)
     with Store.open(root) as store:
-        idempotency, row = record(store, sha, kind, params.actor, noted)
+        idempotency, row = record(store, sha, kind, params.actor, noted, extent, run)
+    stored = notes.NoteRecord(sha, kind, row[0], int(row[1]), row[2], row[3])
     warnings: list[str] = []
-    in_notes = noted is not None
+    in_notes = noted is not None and noted.rank() >= stored.rank()
     if not in_notes and getattr(params, "git_note", True):
-        in_notes = _write_note(repo, notes.NoteRecord(sha, kind, row[0], int(row[1])),
-                               warnings)
+        in_notes = _write_note(repo, stored, warnings)
     data = {
         "commit_sha": sha,
         "kind": kind,
@@ -55,6 +65,8 @@ def verification_record(params: VerificationRecordInput, cwd: Path | None) -> di
         "source": SOURCE,
         "idempotency": idempotency,
         "notes_ref": notes.NOTES_REF if in_notes else None,
+        "scope": row[2],
+        "run": row[3],
     }
     return envelope(model=VerificationRecordEnvelope, tool=TOOL, repo=root, params=params,
                     data=data, warnings=warnings)
@@ -73,15 +85,17 @@ def _write_note(repo: pygit2.Repository, rec: notes.NoteRecord, warnings: list[s
 
 
 def record(store: Store, sha: str, kind: str, actor: str | None,
-           noted: notes.NoteRecord | None = None) -> tuple[str, tuple[Any, ...]]:
-    """Insert the record unless it exists; the outcome and the stored ``(actor, verified_at)``.
+           noted: notes.NoteRecord | None = None, extent: str = "attested",
+           run: dict[str, Any] | None = None) -> tuple[str, tuple[Any, ...]]:
+    """Insert the record unless one as strong exists; the outcome and the stored
+    ``(actor, verified_at, scope, run)``.
 
-    A record already in the git notes (another machine's) is ``already_recorded``: its
-    time and actor are copied into the store, so both places agree."""
-    if noted is not None:
-        actor, at = noted.actor, noted.verified_at
-    else:
-        at = int(time.time())
-    inserted, row = insert_once(store, sha, kind, SOURCE, actor, at)
-    inserted = inserted and noted is None
+    A record already in the git notes (another machine's) of a scope at least as strong is
+    ``already_recorded``: its time, actor and scope are copied into the store, so both
+    places agree. A stronger scope than the one stored is a new record."""
+    if noted is not None and noted.rank() >= scope_rank(extent, basis_of(run)):
+        actor, at, extent, run = noted.actor, noted.verified_at, noted.extent, noted.run
+        _, row = insert_once(store, sha, kind, SOURCE, actor, at, extent, run)
+        return "already_recorded", row
+    inserted, row = insert_once(store, sha, kind, SOURCE, actor, int(time.time()), extent, run)
     return ("recorded" if inserted else "already_recorded"), row

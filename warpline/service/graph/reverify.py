@@ -68,9 +68,11 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             items = [i for i in items if i.reason in filters.reasons]
         book = call.book()
         book.prefetch(i.locator for i in items)
-        _verify(ctx, book, items, params.verified_kinds)
+        _verify(ctx, book, items, params.verified_kinds,
+                (seeds.range or {}).get("head_commit") or _head(ctx))
         if filters is not None and filters.verification_states:
             items = [i for i in items if i.verification["state"] in filters.verification_states]
+        warnings.extend(freshness.scope_warnings([i.verification for i in items]))
         work_state = "unavailable"
         filigree: list[dict[str, Any]] = []
         if params.include_federation:
@@ -138,7 +140,13 @@ def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:
     return items
 
 
-def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None) -> None:
+def _head(ctx: Any) -> str | None:
+    """HEAD's commit: the history a working-tree answer is about."""
+    return None if ctx.repo.head_is_unborn else str(ctx.repo.head.target)
+
+
+def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None,
+            history_head: str | None) -> None:
     lineage_of = {i.locator: book.lineage(i.locator) for i in items}
     latest = latest_change_per_lineage(ctx.store.conn,
                              {x for x in lineage_of.values() if x is not None})
@@ -158,8 +166,8 @@ def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | No
             seed_change = change_of(seed.locator) if seed is not None else None
             own = change_of(item.locator)
             queries.append((own, seed_change) if own is not None else (seed_change, None))
-    for item, state in zip(items, freshness.verification_states(ctx, queries, kinds),
-                           strict=True):
+    states = freshness.verification_states(ctx, queries, kinds, history_head)
+    for item, state in zip(items, states, strict=True):
         item.verification = state
 
 

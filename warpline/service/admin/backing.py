@@ -1,0 +1,124 @@
+"""Which test run backs a pass: the rule ``pytest --warpline-verify`` and ``warpline ci
+--record`` apply before they record one (receipts: ``warpline.testmap.receipt``).
+
+Only receipts of runs at the tested commit over its own tree (``clean``) count. The newest
+of them decides: it must have exited 0, run at least one test and failed none. A failing
+run at that commit is cleared only by a *whole-suite* pass after it: a narrower run may not
+have run the test that failed. Anything else is ``unbacked_pass`` with ``details.reason``:
+
+``no_receipt`` (no run at that commit left one), ``other_commit`` (the run tested another
+commit), ``dirty_tree`` (only runs over uncommitted changes), ``run_failed`` (the newest run
+failed), ``nothing_ran``, ``earlier_failure``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from warpline.errors import UnbackedPass
+from warpline.store import receipts
+from warpline.store.db import Store
+
+_FIX = ("Run the tests at this commit with warpline installed (pytest leaves a receipt in "
+        ".weft/warpline/ when warpline is in use or a --warpline-* option is given), then "
+        "record again; `warpline verify-record` records an attestation instead.")
+
+
+def _failed(receipt: dict[str, Any]) -> bool:
+    return receipt["exit_status"] != 0 or int(receipt.get("tests_failed") or 0) > 0
+
+
+def _refuse(reason: str, hint: str, sha: str, **details: Any) -> UnbackedPass:
+    return UnbackedPass(f"{hint} {_FIX}", field="commit", value=sha,
+                        details={"reason": reason, **details})
+
+
+def evidence(receipt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``(extent, run facts)`` a record carries, from the receipt that backs it."""
+    run = {key: receipt.get(key) for key in (
+        "tests_collected", "tests_run", "tests_passed", "tests_failed", "tests_skipped")}
+    run["tested_commit"] = receipt["commit"]
+    run["rootdir"] = receipt.get("rootdir")
+    run["finished_at"] = receipt.get("finished_at")
+    run["selection"] = receipt.get("selection")
+    return str(receipt.get("extent") or "selection"), run
+
+
+def backing_receipt(root: Path, sha: str) -> dict[str, Any]:
+    """The receipt that backs a pass of ``sha``; raises ``UnbackedPass`` when none does."""
+    with Store.open(root) as store:
+        found = receipts.for_commit(store, sha)
+        last = receipts.newest(store) if not found else None
+    clean = [r for r in found if r["clean"]]
+    if not clean:
+        if found:
+            raise _refuse(
+                "dirty_tree", f"Every test run at {sha[:12]} ran over uncommitted changes "
+                f"({', '.join(found[0].get('dirty_paths') or [])[:200]}): none tested the "
+                "commit itself.", sha)
+        other = f" (the newest run was at {str(last['commit'])[:12]})" if last else ""
+        raise _refuse("no_receipt", f"No test run at {sha[:12]} left a receipt{other}.",
+                      sha, receipt_commit=last["commit"] if last else None)
+    newest = clean[0]
+    if _failed(newest):
+        raise _refuse(
+            "run_failed", f"The newest test run at {sha[:12]} did not pass (exit status "
+            f"{newest['exit_status']}, {newest.get('tests_failed')} failed: "
+            f"{', '.join(newest.get('failed_tests') or [])[:300]}).", sha,
+            failed_tests=newest.get("failed_tests") or [])
+    if not newest.get("tests_run"):
+        raise _refuse("nothing_ran", f"The newest test run at {sha[:12]} ran no test.", sha)
+    if newest.get("extent") == "whole_suite":
+        return newest
+    for receipt in clean[1:]:
+        if receipt.get("extent") == "whole_suite" and not _failed(receipt):
+            break
+        if _failed(receipt):
+            raise _refuse(
+                "earlier_failure", f"A test run at {sha[:12]} failed "
+                f"({', '.join(receipt.get('failed_tests') or [])[:300]}) and no whole-suite "
+                "run passed after it; the newer run was narrower and may not have run the "
+                "failing tests. Run the whole suite.", sha,
+                failed_tests=receipt.get("failed_tests") or [])
+    return newest
+
+
+def parents_of(root: Path, sha: str) -> list[str]:
+    """The parents a commit object names, read from the object itself: in a shallow clone
+    the boundary commit shows no parents through libgit2, yet a GitHub merge commit at
+    ``fetch-depth: 1`` still names the pull request's head."""
+    import pygit2
+
+    try:
+        repo = pygit2.Repository(str(root))
+        raw = repo.odb.read(pygit2.Oid(hex=sha))[1]
+    except (pygit2.GitError, KeyError, ValueError):
+        return []
+    out = []
+    for line in raw.split(b"\n"):
+        if not line:
+            break
+        if line.startswith(b"parent "):
+            out.append(line[7:].decode("ascii", "replace").strip())
+    return out
+
+
+def record_backed(root: Path, target: str, tested: str, kind: str, actor: str | None,
+                  *, git_note: bool = True) -> dict[str, Any]:
+    """Record that ``target`` passed ``kind``, backed by the receipt of a run at ``tested``
+    (the same commit, or — a GitHub pull request's job — the merge commit the runner
+    tested, whose parent ``target`` is). Raises ``UnbackedPass`` when no run backs it."""
+    from warpline.models.inputs import VerificationRecordInput
+    from warpline.service.admin.verification import verification_record
+
+    if target != tested and target not in parents_of(root, tested):
+        raise _refuse("other_commit", f"The run tested {tested[:12]}, which is neither "
+                      f"{target[:12]} nor a merge of it.", target, tested_commit=tested)
+    receipt = backing_receipt(root, tested)
+    arguments: dict[str, Any] = {"repo": str(root), "commit": target, "kind": kind,
+                                 "git_note": git_note}
+    if actor:
+        arguments["actor"] = actor
+    params = VerificationRecordInput.model_validate(arguments)
+    return verification_record(params, None, backed=evidence(receipt))

@@ -1,0 +1,149 @@
+"""A run's receipt: what one pytest run the plugin saw did, kept in the store.
+
+``pytest --warpline-verify`` and ``warpline ci --record`` record a pass only when a receipt
+backs it (``warpline.service.admin.backing``): the run was at the commit, on its own tree,
+ran tests and failed none. The receipt says whether the run was the whole suite or a
+selection (warpline's, with its basis and map commit, or the user's own narrowing: ``-k``,
+``-m``, explicit paths), so the record says what it proved.
+
+Receipts are written when a warpline option is given or the repository already has a
+warpline store (a project using warpline); a repository that never used warpline gets no
+``.weft/``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from warpline.git.lookups import status_or_empty
+
+MAX_LISTED = 20
+# Untracked files that change what pytest collects, imports or how it is configured: a run
+# with one of these present did not test the commit's own tree. Other untracked files (a
+# report, a selection file `warpline ci` wrote) leave the run a run of the commit.
+_RUN_SUFFIXES = (".py", ".pyi", ".pth", ".so", ".pyd")
+_RUN_NAMES = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
+                        "conftest.py"})
+
+
+def run_relevant_changes(repo: pygit2.Repository) -> list[str]:
+    """Paths that make a run over the working tree differ from a run of HEAD: every
+    tracked change (staged or not), and untracked Python or pytest configuration files;
+    ``.weft/``, ignored files and warpline's own (the ``.mcp.json`` install wrote) never
+    count."""
+    from warpline.service.shared.own_files import own_paths
+
+    ours = own_paths(Path(repo.workdir), repo) if repo.workdir else frozenset()
+    out: list[str] = []
+    for path, flags in status_or_empty(repo).items():
+        if path == ".weft" or path.startswith(".weft/") or path in ours \
+                or flags & pygit2.enums.FileStatus.IGNORED:
+            continue
+        if flags == pygit2.enums.FileStatus.WT_NEW:
+            name = path.rsplit("/", 1)[-1]
+            if not (name in _RUN_NAMES or name.endswith(_RUN_SUFFIXES)):
+                continue
+        out.append(path)
+    return sorted(out)
+
+
+def head_sha(repo: pygit2.Repository) -> str | None:
+    if repo.head_is_unborn:
+        return None
+    return str(repo.head.peel(pygit2.Commit).id)
+
+
+@dataclass(slots=True)
+class RunWatchState:
+    """Counts of one run, gathered by the hooks (``warpline.testmap.runwatch``)."""
+
+    started_at: int = field(default_factory=lambda: int(time.time()))
+    commit_at_start: str | None = None
+    collected: int = 0  # kept after every deselection
+    deselected: int = 0
+    outcomes: dict[str, str] = field(default_factory=dict)  # node id -> outcome
+    selection: dict[str, Any] | None = None  # warpline's own selection, when it selected
+
+    def outcome(self, node_id: str, when: str, outcome: str) -> None:
+        if outcome == "failed":
+            self.outcomes[node_id] = "failed"
+        elif self.outcomes.get(node_id) != "failed" and (
+                when == "call" or (outcome == "skipped" and when == "setup")):
+            self.outcomes[node_id] = outcome
+
+    def counts(self) -> dict[str, int]:
+        values = list(self.outcomes.values())
+        passed, failed = values.count("passed"), values.count("failed")
+        return {"tests_collected": self.collected + self.deselected,
+                "tests_deselected": self.deselected,
+                "tests_run": passed + failed, "tests_passed": passed,
+                "tests_failed": failed, "tests_skipped": values.count("skipped")}
+
+
+def facts(state: RunWatchState, reasons: list[str], rootdir: str) -> dict[str, Any]:
+    """The receipt's facts: counts, failed tests, and the run's extent."""
+    out: dict[str, Any] = {"v": 1, "runner": "pytest", "rootdir": rootdir,
+                           "started_at": state.started_at, **state.counts(),
+                           "failed_tests": sorted(n for n, o in state.outcomes.items()
+                                                  if o == "failed")[:MAX_LISTED]}
+    own = [r for r in reasons if not r.endswith("tests deselected")]
+    if state.selection is not None:
+        out["extent"] = "selection"
+        out["selection"] = {**state.selection, "reasons": own}
+    elif reasons:
+        out["extent"] = "selection"
+        out["selection"] = {"basis": "user", "map_commit": None, "rev_range": None,
+                            "tests_selected": state.collected, "tests_known": None,
+                            "reasons": reasons}
+    else:
+        out["extent"] = "whole_suite"
+        out["selection"] = None
+    return out
+
+
+def write(root: Path, repo: pygit2.Repository, state: RunWatchState, exit_status: int,
+          reasons: list[str], rootdir: str) -> dict[str, Any]:
+    """Store the receipt; returns it (with ``id``, ``commit``, ``clean``)."""
+    from warpline.store import receipts
+    from warpline.store.db import Store
+
+    commit = head_sha(repo)
+    if commit != state.commit_at_start:  # HEAD moved during the run: it tested neither
+        commit = None
+    dirty = run_relevant_changes(repo)
+    body = facts(state, reasons, rootdir)
+    body["dirty_paths"] = dirty[:MAX_LISTED]
+    finished = int(time.time())
+    with Store.open(root) as store:
+        row_id = receipts.add(store, commit, not dirty, int(exit_status), finished, body)
+    return {**body, "id": row_id, "commit": commit, "clean": not dirty,
+            "exit_status": int(exit_status), "finished_at": finished}
+
+
+def store_in_use(rootpath: Path) -> bool:
+    """Whether the repository around ``rootpath`` has a warpline store (so warpline is in
+    use there and a receipt is wanted)."""
+    import pygit2
+
+    from warpline.store.db import store_path
+
+    found = pygit2.discover_repository(str(rootpath))
+    if found is None:
+        return False
+    try:
+        repo = pygit2.Repository(found)
+    except pygit2.GitError:
+        return False
+    return repo.workdir is not None and store_path(Path(repo.workdir)).exists()
+
+
+def selection_facts(selection: dict[str, Any], rev_range: str | None) -> dict[str, Any]:
+    """What a receipt keeps of warpline's selection (the wire ``data.selection``)."""
+    return {"basis": selection.get("basis"), "map_commit": selection.get("map_commit"),
+            "rev_range": rev_range, "tests_selected": selection.get("tests_selected"),
+            "tests_known": selection.get("tests_known")}

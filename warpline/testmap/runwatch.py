@@ -1,0 +1,98 @@
+"""The plugin's run watch: hooks that count what a pytest run did and leave its receipt
+(``warpline.testmap.receipt``), then answer ``--warpline-verify`` from that receipt.
+
+Registered by ``warpline.testmap.plugin`` when a warpline option is given or the repository
+has a warpline store. Under pytest-xdist, workers collect (and deselect) and send their
+counts to the controller, which sees every test report and writes the one receipt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from warpline.testmap.facts import partial_reasons
+from warpline.testmap.receipt import RunWatchState, head_sha, write
+from warpline.testmap.session import Where
+
+SELECTED = pytest.StashKey[dict[str, Any]]()  # warpline's selection, when it narrowed the run
+
+
+class RunWatch:
+    def __init__(self, where: Where) -> None:
+        self.where = where
+        self.state = RunWatchState(commit_at_start=head_sha(where.repo))
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.state.deselected += len(items)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.state.collected = len(session.items)
+        self.state.selection = session.config.stash.get(SELECTED, None)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.state.outcome(self.where.repo_id(report.nodeid), report.when, report.outcome)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        sent = getattr(node, "workeroutput", {}).get("warpline_run")
+        if isinstance(sent, dict):  # every worker collects the same suite
+            self.state.collected = max(self.state.collected, int(sent.get("collected", 0)))
+            self.state.deselected = max(self.state.deselected, int(sent.get("deselected", 0)))
+            self.state.selection = self.state.selection or sent.get("selection")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        config = session.config
+        if hasattr(config, "workerinput"):
+            config.workeroutput["warpline_run"] = {  # type: ignore[attr-defined]
+                "collected": self.state.collected, "deselected": self.state.deselected,
+                "selection": self.state.selection}
+            return
+        if config.getoption("collectonly", False):
+            return
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        try:
+            receipt = write(self.where.root, self.where.repo, self.state, int(exitstatus),
+                            partial_reasons(config, session, self.state.deselected),
+                            self.where.rootdir)
+        except Exception as exc:  # never fail the user's test run over the receipt
+            _say(reporter, f"warpline: no run receipt was written: {exc}")
+            return
+        kind = config.getoption("warpline_verify")
+        if kind:
+            _say(reporter, verify(self.where, receipt, str(kind)))
+
+
+def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
+    """``--warpline-verify KIND``: record HEAD's pass when this run backs it; the line
+    that says what happened."""
+    from warpline.errors import WarplineError
+    from warpline.service.admin.backing import record_backed
+
+    if receipt["exit_status"] != 0:
+        return (f"warpline: verify_record {kind} not recorded: the run did not pass "
+                f"(exit status {receipt['exit_status']}).")
+    if receipt["commit"] is None:
+        return (f"warpline: verify_record {kind} not recorded: HEAD moved during the run (or "
+                "there is no commit).")
+    if not receipt["clean"]:
+        dirty = receipt.get("dirty_paths") or []
+        return (f"warpline: verify_record {kind} not recorded: the run tested uncommitted "
+                f"changes ({', '.join(dirty[:3])}), not HEAD. Commit, then run again.")
+    try:
+        envelope = record_backed(where.root, str(receipt["commit"]), str(receipt["commit"]),
+                                 kind, "pytest")
+    except WarplineError as exc:
+        return f"warpline: verify_record {kind} not recorded: {exc.code}: {exc.hint}"
+    except Exception as exc:  # the run passed; a store problem must not turn it red
+        return f"warpline: verify_record {kind} not recorded: {exc}"
+    data = envelope["data"]
+    return (f"warpline: verify_record {kind} {data['idempotency']} for "
+            f"{str(data['commit_sha'])[:12]} (scope {data['scope']}).")
+
+
+def _say(reporter: Any, text: str) -> None:
+    if reporter is not None:
+        reporter.write_line(text)
