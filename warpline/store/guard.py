@@ -32,7 +32,7 @@ STATE_RELPATH = Path(".weft") / "warpline"
 # The files warpline writes in its state directory (the SQLite sidecars included).
 STATE_FILES: tuple[str, ...] = (
     "warpline.db", "warpline.db-wal", "warpline.db-shm", "warpline.db-journal",
-    "config.json", "ingest.log", "ingest.lock", ".gitignore",
+    "config.json", "ingest.log", "ingest.lock", ".gitignore", "integrity.json",
 )
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

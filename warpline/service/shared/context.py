@@ -141,7 +141,8 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     behind it is; backfill and the hooks run to the end.
 
     Nothing to write: the read-only store stays read-only. The store cannot be written
-    (read-only filesystem, full disk): an interactive answer comes from what is stored,
+    (read-only filesystem, full disk, damaged pages: ``store_corrupt`` is a
+    ``StoreUnwritable``): an interactive answer comes from what is stored,
     with ``unwritable`` naming the cause (``behind_warning``); backfill and hooks raise
     ``store_unwritable``."""
     # The usual case, and the one "is it a no-op?" check (``readonly.pending(...).nothing``
