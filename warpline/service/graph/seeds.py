@@ -24,7 +24,7 @@ import networkx as nx
 from warpline.errors import MissingRequiredField
 from warpline.git.locators import is_python_path
 from warpline.service.graph.capture_scope import parse_changed_refs
-from warpline.service.shared.context import RepoContext
+from warpline.service.shared.context import RepoContext, worktree_hashes
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
 from warpline.store.entities import EntityRow
@@ -183,7 +183,7 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
         return []
     from warpline.git.attribution import worktree_changes  # the walker, on demand
 
-    changes = worktree_changes(ctx.repo)
+    changes = worktree_changes(ctx.repo, worktree_hashes(ctx))
     known = by_locators(ctx.store.conn, [c.locator for c in changes])
     seeds = []
     for change in changes:

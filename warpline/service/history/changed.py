@@ -19,6 +19,7 @@ from warpline.service.shared.context import (
     catch_up,
     ingest_status,
     open_context,
+    worktree_hashes,
 )
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.next_actions import follow_ups
@@ -134,7 +135,7 @@ def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
         return items
     from warpline.git.attribution import worktree_changes  # the walker, on demand
 
-    for change in worktree_changes(ctx.repo):
+    for change in worktree_changes(ctx.repo, worktree_hashes(ctx)):
         item = {
             "change_id": None,
             "entity": {"locator": change.locator, "sei": None, "warpline_entity_key_id": None,
