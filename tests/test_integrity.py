@@ -187,3 +187,17 @@ def test_a_verdict_taken_while_the_file_is_fresh_is_not_remembered(tmp_path: Pat
         assert store.integrity.state == "ok"
     assert not (store_path(repo.path).parent / integrity.CACHE_FILE).exists()
     assert store_path(repo.path) not in integrity._MEMO
+
+
+def test_behind_head_a_read_answers_from_what_is_stored_and_says_why(
+        damaged: FixtureRepo) -> None:
+    root = damaged.path.resolve()
+    path = store_path(root)
+    before = _digest(path)
+    damaged.commit({"pkg/m0.py": "def late():\n    return 0\n"}, "after the damage")
+    code, read = _cli("changed", "--repo", str(root), "HEAD~3..HEAD")
+    assert code == 0 and read["ok"]
+    assert read["data"]["ingest"]["commits_behind"] == 1
+    assert read["data"]["ingest"]["complete"] is False
+    assert _repair_named(read, root)
+    assert _digest(path) == before
