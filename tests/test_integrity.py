@@ -182,6 +182,7 @@ def test_a_verdict_taken_while_the_file_is_fresh_is_not_remembered(tmp_path: Pat
     with Store.open(repo.path) as store:
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     os.utime(store_path(repo.path))  # modified now: a write in this tick would not show
+    (store_path(repo.path).parent / integrity.CACHE_FILE).unlink()  # carried by the writes
     integrity._MEMO.clear()
     with Store.open_read_only(repo.path) as store:  # type: ignore[union-attr]
         assert store.integrity.state == "ok"
@@ -201,3 +202,32 @@ def test_behind_head_a_read_answers_from_what_is_stored_and_says_why(
     assert read["data"]["ingest"]["complete"] is False
     assert _repair_named(read, root)
     assert _digest(path) == before
+
+
+def test_warplines_own_writes_keep_the_verdict(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"pkg/mod.py": "def f():\n    return 1\n"}, "add f")
+    with Store.open(repo.path) as store:
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    os.utime(store_path(repo.path), ns=(1_000_000_000, 1_000_000_000))
+    integrity._MEMO.clear()
+    checks = []
+    real = integrity._quick_check
+
+    def counting(conn: sqlite3.Connection) -> integrity.Verdict | None:
+        checks.append(1)  # a spy: the real check still runs
+        return real(conn)
+
+    monkeypatch.setattr(integrity, "_quick_check", counting)
+    with Store.open(repo.path) as store, store.transaction() as conn:
+        store.meta_set(conn, "probe", "1")
+    assert len(checks) == 1
+    integrity._MEMO.clear()  # a new process: the carried verdict is on disk
+    with Store.open_read_only(repo.path) as reader:  # type: ignore[union-attr]
+        assert reader.integrity.state == "ok"
+    assert len(checks) == 1
+    _scribble(store_path(repo.path), _page_of(store_path(repo.path), "test_maps_by_commit"))
+    with Store.open_read_only(repo.path) as reader:  # type: ignore[union-attr]
+        assert reader.integrity.state == "damaged"  # anything else's change: checked again
+    assert len(checks) == 2

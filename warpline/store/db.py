@@ -96,6 +96,7 @@ class Store:
         self._retired: list[sqlite3.Connection] = []
         # SQLite's quick_check of the file (``store.integrity``), taken when opened.
         self.integrity = integrity.Verdict("unchecked")
+        self._wrote = False
 
     def check_integrity(self) -> None:
         """Take (or recall) the file's verdict; every answer about this repository then
@@ -203,6 +204,10 @@ class Store:
     def close(self) -> None:
         for conn in (*self._retired, self.conn):
             conn.close()
+        if self._wrote and self.integrity.state == "ok":
+            # What SQLite itself wrote into a sound file is sound: the next open need not
+            # check again (a change by anything else still moves the file's identity).
+            integrity.carry(self.path, self.integrity)
 
     def __enter__(self) -> Store:
         return self
@@ -230,6 +235,7 @@ class Store:
                 except BaseException:
                     _rollback(self.conn)
                     raise
+                self._wrote = True
         except StoreUnreadable as exc:
             if not isinstance(exc.__cause__, sqlite3.Error):
                 raise

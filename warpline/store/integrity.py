@@ -4,10 +4,12 @@ A store with overwritten pages keeps answering every query that does not happen 
 them, and keeps accepting writes. ``quick_check`` walks every b-tree page (tens of
 milliseconds on a requests- or pip-sized store): too much for every call, so its verdict is
 remembered against the file's identity — inode, size and ``mtime_ns`` of ``warpline.db``
-and of its ``-wal`` — in memory and in ``integrity.json`` beside the store. Another
-process's write changes that identity and the next open checks again. A verdict taken
-while the file's mtime is within ``_RACY_NS`` of the check's start is not remembered (git's
-"racy" rule: a write in the same tick would leave the identity unchanged).
+and of its ``-wal`` — in memory and in ``integrity.json`` beside the store. Anything that
+changes the file moves that identity and the next open checks again, except warpline's
+own writes, which carry the verdict over when the store closes (``carry``: SQLite writing
+into a sound file keeps it sound). A verdict taken while the file's mtime is within
+``_RACY_NS`` of the check's start is not remembered (git's "racy" rule: a write in the
+same tick would leave the identity unchanged).
 
 A store past ``_BUDGET_S`` of checking is ``unchecked`` (remembered too, so a huge store
 costs the budget once per change, not per call); ``warpline doctor`` checks it whole.
@@ -144,6 +146,15 @@ def verdict(path: Path, conn: sqlite3.Connection, *, persist: bool = True) -> Ve
         if persist:
             _persist(path, key, found)
     return found
+
+
+def carry(path: Path, found: Verdict) -> None:
+    """After this process's own writes (committed by SQLite into a file found sound, the
+    connections closed): the file's new identity keeps the verdict."""
+    key = _key(path)
+    if key is not None:
+        _MEMO[path] = (key, found)
+        _persist(path, key, found)
 
 
 def note(root: Path, found: Verdict) -> None:
