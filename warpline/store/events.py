@@ -54,6 +54,9 @@ class Where:
     echoed: dict[str, Any] = field(default_factory=dict)
     _prefixes: PathPrefixes | None = field(default=None, init=False, repr=False,
                                            compare=False)
+    # The event paths the prefixes match, resolved once per call (an answer runs several
+    # queries with the same filter).
+    _matching: list[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def prefixes(self) -> PathPrefixes:
         if self._prefixes is None:
@@ -74,8 +77,9 @@ class Where:
         if self.paths:
             # The matching paths resolved once, then one indexed lookup per row (a prefix
             # list tested per row was quadratic: 1,000 prefixes took 15 s on requests).
-            matching = matching_event_paths(conn, self.prefixes())
-            clauses.append(f"ce.path IN {temp_keys(conn, 'q_paths', matching)}")
+            if self._matching is None:
+                self._matching = matching_event_paths(conn, self.prefixes())
+            clauses.append(f"ce.path IN {temp_keys(conn, 'q_paths', self._matching)}")
         if self.actors:
             ors = []
             for actor in self.actors:
