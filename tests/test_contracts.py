@@ -137,7 +137,7 @@ VOCABULARIES = [
     ("warpline.verification_record.v1.json", "data.idempotency",
      {"recorded", "already_recorded"}),
     ("warpline.project_status.v1.json", "data.store_status",
-     {"ok", "store_absent", "store_unreadable", "schema_ahead"}),
+     {"ok", "store_absent", "store_unreadable", "schema_ahead", "store_damaged"}),
     ("warpline.error.v1.json", "retryability", set(RETRYABILITY.values())),
     ("warpline_change_list.input.json", "sort_order", {"asc", "desc"}),
     ("warpline_change_list.input.json", "filters.change_kinds.[]", CHANGE_KINDS),

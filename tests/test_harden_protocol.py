@@ -21,10 +21,12 @@ import pytest
 from tests.gitfixture import FixtureRepo
 from warpline.cli.smoke import McpProcess
 from warpline.contracts_io import validate_envelope
+from warpline.limits import MAX_STRING_CHARS
 from warpline.mcp import limits
 from warpline.store.db import store_path
 
 SERVER = [sys.executable, "-m", "warpline.mcp"]
+BIG = "x" * (7 * 1024 * 1024)
 
 
 @pytest.fixture
@@ -87,6 +89,53 @@ def test_a_million_refs_answer_at_once_with_the_field(server: McpProcess,
     server.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
     assert _strict(server.read_line())["result"] == {}
     assert time.perf_counter() - started < 120  # the old cost was minutes and gigabytes
+
+
+@pytest.mark.parametrize(("arguments", "field", "code"), [
+    ({"rev_range": BIG}, "rev_range", "invalid_rev_range"),
+    ({"filters": {"actors": ["ann", BIG]}}, "filters.actors.1", "invalid_filter"),
+    ({"entity": BIG}, "entity", "invalid_entity_ref"),
+    ({"cursor": BIG}, "cursor", "invalid_cursor"),
+    ({"bogus": BIG}, "bogus", "invalid_argument"),
+])
+def test_a_huge_string_argument_is_refused_naming_field_and_bound(
+        server: McpProcess, repo: FixtureRepo, arguments: dict[str, Any], field: str,
+        code: str) -> None:
+    tool = "timeline" if "entity" in arguments else "changed"
+    reply = _call(server, tool, {"repo": str(repo.path), **arguments})
+    # -32602 (invalid params), with the field's own code from the closed vocabulary.
+    assert reply["error"]["code"] == -32602 and _code(reply) == code
+    data = reply["error"]["data"]
+    assert data["rejected_field"] == field
+    assert data["details"]["limit"] == MAX_STRING_CHARS
+    assert data["details"]["length"] == len(BIG)
+    # The 7 MB value is never echoed (it came back four times, 29 MB, before).
+    assert len(json.dumps(reply)) < 10_000
+
+
+def test_a_huge_repo_or_tool_name_is_refused_the_same_way(server: McpProcess) -> None:
+    reply = _call(server, "changed", {"repo": BIG})
+    assert _code(reply) == "invalid_repo"
+    assert reply["error"]["data"]["rejected_field"] == "repo"
+    server.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                 "params": {"name": BIG, "arguments": {}}})
+    reply = _strict(server.read_line())
+    assert _code(reply) == "invalid_argument" and len(json.dumps(reply)) < 10_000
+
+
+def test_a_string_at_the_bound_is_served(server: McpProcess, repo: FixtureRepo) -> None:
+    reply = _call(server, "changed", {"repo": str(repo.path),
+                                      "filters": {"actors": ["a" * MAX_STRING_CHARS]}})
+    assert reply["result"]["structuredContent"]["data"]["items"] == []
+
+
+def test_the_cli_refuses_a_huge_argument_too(repo: FixtureRepo) -> None:
+    done = subprocess.run([sys.executable, "-m", "warpline.cli", "changed", "x" * 100_000,
+                           "--repo", str(repo.path), "--json"], capture_output=True,
+                          text=True, timeout=120)
+    answer = json.loads(done.stdout)
+    assert done.returncode != 0 and answer["error_code"] == "invalid_rev_range"
+    assert answer["rejected_field"] == "rev_range"
 
 
 def test_an_oversized_line_and_a_long_batch_are_refused_up_front(server: McpProcess) -> None:

@@ -180,8 +180,9 @@ class Generator:
             return junk, {5}, False
         if self.rng.random() < 0.1:  # a batch of non-requests: one error each, id null
             return b"[1, 2]", {None}, True
-        if self.rng.random() < 0.05:  # a message without an id is a notification
-            return b'{"jsonrpc": "2.0"}', None, False
+        if self.rng.random() < 0.05:  # no id and no method: not a notification, -32600
+            line = self.rng.choice([b'{"jsonrpc": "2.0"}', b"{}", b"[{}]"])
+            return line, {None}, line.startswith(b"[")
         return junk, {None}, False
 
 

@@ -85,9 +85,36 @@ def test_notifications_are_never_answered(server: McpProcess) -> None:
     server.notify("notifications/cancelled", {"requestId": 7})
     server.notify("no/such/notification")
     server.notify("tools/call", {"name": "no_such_tool"})
-    server.send({"jsonrpc": "1.0", "method": "initialize"})  # malformed notification
+    server.notify("ping", "params that are not an object")
     reply = server.request("ping")
     assert reply == {"jsonrpc": "2.0", "id": reply["id"], "result": {}}
+
+
+@pytest.mark.parametrize("message", [
+    {}, {"jsonrpc": "2.0"}, {"jsonrpc": "1.0", "method": "initialize"}, {"method": "ping"},
+    {"jsonrpc": "2.0", "method": 1, "params": "bar"}, {"params": {}},
+])
+def test_an_object_that_is_no_request_is_answered_invalid_request_with_id_null(
+        server: McpProcess, message: dict[str, Any]) -> None:
+    # Without an id but not a valid request either: no notification, so JSON-RPC 2.0
+    # answers -32600 with id null (it used to be dropped silently).
+    server.send(message)
+    reply = server.read_message()
+    assert reply["id"] is None and reply["error"]["code"] == -32600, reply
+    assert server.request("ping")["result"] == {}
+
+
+def test_a_batch_answers_each_non_request_and_stays_silent_for_notifications(
+        server: McpProcess) -> None:
+    server.send([{}])
+    reply = server.read_message()
+    assert isinstance(reply, list) and len(reply) == 1
+    assert reply[0]["id"] is None and reply[0]["error"]["code"] == -32600
+    server.send([{"jsonrpc": "2.0", "method": "notifications/initialized"}, {"id": 3},
+                 {"jsonrpc": "2.0", "id": 4, "method": "ping"}])
+    replies = server.read_message()
+    assert [(r.get("id"), r.get("error", {}).get("code")) for r in replies] == [
+        (3, -32600), (4, None)]
 
 
 def test_ping_returns_an_empty_result(server: McpProcess) -> None:

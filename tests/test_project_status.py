@@ -60,7 +60,7 @@ def test_an_absent_store_is_reported_absent_and_nothing_is_created(tmp_path: Pat
     assert (data["store_status"], data["binding_ok"]) == ("store_absent", False)
     assert data["store"] == {"present": False, "readable": False, "schema_version": None,
                              "snapshot_rev": None, "change_event_count": None,
-                             "commits_behind_head": None}
+                             "commits_behind_head": None, "integrity": None}
     assert data["resolved_root"] == str(repo.path.resolve())
     assert data["served_schema_version"] == SCHEMA_VERSION
     assert "warpline backfill" in envelope["warnings"][0]

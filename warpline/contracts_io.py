@@ -132,6 +132,12 @@ _FIELD_CODES = {
 }
 
 
+def field_code(field: str | None) -> str:
+    """The error code for a bad value of ``field`` (dotted; its top-level name decides)."""
+    return _FIELD_CODES.get(field.split(".")[0], "invalid_argument") if field else \
+        "invalid_argument"
+
+
 def _problem(error: ValidationError) -> InputProblem:
     path = [str(part) for part in error.absolute_path]
     if error.validator == "required" and isinstance(error.instance, dict):

@@ -18,6 +18,7 @@
     ├── SnapshotUnavailable            snapshot_unavailable     retry_with_changes
     ├── StoreUnsafe                    store_unsafe             fatal
     ├── StoreUnwritable                store_unwritable         retry_safe
+    │   └── StoreCorrupt               store_corrupt            fatal
     ├── StoreUnreadable                store_unreadable         fatal
     └── InternalError                  internal_error           fatal
 
@@ -157,6 +158,16 @@ class StoreUnwritable(WarplineError):
     retryability: ClassVar[Retryability] = "retry_safe"
 
 
+class StoreCorrupt(StoreUnwritable):
+    """The store file is damaged (SQLite's integrity check found bad pages): writes refuse
+    and the hint names the repair. A ``StoreUnwritable`` so that reads which would only
+    cache something (a catch-up, a bound SEI) answer from what is stored, with a warning,
+    exactly as on a read-only disk; unlike that case, retrying does not help."""
+
+    code = "store_corrupt"
+    retryability: ClassVar[Retryability] = "fatal"
+
+
 class StoreUnreadable(WarplineError):
     """The store file is not a warpline store (corrupt pages, a foreign or empty file)."""
 
@@ -189,6 +200,7 @@ ERROR_CLASSES: tuple[type[WarplineError], ...] = (
     StoreUnwritable,
     StoreUnreadable,
     InternalError,
+    StoreCorrupt,
 )
 
 ERROR_CODES: tuple[str, ...] = tuple(cls.code for cls in ERROR_CLASSES)

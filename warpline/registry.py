@@ -311,6 +311,23 @@ def call_tool(name: str, arguments: dict[str, Any], *, cwd: Path | None = None) 
     return dispatch(spec, arguments, cwd)
 
 
+def _refuse_long_strings(arguments: object) -> None:
+    """Before any validation: a string past ``MAX_STRING_CHARS`` is refused naming the field
+    and the bound (validating and echoing 7 MB took seconds and hundreds of MB)."""
+    from warpline.limits import MAX_STRING_CHARS, first_long_string
+
+    found = first_long_string(arguments)
+    if found is not None:
+        from warpline.service.shared.validation import error_class
+
+        field, length = found
+        raise error_class(field)(
+            f"`{field}` is {length:,} characters long; a string argument may hold at most "
+            f"{MAX_STRING_CHARS:,}. Pass a shorter value (paths, revisions and entity names "
+            "fit well within it).", field=field,
+            details={"length": length, "limit": MAX_STRING_CHARS})
+
+
 def dispatch(spec: ToolSpec[Any], arguments: dict[str, Any], cwd: Path | None) -> Envelope:
     """The one place every tool call runs: input validation, then the handler.
 
@@ -318,6 +335,7 @@ def dispatch(spec: ToolSpec[Any], arguments: dict[str, Any], cwd: Path | None) -
     parsed without pydantic; anything else goes to the input model, which names the field."""
     import sqlite3
 
+    _refuse_long_strings(arguments)
     params = spec.fast_input(arguments) if spec.fast_input is not None \
         and isinstance(arguments, dict) else None
     if params is None:

@@ -47,6 +47,7 @@ from warpline.git.diffmap import (
     whole_texts,
 )
 from warpline.git.events import ChangeKind, CommitChanges, CommitInfo, EntityChange
+from warpline.git.hashcache import HashCache
 from warpline.git.hunks import hunks_and_lines
 from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.merges import merge_changes
@@ -111,10 +112,11 @@ def commit_changes(
                          tuple(limits))
 
 
-def worktree_changes(repo: pygit2.Repository) -> tuple[EntityChange, ...]:
+def worktree_changes(repo: pygit2.Repository,
+                     hashes: HashCache | None = None) -> tuple[EntityChange, ...]:
     """Uncommitted changes (staged and unstaged; untracked files count as added) against
-    HEAD, in the same shape as a commit's. Nothing is written anywhere."""
-    return finalize(worktree_events(repo))
+    HEAD, in the same shape as a commit's. Nothing is written but ``hashes``."""
+    return finalize(worktree_events(repo, hashes))
 
 
 def _find_renames(diff: pygit2.Diff, limits: list[str]) -> None:

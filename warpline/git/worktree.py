@@ -18,6 +18,7 @@ import pygit2
 from warpline.git.diffmap import PySide, all_changes, edited_changes, file_event
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.filecaps import too_large
+from warpline.git.hashcache import HashCache
 from warpline.git.hunks import hunks_between
 from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.parsecache import (
@@ -34,10 +35,14 @@ _GITLINK = 0o160000
 _LINK = 0o120000
 
 
-def worktree_events(repo: pygit2.Repository) -> list[EntityChange]:
+def worktree_events(repo: pygit2.Repository,
+                    hashes: HashCache | None = None) -> list[EntityChange]:
+    """``hashes``: where blob ids of large changed files are remembered between calls
+    (``warpline.git.hashcache``); None remembers nothing."""
     workdir = repo.workdir
     if workdir is None:
         return []
+    cache = hashes if hashes is not None else HashCache(None)
     tree = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).tree
     out: list[EntityChange] = []
     sides = SideIndex()
@@ -45,8 +50,12 @@ def worktree_events(repo: pygit2.Repository) -> list[EntityChange]:
         if path.endswith("/") or path == ".weft" or path.startswith(".weft/"):
             continue
         old = tree_state(tree, path) if tree is not None else None
-        new = _disk_state(os.path.join(workdir, path), path)
+        # A file that is not read is compared with HEAD's blob by id: with no blob (an
+        # added file) there is nothing to compare, so it is not hashed at all.
+        new = _disk_state(os.path.join(workdir, path), path,
+                          cache if old is not None else None)
         _path_events(repo, path, old, new, out, sides)
+    cache.save()
     paired, _ = pair_definitions(out, sides)  # renames and moves, as in a commit
     return paired
 
@@ -55,13 +64,14 @@ def worktree_events(repo: pygit2.Repository) -> list[EntityChange]:
 DiskState = tuple[int, bytes | None, pygit2.Oid | None]
 
 
-def _disk_state(full: str, path: str) -> DiskState | None:
+def _disk_state(full: str, path: str, hashes: HashCache | None) -> DiskState | None:
     """A work-tree path as git would see it; None when it is absent.
 
     ``lstat`` only, never following a link. Content is read only for a regular Python file
     within the parse cap (``warpline.git.filecaps``); any other regular file is hashed
     (streamed by libgit2) so an unchanged one is still recognised; a FIFO, socket or
-    device is never opened (opening a FIFO would block the whole server)."""
+    device is never opened (opening a FIFO would block the whole server). ``hashes``
+    None: the id is not needed (nothing to compare it with), so the file is not hashed."""
     try:
         st = os.lstat(full)
     except OSError:
@@ -83,8 +93,10 @@ def _disk_state(full: str, path: str) -> DiskState | None:
             return None
         if not too_large(data):
             return (mode, data, None)
+    if hashes is None:
+        return (mode, None, None)
     try:
-        return (mode, None, pygit2.hashfile(full))
+        return (mode, None, hashes.blob_id(full, path, st))
     except (OSError, pygit2.GitError, ValueError):
         return (mode, None, None)
 

@@ -11,7 +11,10 @@ Protocol decisions (the issue and the tool reference are silent on these):
   ``id: null``; a JSON value that is not a request object is ``-32600``. A message with
   ``result``/``error`` and no ``method`` is a response to a request we never sent: logged
   and dropped.
-* Notifications (no ``id``) are never answered, even when unknown or malformed.
+* Notifications (a valid request object without ``id``) are never answered, even when
+  their method is unknown or their params are wrong. An object without ``id`` that is not a
+  request at all (``{}``, no ``jsonrpc: "2.0"``, no string ``method``) is no notification:
+  ``-32600`` with ``id: null``, as JSON-RPC 2.0 says (inside a batch too).
 * No initialization gate: the server holds no session state (``repo`` is per call), so
   ``tools/list`` and ``tools/call`` answer before ``initialize`` too.
 * ``initialize`` echoes a supported ``protocolVersion``; anything else (including none)
@@ -121,9 +124,8 @@ def handle(message: object) -> Message | None:
     if not is_notification and not _valid_id(request_id):
         return _error(None, RpcError(INVALID_REQUEST, "invalid request: bad id"))
     if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
-        if is_notification:
-            log.warning("dropping a malformed notification")
-            return None
+        # Not a Request object at all, so not a notification either (a notification is a
+        # valid Request without an id): JSON-RPC 2.0 answers it -32600 with id null.
         return _error(request_id, RpcError(
             INVALID_REQUEST, "invalid request: needs jsonrpc \"2.0\" and a string method"))
     if is_notification:

@@ -28,6 +28,7 @@ log = logging.getLogger("warpline.mcp")
 
 STORE_DIR = ".weft/warpline/"
 META_KEY = "warpline/inventory"
+_MAX_NAME = 200
 
 
 def list_tools() -> list[dict[str, Any]]:
@@ -119,6 +120,11 @@ def call(params: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(name, str):
         raise _invalid(InvalidArgument("`params.name` must be a string naming a tool.",
                                        field="name", value=type(name).__name__))
+    if len(name) > _MAX_NAME:  # never echoed back in full (it is named in the error)
+        raise _invalid(InvalidArgument(
+            f"`params.name` is {len(name):,} characters long; tool names are at most "
+            f"{_MAX_NAME}. Pass a tool name from `tools/list`.", field="name",
+            details={"length": len(name), "limit": _MAX_NAME}))
     arguments = params.get("arguments")
     if arguments is None:  # absent (or null): the tool's own validation names what is missing
         arguments = {}

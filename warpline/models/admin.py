@@ -96,6 +96,12 @@ class StoreInfo(WireModel):
     commits_behind_head: Count | None = Field(
         default=None, description="Commits reachable from HEAD not yet ingested; null if unknown."
     )
+    integrity: Literal["ok", "damaged", "unchecked"] | None = Field(
+        default=None,
+        description="SQLite's quick_check of the store file (once per change of the file): "
+        "damaged pages make store_status store_damaged; unchecked when the check did not "
+        "finish in its budget; null when the store could not be opened.",
+    )
 
 
 class ProjectStatusData(WireModel):
@@ -103,7 +109,8 @@ class ProjectStatusData(WireModel):
     store: StoreInfo
     store_status: StoreStatus
     binding_ok: bool = Field(
-        description="True iff the store is present, readable and at a served schema version."
+        description="True iff the store is present, readable, at a served schema version and "
+        "not found damaged."
     )
     served_schema_version: int = Field(
         description="The highest store schema version this build serves."

@@ -58,7 +58,8 @@ ChurnSortBy = Literal["churn_count", "sei", "locator", "last_changed_at"]
 ImpactSortBy = Literal["depth", "locator", "path"]
 ReverifySortBy = Literal["depth", "priority", "locator", "path"]
 
-StoreStatus = Literal["ok", "store_absent", "store_unreadable", "schema_ahead"]
+StoreStatus = Literal["ok", "store_absent", "store_unreadable", "schema_ahead",
+                      "store_damaged"]
 SnapshotIdempotency = Literal["created", "already_current", "dry_run"]
 VerificationIdempotency = Literal["recorded", "already_recorded"]
 # What a recorded pass proved (warpline.scope).

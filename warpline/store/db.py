@@ -15,12 +15,13 @@ from pathlib import Path
 
 from warpline.errors import (
     InternalError,
+    StoreCorrupt,
     StoreIncompatible,
     StoreUnreadable,
     StoreUnwritable,
     WarplineError,
 )
-from warpline.store import guard, readonly
+from warpline.store import guard, integrity, readonly
 from warpline.store.migrations import MIGRATIONS, SCHEMA_VERSION
 
 STORE_DIR = guard.STATE_RELPATH
@@ -93,6 +94,16 @@ class Store:
         self.read_only = read_only
         self.root = root
         self._retired: list[sqlite3.Connection] = []
+        # SQLite's quick_check of the file (``store.integrity``), taken when opened.
+        self.integrity = integrity.Verdict("unchecked")
+        self._wrote = False
+
+    def check_integrity(self) -> None:
+        """Take (or recall) the file's verdict; every answer about this repository then
+        says when it is damaged."""
+        self.integrity = integrity.verdict(self.path, self.conn)
+        if self.root is not None:
+            integrity.note(self.root, self.integrity)
 
     @classmethod
     def open(cls, repo_root: Path) -> Store:
@@ -124,6 +135,7 @@ class Store:
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if store.schema_version() == SCHEMA_VERSION:
+                store.check_integrity()
                 return store
         except sqlite3.Error:
             pass
@@ -140,6 +152,7 @@ class Store:
         # Kept open until close(): a caller may still hold the read-only connection.
         self._retired.append(self.conn)
         self.conn, self.path, self.read_only = writable.conn, writable.path, False
+        self.integrity = writable.integrity
 
     @classmethod
     def _open(cls, repo_root: Path) -> Store:
@@ -160,6 +173,7 @@ class Store:
                 _enter_wal(conn)
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute("PRAGMA foreign_keys = ON")
+                store.check_integrity()  # before a migration writes into it
                 store._migrate()
             except BaseException:
                 conn.close()
@@ -190,6 +204,10 @@ class Store:
     def close(self) -> None:
         for conn in (*self._retired, self.conn):
             conn.close()
+        if self._wrote and self.integrity.state == "ok":
+            # What SQLite itself wrote into a sound file is sound: the next open need not
+            # check again (a change by anything else still moves the file's identity).
+            integrity.carry(self.path, self.integrity)
 
     def __enter__(self) -> Store:
         return self
@@ -199,20 +217,38 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One unit of work: committed whole or not at all."""
+        """One unit of work: committed whole or not at all. A damaged store refuses
+        (``store_corrupt``), also when the write itself meets a damaged page."""
         self.upgrade()
-        with sqlite_errors("writing"):
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                _rollback(self.conn)
+        if self.integrity.state == "damaged":
+            raise self._corrupt(self.integrity.finding or "damaged")
+        try:
+            with sqlite_errors("writing"):
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.conn
+                except BaseException:
+                    _rollback(self.conn)
+                    raise
+                try:
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    _rollback(self.conn)
+                    raise
+                self._wrote = True
+        except StoreUnreadable as exc:
+            if not isinstance(exc.__cause__, sqlite3.Error):
                 raise
-            try:
-                self.conn.execute("COMMIT")
-            except BaseException:
-                _rollback(self.conn)
-                raise
+            self.integrity = integrity.Verdict("damaged", str(exc.__cause__))
+            if self.root is not None:
+                integrity.note(self.root, self.integrity)
+            raise self._corrupt(str(exc.__cause__)) from exc
+
+    def _corrupt(self, finding: str) -> StoreCorrupt:
+        root = self.root if self.root is not None else self.path.parent
+        return StoreCorrupt(integrity.damage_words(root, finding), field="repo",
+                            details={"path": str(self.path), "finding": finding,
+                                     "repair": integrity.repair_command(root)})
 
     def schema_version(self) -> int:
         row = self.conn.execute("PRAGMA user_version").fetchone()

@@ -32,7 +32,8 @@ STATE_RELPATH = Path(".weft") / "warpline"
 # The files warpline writes in its state directory (the SQLite sidecars included).
 STATE_FILES: tuple[str, ...] = (
     "warpline.db", "warpline.db-wal", "warpline.db-shm", "warpline.db-journal",
-    "config.json", "ingest.log", "ingest.lock", ".gitignore",
+    "config.json", "ingest.log", "ingest.lock", ".gitignore", "integrity.json",
+    "worktree-hashes.json",
 )
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

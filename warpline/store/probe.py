@@ -24,7 +24,7 @@ import pygit2
 
 from warpline.errors import InternalError, StoreUnsafe
 from warpline.git import shallow
-from warpline.store import guard, readonly
+from warpline.store import guard, integrity, readonly
 from warpline.store.db import store_path
 from warpline.store.migrations import SCHEMA_VERSION
 
@@ -51,6 +51,9 @@ class StoreProbe:
     # A commit the walk from HEAD needs but the object database lacks, where no shallow
     # boundary explains it: the repository is damaged (read tools answer invalid_repo).
     missing_object: str | None = None
+    # SQLite's quick_check of a readable store: ok | damaged | unchecked (``integrity``).
+    integrity: str | None = None
+    damage: str | None = None
 
 
 @contextmanager
@@ -93,6 +96,8 @@ def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChoos
                     schema_version=version,
                     reason="it holds no warpline schema (user_version "
                     f"{version}, tables: {', '.join(sorted(tables)) or 'none'})")
+            # First: a damaged page below would otherwise fail a count and hide the finding.
+            checked = integrity.verdict(path, conn, persist=False)
             events = int(conn.execute("SELECT count(*) FROM change_events").fetchone()[0])
             has_snapshots = "snapshots" in tables
             snapshot = snapshot_rev(conn, repo) if has_snapshots else None
@@ -108,7 +113,8 @@ def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChoos
                       snapshot_rev=snapshot, change_event_count=events,
                       commits_behind_head=behind, behind_is_lower_bound=at_least,
                       has_snapshot_table=has_snapshots,
-                      missing_object=missing[0] if missing else None)
+                      missing_object=missing[0] if missing else None,
+                      integrity=checked.state, damage=checked.finding)
 
 
 def _head(repo: pygit2.Repository, missing: list[str]) -> pygit2.Commit | None:

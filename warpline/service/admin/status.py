@@ -22,6 +22,7 @@ from warpline.models.inputs import ProjectStatusInput
 from warpline.service.shared.choice import choose_snapshot
 from warpline.service.shared.context import open_repo_only
 from warpline.service.shared.envelope import envelope
+from warpline.store import integrity
 from warpline.store.migrations import SCHEMA_VERSION
 from warpline.store.probe import StoreProbe, probe_store
 
@@ -31,18 +32,20 @@ TOOL = "warpline_project_status_get"
 def project_status(params: ProjectStatusInput, cwd: Path | None) -> dict[str, Any]:
     root, repo = open_repo_only(params.repo, cwd)
     probe = probe_store(root, repo, _snapshot_rev)
-    served = probe.status == "ok"
+    damaged = probe.status == "ok" and probe.integrity == "damaged"
+    served = probe.status == "ok" and not damaged
     data = {
         "resolved_root": str(root),
         "store": {
             "present": probe.present,
             "readable": probe.readable,
-            "schema_version": probe.schema_version if served else None,
+            "schema_version": probe.schema_version if probe.status == "ok" else None,
             "snapshot_rev": probe.snapshot_rev,
             "change_event_count": probe.change_event_count,
             "commits_behind_head": probe.commits_behind_head,
+            "integrity": probe.integrity,
         },
-        "store_status": probe.status,
+        "store_status": "store_damaged" if damaged else probe.status,
         "binding_ok": served,
         "served_schema_version": SCHEMA_VERSION,
         "shallow": bool(boundary(repo)),
@@ -88,6 +91,10 @@ def _advice(root: Path, probe: StoreProbe) -> tuple[list[str], list[dict[str, st
                   "unreadable file has been moved aside."}])
     warnings: list[str] = []
     commands: list[dict[str, str]] = []
+    if probe.integrity == "damaged":
+        warnings.append(integrity.damage_words(root, probe.damage or "damaged"))
+        commands.append({"command": integrity.repair_command(root), "why": "Moves the "
+                         "damaged store aside (kept, not deleted) and rebuilds it from git."})
     if probe.missing_object is not None:
         fsck = f"git -C {repo_arg} fsck --connectivity-only"
         warnings.append(f"The repository lacks commit {probe.missing_object}, which the "

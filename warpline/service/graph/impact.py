@@ -19,6 +19,7 @@ from warpline.service.graph.seeds import Seeds
 from warpline.service.shared.context import ingest_status
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.paging import Pager
+from warpline.store.pathprefixes import PathPrefixes, normalised
 
 TOOL = "warpline_impact_radius_get"
 MAX_CHANGED_LISTED = 1000
@@ -65,6 +66,19 @@ def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]
         )
 
 
+# The last filter's prefixes, kept with the list they came from: ``listed`` runs once per
+# reached entity, and building the set each time would cost entities × paths again.
+_LAST_PREFIXES: list[tuple[list[str], PathPrefixes]] = []
+
+
+def _prefixes(paths: list[str]) -> PathPrefixes:
+    if _LAST_PREFIXES and _LAST_PREFIXES[0][0] is paths:
+        return _LAST_PREFIXES[0][1]
+    prefixes = PathPrefixes(normalised(paths))
+    _LAST_PREFIXES[:] = [(paths, prefixes)]
+    return prefixes
+
+
 def listed(view: GraphView, locator: str, filters: Any,
            fallback: tuple[str | None, str | None] = (None, None)) -> bool:
     """Whether the entity passes the kind and path filters (never the walk)."""
@@ -76,10 +90,8 @@ def listed(view: GraphView, locator: str, filters: Any,
     path = node.get("path") or fallback[1] or ""
     if filters.entity_kinds and kind not in filters.entity_kinds:
         return False
-    if filters.paths:
-        prefixes = [p.replace("\\", "/").strip("/") for p in filters.paths]
-        if not any(path == p or path.startswith(p + "/") for p in prefixes):
-            return False
+    if filters.paths and not _prefixes(filters.paths).matches(path):
+        return False
     return True
 
 

@@ -24,7 +24,7 @@ import networkx as nx
 from warpline.errors import MissingRequiredField
 from warpline.git.locators import is_python_path
 from warpline.service.graph.capture_scope import parse_changed_refs
-from warpline.service.shared.context import RepoContext
+from warpline.service.shared.context import RepoContext, worktree_hashes
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
 from warpline.store.entities import EntityRow
@@ -185,7 +185,8 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
     from warpline.service.shared.own_files import own_paths
 
     ours = own_paths(ctx.root, ctx.repo)
-    changes = [c for c in worktree_changes(ctx.repo) if c.path not in ours]
+    changes = [c for c in worktree_changes(ctx.repo, worktree_hashes(ctx))
+               if c.path not in ours]
     known = by_locators(ctx.store.conn, [c.locator for c in changes])
     seeds = []
     for change in changes:

@@ -19,6 +19,7 @@ from warpline.service.shared.context import (
     catch_up,
     ingest_status,
     open_context,
+    worktree_hashes,
 )
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.next_actions import follow_ups
@@ -136,7 +137,7 @@ def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
     from warpline.service.shared.own_files import own_paths
 
     ours = own_paths(ctx.root, ctx.repo)
-    for change in worktree_changes(ctx.repo):
+    for change in worktree_changes(ctx.repo, worktree_hashes(ctx)):
         if change.path in ours:
             continue  # warpline's own file (the .mcp.json install wrote)
         item = {

@@ -13,6 +13,7 @@ from warpline.store.events import (
     changed_entities_latest_first,
     unread_commits,
 )
+from warpline.store.pathprefixes import normalised
 
 
 def where_from_filters(filters: Any) -> Where:
@@ -23,7 +24,7 @@ def where_from_filters(filters: Any) -> Where:
     return Where(
         change_kinds=list(raw.get("change_kinds") or []),
         entity_kinds=list(raw.get("entity_kinds") or []),
-        paths=[p.replace("\\", "/").strip("/") for p in raw.get("paths") or []],
+        paths=normalised(raw.get("paths") or []),
         actors=list(raw.get("actors") or []),
         since=parse_instant(raw["since"], "filters.since") if raw.get("since") else None,
         until=parse_instant(raw["until"], "filters.until") if raw.get("until") else None,

@@ -22,7 +22,10 @@ from warpline.store.stopping import StopRequest
 if TYPE_CHECKING:
     import pygit2
 
+    from warpline.git.hashcache import HashCache
+
 _UNKNOWN = object()
+WORKTREE_HASHES = "worktree-hashes.json"
 
 
 class RepoContext:
@@ -141,7 +144,8 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     behind it is; backfill and the hooks run to the end.
 
     Nothing to write: the read-only store stays read-only. The store cannot be written
-    (read-only filesystem, full disk): an interactive answer comes from what is stored,
+    (read-only filesystem, full disk, damaged pages: ``store_corrupt`` is a
+    ``StoreUnwritable``): an interactive answer comes from what is stored,
     with ``unwritable`` naming the cause (``behind_warning``); backfill and hooks raise
     ``store_unwritable``."""
     # The usual case, and the one "is it a no-op?" check (``readonly.pending(...).nothing``
@@ -165,6 +169,14 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
             return IngestReport()  # only the walk's shortcut could not be stored
         return IngestReport(commits_behind=left.behind, unwritable=exc.hint,
                             reach_stale=left.reach_stale)
+
+
+def worktree_hashes(ctx: RepoContext) -> HashCache:
+    """Where ``--worktree`` remembers the blob ids of large changed files: beside the store
+    (in its directory, already checked for links by ``Store``)."""
+    from warpline.git.hashcache import HashCache
+
+    return HashCache(ctx.store.path.parent / WORKTREE_HASHES)
 
 
 def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:

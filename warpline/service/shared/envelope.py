@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypedDict
 
 from warpline.models.wire import iso_z as _iso_z
-from warpline.store import guard
+from warpline.store import guard, integrity
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -99,8 +99,12 @@ def raw_envelope(
             "page": page or {"limit": None, "cursor": None},
         },
         "data": data,
-        # A store git tracks is ignored (``store.guard``): every answer says so.
-        "warnings": [*guard.trust_warnings(Path(repo)), *(warnings or [])],
+        # A store git tracks is ignored (``store.guard``), a damaged one refuses writes
+        # (``store.integrity``): every answer says so.
+        "warnings": [*guard.trust_warnings(Path(repo)),
+                     *(w for w in integrity.damage_warnings(Path(repo))
+                       if w not in (warnings or [])),
+                     *(warnings or [])],
         "next_actions": next_actions or {},
         "enrichment": enrichment or {},
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from warpline.contracts_io import InputContract, InputProblem, parse_input
+from warpline.contracts_io import InputContract, InputProblem, field_code, parse_input
 from warpline.errors import ERROR_CLASSES, InvalidArgument, WarplineError
 from warpline.limits import DEFAULT_DEPTH, MAX_DEPTH
 
@@ -29,6 +29,12 @@ _HINTS: dict[str, str] = {
     "entity_refs": "Pass a list of {kind, value} refs (or bare strings).",
     "limit": "Pass a positive integer within the schema's bounds.",
 }
+
+
+def error_class(field: str | None) -> type[WarplineError]:
+    """The closed-vocabulary error for a bad value of ``field`` (``cursor`` ->
+    ``invalid_cursor``, ...), as validation reports it."""
+    return _BY_CODE.get(field_code(field), InvalidArgument)
 
 
 def validate_input(tool: InputContract, arguments: Any) -> BaseModel:
