@@ -235,6 +235,11 @@ def step_summary_file() -> str | None:
     return os.environ.get("GITHUB_STEP_SUMMARY") or None
 
 
+def search_path() -> str:
+    """The executable search path (``PATH``) this process would start programs with."""
+    return os.environ.get("PATH", os.defpath)
+
+
 def child_environment() -> dict[str, str]:
     """A copy of this process's environment for a child process (git) to start from."""
     return dict(os.environ)

@@ -20,6 +20,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from warpline import settings
 from warpline.errors import StoreUnsafe
 
 __all__ = ["isolated", "refuse_escape", "resolve_in", "trusted_command"]
@@ -35,7 +36,7 @@ def resolve_in(command: Sequence[str], cwd: Path) -> list[str] | None:
     if os.sep in head or (os.altsep and os.altsep in head):
         candidates = [cwd / head]
     else:
-        entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+        entries = settings.search_path().split(os.pathsep)
         candidates = [cwd / (entry or ".") / head for entry in entries]
     for path in candidates:
         if path.is_file() and os.access(path, os.X_OK):
