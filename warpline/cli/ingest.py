@@ -49,8 +49,8 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 
 
 def _backfill(args: argparse.Namespace) -> int:
+    from warpline.cli.progress import stderr_progress
     from warpline.service.shared.context import catch_up, open_context
-    from warpline.store.report import stderr_progress
     from warpline.store.stopping import stop_on_signals
 
     started = time.perf_counter()
