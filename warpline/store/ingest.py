@@ -1,8 +1,8 @@
 """Writing the walker's facts into the store: each commit whole in a transaction, never twice.
 
 ``backfill`` ingests everything reachable from HEAD, oldest first; ``catch_up`` does the
-same within a time budget for interactive read tools, then refreshes which stored commits
-HEAD reaches (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A
+same within a time budget for interactive read tools (newest first on a long backlog:
+``NEWEST_FIRST_OVER``), then refreshes which stored commits HEAD reaches (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A
 commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill,
 and several processes ingesting at once all converge on one row per commit.
 """
@@ -49,6 +49,11 @@ _MAX_TIPS = 16
 # 2.2 s; bench/README, "Eleventh session").
 WRITE_BATCH = 64
 WRITE_INTERVAL_S = 0.25
+# A catch-up with a budget (a read tool answering now) facing more pending commits than
+# this ingests the newest first: they are what its answer is about (a recent range, the
+# newest history), and the background backfill fills in the older ones. A short backlog
+# (after a pull) is ingested in history order.
+NEWEST_FIRST_OVER = 500
 
 
 class FlushPolicy:
@@ -272,7 +277,8 @@ class Ingestor:
         if reopened:
             self._tip_cache = None  # the deepened history is walked from HEAD again
         # (No name keeps the pending commits: a worker backfill drops them before forking.)
-        report = self.run(self.pending(head), budget_s=budget_s, progress=progress, stop=stop)
+        report = self.run(_ordered(self.pending(head), budget_s), budget_s=budget_s,
+                          progress=progress, stop=stop)
         report.reopened = reopened
         if head is not None and report.complete:
             self._push_tip(str(head.id))
@@ -431,6 +437,13 @@ class Ingestor:
             return
         with self.store.transaction() as own:
             self.store.meta_set(own, _TIPS_KEY, json.dumps(tips))
+
+
+def _ordered(todo: list[pygit2.Commit], budget_s: float | None) -> list[pygit2.Commit]:
+    """History order, or newest first for a budgeted catch-up on a long backlog."""
+    if budget_s is not None and len(todo) > NEWEST_FIRST_OVER:
+        todo.reverse()
+    return todo
 
 
 def _pipeline() -> ModuleType:

@@ -33,6 +33,8 @@ class IngestReport:
     # stored, possibly missing ``commits_behind`` commits and fresh reachability flags.
     unwritable: str | None = None
     reach_stale: bool = False
+    # A background backfill (``store/ingestlock.py``) is ingesting the rest now.
+    backfill_running: bool = False
 
     def note_unparsed(self, files: Iterable[str]) -> None:
         for path in files:
