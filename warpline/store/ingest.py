@@ -2,9 +2,10 @@
 
 ``backfill`` ingests everything reachable from HEAD, oldest first; ``catch_up`` does the
 same within a time budget for interactive read tools (newest first on a long backlog:
-``NEWEST_FIRST_OVER``), then refreshes which stored commits HEAD reaches (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A
-commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill,
-and several processes ingesting at once all converge on one row per commit.
+``NEWEST_FIRST_OVER``), then refreshes which stored commits HEAD reaches
+(``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A commit is recorded
+by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill, and several
+processes ingesting at once all converge on one row per commit.
 """
 
 from __future__ import annotations
