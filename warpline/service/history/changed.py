@@ -118,8 +118,10 @@ def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
     from warpline.store.ingest import Ingestor  # the walker, only when there is work
 
     try:
-        report = Ingestor(ctx.store, ctx.repo).run(missing,
-                                                   budget_s=settings.interactive_budget_s())
+        ingestor = Ingestor(ctx.store, ctx.repo)
+        if len(missing) > 1:  # newest first, maybe before older history is stored
+            ingestor.mark_unordered()
+        report = ingestor.run(missing, budget_s=settings.interactive_budget_s())
     except StoreUnwritable as exc:
         warnings.append(
             f"{len(missing)} commits of the range are not in the store, and the store cannot "
