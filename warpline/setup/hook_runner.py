@@ -28,7 +28,7 @@ from warpline.setup.local_state import installed_config
 from warpline.store import ingestlock
 from warpline.store.db import store_path
 
-_LOCK_WAIT_S = 15 * 60
+LOCK_WAIT_S = 15 * 60
 _ROUNDS = 5
 
 
@@ -52,7 +52,7 @@ def hook_ingest(repo: str, hook: str) -> int:
         return 0
     record: dict[str, Any] = {"hook": hook, "pid": os.getpid()}
     started = time.monotonic()
-    with ingestlock.exclusive(root, 0.0 if continuing else _LOCK_WAIT_S) as locked:
+    with ingestlock.exclusive(root, 0.0 if continuing else LOCK_WAIT_S) as locked:
         if not locked and continuing:
             return 0
         if not locked:
