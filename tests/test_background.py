@@ -162,3 +162,33 @@ def test_while_a_background_ingest_holds_the_lock_a_read_does_not_walk_beside_it
     after = _changed(repo=str(repo.path))  # the lock is free: this call catches up
     assert after["data"]["ingest"]["complete"] is True
     assert after["data"]["ingest"]["ingested_now"] == 20
+
+
+def test_the_status_probe_counts_what_a_newest_first_ingest_left_behind(
+        tmp_path: Path) -> None:
+    repo, shas = _history(tmp_path)
+    handle = open_repo(repo.path)
+    with Store.open(repo.path) as store:  # what a read's newest-first catch-up leaves
+        ingestor = Ingestor(store, handle)
+        ingestor.mark_unordered()
+        ingestor.run(_commits(handle, shas[-5:][::-1]))
+    env = call_tool("project_status", {"repo": str(repo.path)})
+    assert_valid_envelope(env)
+    assert env["data"]["store"]["commits_behind_head"] == 25  # HEAD stored, not its past
+
+
+def test_warpline_backfill_waits_for_a_background_ingest_instead_of_running_beside_it(
+        tmp_path: Path) -> None:
+    repo, _ = _history(tmp_path, commits=8)
+    Store.open(repo.path).close()
+    with ingestlock.exclusive(repo.path, 0) as locked:
+        assert locked
+        waiting = subprocess.Popen(
+            [sys.executable, "-m", "warpline.cli", "backfill", "--repo", str(repo.path),
+             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert waiting.stderr is not None
+        assert "background backfill is running" in waiting.stderr.readline()
+        assert _stored(repo.path) == set()  # nothing walked while the lock is held
+    out, _ = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0
+    assert json.loads(out)["commits_ingested"] == 8
