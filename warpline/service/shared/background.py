@@ -22,10 +22,15 @@ from warpline.store import ingestlock
 
 __all__ = ["continue_backfill"]
 
+# The children this process started: a long-lived MCP server reaps those that ended, so
+# none lingers as a zombie until it exits.
+_started: list[subprocess.Popen[bytes]] = []
+
 
 def continue_backfill(root: Path, state_dir: Path) -> bool:
     """Start the background backfill for ``root`` unless one is running or it is turned
     off; whether one is running now (started here or before)."""
+    _started[:] = [child for child in _started if child.poll() is None]
     if ingestlock.held(state_dir):
         return True
     if not settings.background_backfill():
@@ -33,9 +38,10 @@ def continue_backfill(root: Path, state_dir: Path) -> bool:
     command = [sys.executable, "-I", "-m", "warpline.cli", "hook-ingest", "--hook",
                ingestlock.READ_BACKFILL, "--repo", str(root)]
     try:
-        subprocess.Popen(command, cwd=str(root), env=settings.child_environment(),
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        _started.append(subprocess.Popen(
+            command, cwd=str(root), env=settings.child_environment(),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True))
     except OSError:
         return False  # no process could start (limits, memory): the next call tries again
     return True
