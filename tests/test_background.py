@@ -6,6 +6,7 @@ calls stop spending their budget on it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -192,3 +193,22 @@ def test_warpline_backfill_waits_for_a_background_ingest_instead_of_running_besi
     out, _ = waiting.communicate(timeout=120)
     assert waiting.returncode == 0
     assert json.loads(out)["commits_ingested"] == 8
+
+
+def test_over_mcp_the_server_leaves_the_backfill_running_and_later_calls_answer_whole(
+        tmp_path: Path) -> None:
+    from warpline.mcp.client import McpProcess, initialize, server_command
+
+    repo, shas = _history(tmp_path)
+    env = {**os.environ, "WARPLINE_BACKGROUND_BACKFILL": "1",
+           "WARPLINE_INTERACTIVE_BUDGET_S": "0", "WARPLINE_INGEST_WORKERS": "0"}
+    with McpProcess(server_command(), cwd=tmp_path, env=env, timeout=120) as server:
+        initialize(server)
+        first = server.request("tools/call", {"name": "changed",
+                                              "arguments": {"repo": str(repo.path)}})
+        assert first["result"]["structuredContent"]["data"]["ingest"]["backfill_running"]
+        _wait_until_caught_up(repo.path, 30)
+        later = server.request("tools/call", {"name": "changed", "arguments": {
+            "repo": str(repo.path), "limit": 3}})["result"]["structuredContent"]
+    assert later["data"]["ingest"]["complete"] is True and later["warnings"] == []
+    assert later["data"]["items"][0]["commit"] == shas[-1]
