@@ -18,6 +18,10 @@ if _ROOT not in sys.path:
 
 from tests.contract_check import assert_valid_envelope as _assert_valid_envelope  # noqa: E402
 
+# A read that stops short of HEAD would leave a detached backfill running past its test
+# (and its temp dir): off unless a test turns it on (tests/test_background.py).
+os.environ.setdefault("WARPLINE_BACKGROUND_BACKFILL", "0")
+
 
 @pytest.fixture
 def assert_valid_envelope() -> Callable[[Any], None]:

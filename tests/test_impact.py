@@ -302,3 +302,28 @@ def test_graph_queries_reject_bad_arguments_with_the_right_code(
         field: str) -> None:
     payload = error(tool, repo=str(shapes.path), **arguments)
     assert (payload["error_code"], payload["rejected_field"]) == (code, field)
+
+
+def test_a_wholly_ingested_range_is_not_partial_while_the_store_is_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpline.git.repo import open_repo
+    from warpline.store.db import Store
+    from warpline.store.ingest import Ingestor
+
+    repo = make_repo(tmp_path / "repo")
+    for n in range(3):
+        repo.commit({f"notes/n{n}.py": f"X = {n}\n"}, f"note {n}")
+    head = edit(repo, "shapes/base.py", "str(self.area())", "repr(self.area())")
+    handle = open_repo(repo.path)
+    with Store.open(repo.path) as store:  # only the range's commit, as a newest-first read
+        Ingestor(store, handle).run([handle[head].peel(pygit2.Commit)])
+    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "0")  # ingest nothing more
+    call("capture_snapshot", repo=str(repo.path))
+    env = impact(repo, rev_range="HEAD~1..HEAD", depth=1)
+    assert env["data"]["ingest"]["range_complete"] is True
+    assert env["data"]["ingest"]["commits_behind"] == 4
+    assert not [w for w in env["warnings"] if "commits behind HEAD" in w]
+    assert {c["entity"]["locator"] for c in env["data"]["changed"]} == {DESCRIBE}
+    wider = impact(repo, rev_range="HEAD~2..HEAD", depth=1)
+    assert wider["data"]["ingest"]["range_complete"] is False
+    assert any("commits behind HEAD" in w for w in wider["warnings"])

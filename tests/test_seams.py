@@ -153,14 +153,15 @@ def test_every_named_seam_exists_and_still_is_one() -> None:
 def test_entities_are_looked_up_on_one_path() -> None:
     # Refs become entity rows through service/shared/resolve.py over store/entities.py;
     # the only other readers of the table are the ingest writer's own id cache and its
-    # lineage assignment (store/lineages.py: the lineage each new event belongs to) and the
+    # lineage assignment (store/lineages.py: the lineage each new event belongs to, and
+    # store/relineage.py: its replay in history order after an out-of-order ingest) and the
     # schema migrations (migration 9 gives every stored event its lineage). (Joins
     # from change events, in store/events.py and store/lineages.py, read rows already
     # chosen.)
     readers = sorted(name for name, tree in MODULES if name != "graph/loomweave_source.py"
                      and any(re.search(r"\bFROM entities\b", s) for s in _strings(tree)))
     assert readers == ["store/entities.py", "store/ingest.py", "store/lineages.py",
-                       "store/migrations.py"]
+                       "store/migrations.py", "store/relineage.py"]
     lookups = sorted(name for name, tree in MODULES for node in ast.walk(tree)
                      if isinstance(node, ast.ImportFrom)
                      and node.module == "warpline.store.entities"

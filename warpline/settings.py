@@ -45,6 +45,14 @@ LOG_LEVEL = Setting("WARPLINE_LOG_LEVEL", "log level of `warpline-mcp` (its stde
 DEBUG = Setting("WARPLINE_DEBUG", "set: the CLI prints a traceback with an internal error",
                 "unset")
 
+BACKGROUND_BACKFILL = Setting("WARPLINE_BACKGROUND_BACKFILL", "`0`: a read tool that could "
+                              "not catch up within its budget does not leave a background "
+                              "backfill running (`warpline hook-ingest`, detached) to ingest "
+                              "the rest", "`1`")
+PROGRESS_INTERVAL_S = Setting("WARPLINE_PROGRESS_INTERVAL_S", "seconds between the plain "
+                              "progress lines backfill and install write to stderr when it "
+                              "is not a terminal (CI logs)", "`5`")
+
 RENAME_LIMIT = Setting("WARPLINE_RENAME_LIMIT", "files git's rename detection examines per "
                        "commit (a commit past it is named in the answers' warnings)", "`10000`")
 RECORD = Setting("WARPLINE_RECORD", "`1`: the pytest plugin records a test map (as "
@@ -56,7 +64,7 @@ NO_COLOR = Setting("NO_COLOR", "set: CLI tables without colour (the no-color.org
 SETTINGS: tuple[Setting, ...] = (
     LOOMWEAVE_COMMAND, EDGE_SOURCES, FILIGREE_API_URL, INTERACTIVE_BUDGET_S,
     AUTO_CAPTURE_BUDGET_S, FILIGREE_DEADLINE_S, INGEST_WORKERS, LOG_LEVEL, DEBUG,
-    RENAME_LIMIT, RECORD, NO_COLOR,
+    RENAME_LIMIT, RECORD, NO_COLOR, PROGRESS_INTERVAL_S, BACKGROUND_BACKFILL,
 )
 DEFAULT_RENAME_LIMIT = 10_000
 
@@ -64,6 +72,7 @@ KNOWN_EDGE_SOURCES = ("loomweave", "builtin")
 DEFAULT_INTERACTIVE_BUDGET_S = 3.0
 DEFAULT_AUTO_CAPTURE_BUDGET_S = 5.0
 DEFAULT_FILIGREE_DEADLINE_S = 3.0
+DEFAULT_PROGRESS_INTERVAL_S = 5.0
 MIN_FILIGREE_DEADLINE_S = 0.05
 
 
@@ -112,6 +121,17 @@ def auto_capture_budget_s() -> float:
 
 def filigree_deadline_s() -> float:
     return _seconds(FILIGREE_DEADLINE_S, DEFAULT_FILIGREE_DEADLINE_S, MIN_FILIGREE_DEADLINE_S)
+
+
+def progress_interval_s() -> float:
+    """Seconds between plain progress lines off a terminal (0: one per report)."""
+    return _seconds(PROGRESS_INTERVAL_S, DEFAULT_PROGRESS_INTERVAL_S, 0.0)
+
+
+def background_backfill() -> bool:
+    """Whether a read tool that stopped short of HEAD leaves the rest to a background
+    backfill (on unless set to a false word: 0, false, no, off)."""
+    return (_raw(BACKGROUND_BACKFILL) or "").strip().lower() not in ("0", "false", "no", "off")
 
 
 def ingest_workers() -> int:

@@ -11,6 +11,10 @@ from typing import Any
 
 from warpline.cli.output import EXIT_BAD_INPUT, EXIT_OK, emit_json, emit_text
 
+# How long `warpline backfill` waits for a background ingest to let go of the lock; past
+# it, it runs beside it (both converge: a commit is recorded once).
+_WAIT_S = 24 * 3600.0
+
 
 def _report_dict(report: Any, seconds: float, root: Path) -> dict[str, Any]:
     return {
@@ -49,15 +53,24 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 
 
 def _backfill(args: argparse.Namespace) -> int:
+    from warpline.cli.progress import stderr_progress
     from warpline.service.shared.context import catch_up, open_context
-    from warpline.store.report import stderr_progress
+    from warpline.store import ingestlock
     from warpline.store.stopping import stop_on_signals
 
     started = time.perf_counter()
-    with open_context(args.repo, Path.cwd()) as ctx, stop_on_signals() as stop:
-        report = catch_up(ctx, interactive=False, progress=stderr_progress("backfill"),
-                          stop=stop)
-        code = _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)
+    with open_context(args.repo, Path.cwd()) as ctx:
+        # A background backfill (a hook's, or the one a read tool left running) holds the
+        # ingest lock: wait for it rather than walk the same commits beside it. Ctrl-C
+        # ends the wait (signals stop the run only once it has the lock).
+        if ingestlock.held(ctx.store.path.parent):
+            print("warpline: a background backfill is running; waiting for it to finish",
+                  file=sys.stderr, flush=True)
+        with ingestlock.exclusive(ctx.root, _WAIT_S), stop_on_signals() as stop:
+            report = catch_up(ctx, interactive=False, progress=stderr_progress("backfill"),
+                              stop=stop)
+            code = _print(_report_dict(report, time.perf_counter() - started, ctx.root),
+                          args.json)
     if stop.signum is not None:  # stopped between two commits; the next run resumes
         print(f"warpline: stopped by {stop.name}; {report.commits_behind} commits left for "
               "the next `warpline backfill`", file=sys.stderr)

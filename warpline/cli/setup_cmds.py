@@ -27,8 +27,8 @@ _PAINT = {"ok": "32", "created": "32", "updated": "32", "warn": "33", "fail": "3
 
 
 def _install(args: argparse.Namespace) -> int:
+    from warpline.cli.progress import stderr_progress
     from warpline.setup.install import install
-    from warpline.store.report import stderr_progress
 
     report = install(args.repo, Path.cwd(), components=args.components or (),
                      backfill=not args.no_backfill, progress=stderr_progress("backfill"))

@@ -11,9 +11,14 @@ import pygit2
 __all__ = [
     "ancestry",
     "commit_or_none",
+    "contains",
+    "head_blob",
     "is_ignored",
+    "object_bytes",
+    "open_repository",
     "paths_changed_since",
     "python_bytes",
+    "revparse_commit",
     "status_or_empty",
     "upstream_branch",
 ]
@@ -121,3 +126,61 @@ def python_bytes(commit: pygit2.Commit) -> int | None:
     except _GIT_ERRORS:
         return None
     return total
+
+
+def revparse_commit(repo: pygit2.Repository, name: str) -> pygit2.Commit | None:
+    """The commit a revision name (``origin/main``, ``HEAD``) resolves to, or None."""
+    try:
+        found = repo.revparse_single(name).peel(pygit2.Commit)
+    except _GIT_ERRORS:
+        return None
+    return found if isinstance(found, pygit2.Commit) else None
+
+
+def contains(repo: pygit2.Repository, tip: str, sha: str) -> bool:
+    """True when the commit ``sha`` is ``tip``'s commit or one of its ancestors."""
+    head, commit = revparse_commit(repo, tip), commit_or_none(repo, sha)
+    if head is None or commit is None:
+        return False
+    try:
+        return head.id == commit.id or bool(repo.descendant_of(head.id, commit.id))
+    except _GIT_ERRORS:
+        return False
+
+
+def object_bytes(repo: pygit2.Repository, sha: str) -> bytes | None:
+    """The raw bytes of the object ``sha`` names (read from the object database itself,
+    which shows a shallow boundary's real parents), or None."""
+    try:
+        return bytes(repo.odb.read(pygit2.Oid(hex=sha))[1])
+    except _GIT_ERRORS:
+        return None
+
+
+def open_repository(path: str) -> pygit2.Repository | None:
+    """The repository at (or above) ``path``, or None when there is none git can read."""
+    try:
+        found = pygit2.discover_repository(path)
+        return pygit2.Repository(found) if found is not None else None
+    except _GIT_ERRORS:
+        return None
+
+
+def head_blob(repo: pygit2.Repository, path: str, max_bytes: int) -> bytes | None:
+    """HEAD's version of ``path``; None when HEAD has no such file. ``ValueError`` when it
+    cannot be read, is not a file, or is past ``max_bytes``."""
+    if repo.head_is_unborn:
+        return None
+    try:
+        entry = repo.head.peel(pygit2.Commit).tree[path]
+    except KeyError:
+        return None
+    except _GIT_ERRORS as exc:
+        raise ValueError(f"HEAD's {path} cannot be read ({exc})") from None
+    try:
+        blob = repo[entry.id]
+    except _GIT_ERRORS as exc:
+        raise ValueError(f"HEAD's {path} cannot be read ({exc})") from None
+    if not isinstance(blob, pygit2.Blob) or blob.size > max_bytes:
+        raise ValueError(f"HEAD's {path} is not a file of at most {max_bytes} bytes")
+    return bytes(blob.data)

@@ -127,3 +127,15 @@ class IngestStatus(WireModel):
         description="The shallow boundary commits (their parents were not fetched); empty "
         "for a complete clone.",
     )
+    range_complete: bool | None = Field(
+        default=None,
+        description="Every commit of the answer's range is ingested, so the answer is whole "
+        "for that range even while the store is behind HEAD on other history (complete: "
+        "false); null for an answer without a range (complete says it).",
+    )
+    backfill_running: bool = Field(
+        default=False,
+        description="A background backfill (started by a read that could not catch up in "
+        "its budget, or by a git hook) is ingesting the rest of the history now; later "
+        "answers cover more.",
+    )

@@ -9,7 +9,10 @@ them); a failure of the run itself (a corrupt store, say) in ``ingest.log``. It 
 exits 0: nobody is waiting for it.
 
 A repository in which warpline was not installed (a ``core.hooksPath`` shared with other
-repositories) is left alone: no config, no store, no log.
+repositories) is left alone: no config, no store, no log. The one other caller is a read
+tool that ran out of its catch-up budget (``--hook read-backfill``,
+``service/shared/background.py``): it continues the backfill wherever the read left a
+store, installed or not, and leaves at once when another ingest holds the lock.
 """
 
 from __future__ import annotations
@@ -17,15 +20,15 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from warpline.setup import ingest_log
 from warpline.setup.local_state import installed_config
+from warpline.store import ingestlock
+from warpline.store.db import store_path
 
-LOCK_NAME = "ingest.lock"
-_LOCK_WAIT_S = 15 * 60
+LOCK_WAIT_S = 15 * 60
 _ROUNDS = 5
 
 
@@ -38,11 +41,20 @@ def hook_ingest(repo: str, hook: str) -> int:
         handle = open_repo(root)
     except Exception:
         return 0  # not a work tree: nothing to ingest and nowhere to say so
-    if installed_config(root, handle.path) is None:
+    continuing = hook == ingestlock.READ_BACKFILL
+    if continuing:
+        # Started by a read tool that could not catch up in its budget: the store it
+        # answered from exists, installed or not. When another ingest holds the lock, it
+        # is already doing this work.
+        if not store_path(root).exists():
+            return 0
+    elif installed_config(root, handle.path) is None:
         return 0
     record: dict[str, Any] = {"hook": hook, "pid": os.getpid()}
     started = time.monotonic()
-    with _exclusive(root) as locked:
+    with ingestlock.exclusive(root, 0.0 if continuing else LOCK_WAIT_S) as locked:
+        if not locked and continuing:
+            return 0
         if not locked:
             ingest_log.append(root, {**record, "ok": True, "ingested": 0,
                                      "note": "another ingest held the lock too long; "
@@ -86,42 +98,6 @@ def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
                 break
     return {"ok": failed == 0 and not stop.requested, "head": head_sha, "ingested": ingested,
             "failed": failed, "error": first_error}
-
-
-@contextlib.contextmanager
-def _exclusive(root: Path) -> Iterator[bool]:
-    """Hold the work tree's ingest lock (waiting for it, within reason)."""
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): concurrent ingests converge anyway
-        yield True
-        return
-    from warpline.store import guard
-    from warpline.store.readonly import ENVIRONMENT_ERRNOS
-
-    try:
-        directory = guard.check_state(root, create=True)
-        assert directory is not None  # create=True makes it or raises store_unsafe
-        fd = guard.open_nofollow(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:  # a read-only filesystem, a full disk: no lock file can exist
-        if exc.errno not in ENVIRONMENT_ERRNOS:
-            raise
-        yield True  # the catch-up meets the same refusal (store_unwritable) and logs it
-        return
-    try:
-        deadline = time.monotonic() + _LOCK_WAIT_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    yield False
-                    return
-                time.sleep(0.05)
-        yield True
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def _detach() -> None:

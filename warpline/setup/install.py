@@ -21,8 +21,9 @@ from warpline.service.shared.context import open_repo_only
 from warpline.setup import hooks, ingest_log, mcp_config, trust
 from warpline.setup._files import PROBLEMS, Action, Result
 from warpline.setup.executables import command_for, portable_command
-from warpline.setup.hook_runner import catch_up
+from warpline.setup.hook_runner import LOCK_WAIT_S, catch_up
 from warpline.setup.local_state import ensure_ignored, write_config
+from warpline.store import ingestlock
 from warpline.store.db import store_path
 from warpline.store.report import Progress
 
@@ -107,7 +108,9 @@ def run_backfill(root: Path, *, progress: Progress | None = None,
     existed = target.exists()
     started = time.monotonic()
     try:
-        outcome = catch_up(root, progress=progress)
+        # Not beside a background ingest (a hook's, or one a read left running): after it.
+        with ingestlock.exclusive(root, LOCK_WAIT_S):
+            outcome = catch_up(root, progress=progress)
     except Exception as exc:  # a corrupt store, a full disk: report it, keep the rest
         error = f"{type(exc).__name__}: {getattr(exc, 'hint', exc)}"
         ingest_log.append(root, {"hook": source, "ok": False, "error": error[:2000]})

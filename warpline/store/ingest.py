@@ -1,10 +1,11 @@
 """Writing the walker's facts into the store: each commit whole in a transaction, never twice.
 
 ``backfill`` ingests everything reachable from HEAD, oldest first; ``catch_up`` does the
-same within a time budget for interactive read tools, then refreshes which stored commits
-HEAD reaches (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A
-commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill,
-and several processes ingesting at once all converge on one row per commit.
+same within a time budget for interactive read tools (newest first on a long backlog:
+``NEWEST_FIRST_OVER``), then refreshes which stored commits HEAD reaches
+(``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A commit is recorded
+by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill, and several
+processes ingesting at once all converge on one row per commit.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import release_caches, walk_all
-from warpline.store import lineages, shallow_ingest
+from warpline.store import lineages, relineage, shallow_ingest
 from warpline.store.caughtup import ingested_among
 from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
+from warpline.store.relineage import UNORDERED_KEY
 from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
 
@@ -49,6 +51,12 @@ _MAX_TIPS = 16
 # 2.2 s; bench/README, "Eleventh session").
 WRITE_BATCH = 64
 WRITE_INTERVAL_S = 0.25
+# A catch-up with a budget (a read tool answering now) facing more pending commits than
+# this ingests the newest first: they are what its answer is about (a recent range, the
+# newest history), and the background backfill fills in the older ones; lineages and
+# paths are settled in history order once all are in (``relineage``). A short backlog
+# (after a pull) is ingested in history order.
+NEWEST_FIRST_OVER = 500
 
 
 class FlushPolicy:
@@ -272,14 +280,35 @@ class Ingestor:
         if reopened:
             self._tip_cache = None  # the deepened history is walked from HEAD again
         # (No name keeps the pending commits: a worker backfill drops them before forking.)
-        report = self.run(self.pending(head), budget_s=budget_s, progress=progress, stop=stop)
+        report = self.run(self._ordered(self.pending(head), budget_s), budget_s=budget_s,
+                          progress=progress, stop=stop)
         report.reopened = reopened
         if head is not None and report.complete:
             self._push_tip(str(head.id))
         # Commits are written unreachable; this flags what HEAD reaches (cheap when HEAD
         # has not moved) and retires what a rewrite left behind.
         refresh_reachability(self.store, self.repo, head, complete=report.complete)
+        if head is not None and report.complete and self.store.meta_get(UNORDERED_KEY):
+            with self.store.transaction() as conn:
+                relineage.settle(conn)
+                self.store.meta_set(conn, UNORDERED_KEY, "")
+            self._entities.clear()  # their paths may have changed
         return report
+
+    def _ordered(self, todo: list[pygit2.Commit],
+                 budget_s: float | None) -> list[pygit2.Commit]:
+        """History order, or newest first for a budgeted catch-up on a long backlog."""
+        if budget_s is not None and len(todo) > NEWEST_FIRST_OVER:
+            self.mark_unordered()
+            todo.reverse()
+        return todo
+
+    def mark_unordered(self) -> None:
+        """Commits are about to be ingested out of history order: lineages and paths are
+        settled once the store is complete (``relineage``)."""
+        if not self.store.meta_get(UNORDERED_KEY):
+            with self.store.transaction() as conn:
+                self.store.meta_set(conn, UNORDERED_KEY, "1")
 
     # -- one commit ---------------------------------------------------------------
     def _ingest(self, commit: pygit2.Commit, report: IngestReport) -> None:

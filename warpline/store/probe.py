@@ -146,6 +146,9 @@ def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
     # A shallow boundary recorded as a placeholder that is no longer a boundary (the clone
     # was deepened) is not ingested: its history waits behind it.
     reopened = _reopened_placeholders(conn, repo)
+    # Stored commits stop the walk only when their history was stored before them; after
+    # an ingest out of history order (``relineage``) the walk goes on through them.
+    through = _unordered(conn)
     seen = {head.id}
     frontier: deque[pygit2.Commit] = deque([head])
     for sha in reopened:
@@ -166,10 +169,12 @@ def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
         ingested -= reopened
         for commit in batch:
             if str(commit.id) in ingested:
-                continue
-            behind += 1
-            if behind >= BEHIND_SCAN_LIMIT:
-                return behind, True
+                if not through:
+                    continue
+            else:
+                behind += 1
+                if behind >= BEHIND_SCAN_LIMIT:
+                    return behind, True
             for parent_id in commit.parent_ids:
                 if parent_id not in seen:
                     seen.add(parent_id)
@@ -182,6 +187,17 @@ def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
                         if str(commit.id) not in edge:
                             missing.append(str(parent_id))
     return behind, bool(missing)
+
+
+def _unordered(conn: sqlite3.Connection) -> bool:
+    from warpline.store.relineage import UNORDERED_KEY
+
+    try:
+        row = conn.execute("SELECT value FROM store_meta WHERE key = ?",
+                           (UNORDERED_KEY,)).fetchone()
+    except sqlite3.Error:
+        return False
+    return bool(row and row[0])
 
 
 def _reopened_placeholders(conn: sqlite3.Connection, repo: pygit2.Repository) -> set[str]:

@@ -24,16 +24,17 @@ from pygit2.enums import SortMode
 from warpline.store.db import Store
 from warpline.store.metakeys import REACH_TIP_KEY
 
-__all__ = ["REACH_TIP_KEY", "refresh_reachability"]
+__all__ = ["REACH_TIP_KEY", "refresh_reachability", "walk_from"]
 
 _CHUNK = 500
 
 
 def refresh_reachability(store: Store, repo: pygit2.Repository, head: pygit2.Commit | None,
-                         *, complete: bool = True) -> None:
+                         *, complete: bool = True, walked: list[str] | None = None) -> None:
     """Bring ``commits.reachable``/``topo`` up to date with ``head``. ``complete`` False
     (the ingest is still behind) flags what is stored without advancing the recorded tip,
-    so commits ingested later are flagged by the next call."""
+    so commits ingested later are flagged by the next call. ``walked``: ``walk_from(repo,
+    head)`` when the caller has it already (a recompute then walks nothing)."""
     tip = store.meta_get(REACH_TIP_KEY)
     head_sha = None if head is None else str(head.id)
     if tip == head_sha and tip is not None:
@@ -44,7 +45,7 @@ def refresh_reachability(store: Store, repo: pygit2.Repository, head: pygit2.Com
         elif tip is not None and _descends(repo, head, tip):
             _mark(conn, repo, head, tip)
         else:
-            _recompute(conn, repo, head)
+            _recompute(conn, walk_from(repo, head) if walked is None else walked)
         if complete and head_sha is not None:
             store.meta_set(conn, REACH_TIP_KEY, head_sha)
 
@@ -72,9 +73,13 @@ def _mark(conn: sqlite3.Connection, repo: pygit2.Repository, head: pygit2.Commit
                      ((start + 1 + i, sha) for i, sha in enumerate(shas)))
 
 
-def _recompute(conn: sqlite3.Connection, repo: pygit2.Repository, head: pygit2.Commit) -> None:
-    """HEAD is not a descendant of the last tip: one walk decides every flag."""
-    shas = _walk(repo, head, None)
+def walk_from(repo: pygit2.Repository, head: pygit2.Commit) -> list[str]:
+    """Every commit ``head`` reaches, parents before children."""
+    return _walk(repo, head, None)
+
+
+def _recompute(conn: sqlite3.Connection, shas: list[str]) -> None:
+    """HEAD is not a descendant of the last tip: one walk (``shas``) decides every flag."""
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS reach_walk "
                  "(sha TEXT PRIMARY KEY, topo INTEGER NOT NULL)")
     conn.execute("DELETE FROM reach_walk")

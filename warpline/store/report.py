@@ -1,14 +1,14 @@
-"""What one ingest run did (``IngestReport``) and its progress bar, in their own module: a
-caller that only reads a report (every tool answering on a caught-up store, a caught-up
-``warpline backfill``) need not import the walker."""
+"""What one ingest run did (``IngestReport``) and the progress callback's type, in their own
+module: a caller that only reads a report (every tool answering on a caught-up store, a
+caught-up ``warpline backfill``) need not import the walker. The progress line people see
+is ``warpline.cli.progress``."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_UNPARSED", "IngestReport", "Progress", "stderr_progress"]
+__all__ = ["MAX_UNPARSED", "IngestReport", "Progress"]
 
 MAX_UNPARSED = 100
 
@@ -33,6 +33,8 @@ class IngestReport:
     # stored, possibly missing ``commits_behind`` commits and fresh reachability flags.
     unwritable: str | None = None
     reach_stale: bool = False
+    # A background backfill (``store/ingestlock.py``) is ingesting the rest now.
+    backfill_running: bool = False
 
     def note_unparsed(self, files: Iterable[str]) -> None:
         for path in files:
@@ -43,19 +45,3 @@ class IngestReport:
     @property
     def complete(self) -> bool:
         return self.commits_behind == 0 and not self.failures and self.unwritable is None
-
-
-def stderr_progress(label: str) -> Progress | None:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show

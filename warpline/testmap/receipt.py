@@ -128,16 +128,11 @@ def write(root: Path, repo: pygit2.Repository, state: RunWatchState, exit_status
 def store_in_use(rootpath: Path) -> bool:
     """Whether the repository around ``rootpath`` has a warpline store (so warpline is in
     use there and a receipt is wanted)."""
-    import pygit2
-
+    from warpline.git.lookups import open_repository
     from warpline.store.db import store_path
 
-    found = pygit2.discover_repository(str(rootpath))
-    if found is None:
-        return False
-    try:
-        repo = pygit2.Repository(found)
-    except pygit2.GitError:
+    repo = open_repository(str(rootpath))
+    if repo is None:
         return False
     return repo.workdir is not None and store_path(Path(repo.workdir)).exists()
 

@@ -88,12 +88,11 @@ def parents_of(root: Path, sha: str) -> list[str]:
     """The parents a commit object names, read from the object itself: in a shallow clone
     the boundary commit shows no parents through libgit2, yet a GitHub merge commit at
     ``fetch-depth: 1`` still names the pull request's head."""
-    import pygit2
+    from warpline.git.lookups import object_bytes, open_repository
 
-    try:
-        repo = pygit2.Repository(str(root))
-        raw = repo.odb.read(pygit2.Oid(hex=sha))[1]
-    except (pygit2.GitError, KeyError, ValueError):
+    repo = open_repository(str(root))
+    raw = object_bytes(repo, sha) if repo is not None else None
+    if raw is None:
         return []
     out = []
     for line in raw.split(b"\n"):

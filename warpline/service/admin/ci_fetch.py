@@ -22,7 +22,7 @@ import pygit2
 from pygit2.enums import SortMode
 
 from warpline.errors import InvalidRevRange
-from warpline.git.lookups import commit_or_none
+from warpline.git.lookups import commit_or_none, revparse_commit
 from warpline.git.shallow import boundary, fetch
 
 DEPTHS = (50, 250, 1000)
@@ -86,11 +86,8 @@ def _lookup(repo: pygit2.Repository, ref: str, branch_ok: bool,
         return commit_or_none(repo, ref)
     names = [f"{remote}/{ref}", ref] if branch_ok else [ref]
     for name in names:
-        try:
-            found = repo.revparse_single(name).peel(pygit2.Commit)
-        except (KeyError, ValueError, pygit2.GitError):
-            continue
-        if isinstance(found, pygit2.Commit):
+        found = revparse_commit(repo, name)
+        if found is not None:
             return found
     return None
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pygit2
 
 from warpline.git import mapref
+from warpline.git.lookups import contains
 from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, maps, read_map, write_map
 from warpline.testmap import wire
@@ -113,14 +114,4 @@ def _sendable(repo: pygit2.Repository, remote: str, row: MapRow) -> bool:
     prefix = f"refs/remotes/{remote}/"
     tips = [ref for ref in repo.references if ref.startswith(prefix)
             and not ref.endswith("/HEAD")]
-    if not tips:
-        tips = ["HEAD"]
-    try:
-        commit = repo.revparse_single(row.commit_sha).peel(pygit2.Commit).id
-        for tip in tips:
-            head = repo.revparse_single(tip).peel(pygit2.Commit).id
-            if head == commit or repo.descendant_of(head, commit):
-                return True
-    except (pygit2.GitError, KeyError, ValueError):
-        return False
-    return False
+    return any(contains(repo, tip, row.commit_sha) for tip in tips or ["HEAD"])

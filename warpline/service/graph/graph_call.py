@@ -36,12 +36,18 @@ class GraphCall:
 
 
 @contextmanager
-def graph_call(params: Any, cwd: Path | None) -> Iterator[GraphCall]:
+def graph_call(params: Any, cwd: Path | None, *,
+               range_answers: bool = False) -> Iterator[GraphCall]:
+    """``range_answers``: the answer depends on the history of the range's commits only
+    (impact), so a wholly ingested range is not partial however far behind the store is;
+    otherwise (reverify's freshness reads each entity's latest change) it may be."""
     require_seed_arguments(params)
     with open_context(params.repo, cwd) as ctx, gc_paused():
         report = catch_up(ctx)
-        warnings = behind_warning(ctx, report)
+        warnings: list[str] = []
         filters = params.filters
         view = open_graph(ctx, filters.edge_kinds if filters else None, warnings)
         seeds = collect(ctx, params, warnings, view.graph)
+        warnings[:0] = behind_warning(ctx, report,
+                                      seeds.range_complete if range_answers else None)
         yield GraphCall(ctx, report, warnings, view, seeds)

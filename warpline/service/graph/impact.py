@@ -26,7 +26,7 @@ MAX_CHANGED_LISTED = 1000
 
 
 def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]:
-    with graph_call(params, cwd) as call:
+    with graph_call(params, cwd, range_answers=True) as call:
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
         reached = view.reach(seeds.locators(), params.depth)
@@ -52,7 +52,7 @@ def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]
             "affected": [{"entity": book.entity(loc), "depth": hit.depth,
                           "seed": hit.via_edges[-1].target_locator,
                           "via_edges": book.path_out(hit.via_edges)} for loc, hit in page],
-            "ingest": ingest_status(ctx, report),
+            "ingest": ingest_status(ctx, report, call.seeds.range_complete),
             "total": len(affected),
             "page": pager.wire(len(affected)),
         }

@@ -50,6 +50,8 @@ class Seeds:
     unresolved_refs: list[str] = field(default_factory=list)
     unknown_key_ids: list[int] = field(default_factory=list)
     range: dict[str, Any] | None = None
+    # Every commit of ``range`` is ingested (None: no range asked).
+    range_complete: bool | None = None
 
     def locators(self) -> list[str]:
         return [s.locator for s in self.items]
@@ -173,8 +175,10 @@ def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
     from warpline.service.history.changed import _range_commits
 
     query = SimpleNamespace(rev_range=rev_range, base_ref=None, head_ref=None)
-    shas, info = _range_commits(ctx, query, warnings)
-    out.range = info
+    missing: list[str] = []
+    shas, info = _range_commits(ctx, query, missing)
+    warnings.extend(missing)
+    out.range, out.range_complete = info, not missing
     return [_seed(row) for row in changed_in(ctx.store.conn, shas or [])]
 
 

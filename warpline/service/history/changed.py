@@ -35,8 +35,10 @@ MAX_REFS = 200
 def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
-        warnings = behind_warning(ctx, report)
-        shas, range_info = _range_commits(ctx, params, warnings)
+        range_warnings: list[str] = []
+        shas, range_info = _range_commits(ctx, params, range_warnings)
+        range_complete = None if shas is None else not range_warnings
+        warnings = behind_warning(ctx, report, range_complete) + range_warnings
         range_text = range_info["rev_range"]
         where = eq.where_from_filters(params.filters)
         sort_by, order = params.sort_by, params.sort_order
@@ -60,7 +62,7 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
             "changed_refs": refs,
             "changed_entity_key_ids": key_ids,
             "range": range_info,
-            "ingest": ingest_status(ctx, report),
+            "ingest": ingest_status(ctx, report, range_complete),
             "total": total,
             "page": pager.wire(total),
         }
@@ -106,7 +108,9 @@ def _range_commits(ctx: RepoContext, params: Any,
 
 def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
                      warnings: list[str]) -> None:
-    """A range off HEAD's history (another branch) is ingested on demand, within budget."""
+    """A range off HEAD's history (another branch), or one the catch-up has not reached
+    yet, is ingested on demand, within budget; each commit it could not ingest adds a
+    warning (none: the range is whole)."""
     shas = [str(c.id) for c in commits]
     done = ingested_among(ctx.store, shas)
     missing = [c for c in reversed(commits) if str(c.id) not in done]
@@ -115,8 +119,10 @@ def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
     from warpline.store.ingest import Ingestor  # the walker, only when there is work
 
     try:
-        report = Ingestor(ctx.store, ctx.repo).run(missing,
-                                                   budget_s=settings.interactive_budget_s())
+        ingestor = Ingestor(ctx.store, ctx.repo)
+        if len(missing) > 1:  # newest first, maybe before older history is stored
+            ingestor.mark_unordered()
+        report = ingestor.run(missing, budget_s=settings.interactive_budget_s())
     except StoreUnwritable as exc:
         warnings.append(
             f"{len(missing)} commits of the range are not in the store, and the store cannot "
@@ -126,6 +132,11 @@ def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
         warnings.append(
             f"{report.commits_behind} commits of the range are not ingested yet: this answer "
             f"is partial. Run `warpline backfill --repo {ctx.root}` and ask again.")
+    if report.failures:
+        sha, error = report.failures[0]
+        warnings.append(
+            f"{len(report.failures)} commits of the range could not be ingested (first: "
+            f"{sha[:12]}: {error}): this answer is partial; `warpline doctor` lists them.")
 
 
 def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField, StoreUnwritable
 from warpline.git.gitfiles import PlainRepo, plain_repo
-from warpline.store import readonly
-from warpline.store.caughtup import is_caught_up
+from warpline.store import ingestlock, readonly
+from warpline.store.caughtup import ingested_among, is_caught_up
 from warpline.store.db import Store
 from warpline.store.report import IngestReport, Progress
 from warpline.store.stopping import StopRequest
@@ -140,8 +140,11 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
              progress: Progress | None = None,
              stop: StopRequest | None = None) -> IngestReport:
     """The one catch-up to HEAD: ingest new commits reachable from it. A tool answering
-    now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` and says how far
-    behind it is; backfill and the hooks run to the end.
+    now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` (on a long backlog
+    having ingested the newest commits first), leaves the rest to a background backfill
+    (``background.py``) and says how far behind it is; while that (or a hook) holds the
+    ingest lock, it answers from the store without walking. Backfill and the hooks run
+    to the end.
 
     Nothing to write: the read-only store stays read-only. The store cannot be written
     (read-only filesystem, full disk, damaged pages: ``store_corrupt`` is a
@@ -157,10 +160,12 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
 
     head = head_commit(ctx.repo)
     ctx.learned_head(head)
+    if interactive and ingestlock.held(ctx.store.path.parent):
+        return _while_ingesting(ctx, head)
     budget = settings.interactive_budget_s() if interactive else None
     try:
-        return Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,
-                                                      progress=progress, stop=stop)
+        report = Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,
+                                                        progress=progress, stop=stop)
     except StoreUnwritable as exc:
         if not interactive:
             raise
@@ -169,6 +174,11 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
             return IngestReport()  # only the walk's shortcut could not be stored
         return IngestReport(commits_behind=left.behind, unwritable=exc.hint,
                             reach_stale=left.reach_stale)
+    if interactive and report.commits_behind and report.stopped_by is None:
+        from warpline.service.shared.background import continue_backfill
+
+        report.backfill_running = continue_backfill(ctx.root, ctx.store.path.parent)
+    return report
 
 
 def worktree_hashes(ctx: RepoContext) -> HashCache:
@@ -179,8 +189,30 @@ def worktree_hashes(ctx: RepoContext) -> HashCache:
     return HashCache(ctx.store.path.parent / WORKTREE_HASHES)
 
 
-def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
-    """The honest words for a store that could not catch up in time."""
+def _while_ingesting(ctx: RepoContext, head: pygit2.Commit | None) -> IngestReport:
+    """Another process (a background backfill, a hook) holds the ingest lock: it is
+    catching the store up now, so this call does not walk the same commits. One walk
+    counts what is left and flags the commits stored so far as reachable, so the answer
+    sees them."""
+    from warpline.store.reach import refresh_reachability, walk_from
+
+    if head is None:
+        return IngestReport(backfill_running=True)
+    shas = walk_from(ctx.repo, head)
+    report = IngestReport(commits_behind=len(shas) - len(ingested_among(ctx.store, shas)),
+                          backfill_running=True)
+    try:
+        refresh_reachability(ctx.store, ctx.repo, head, complete=False, walked=shas)
+    except StoreUnwritable:
+        report.reach_stale = True
+    return report
+
+
+def behind_warning(ctx: RepoContext, report: IngestReport,
+                   range_complete: bool | None = None) -> list[str]:
+    """The honest words for a store that could not catch up in time. ``range_complete``:
+    every commit of the answer's range is ingested (the answer is whole for it, however
+    far behind HEAD the rest of the store is); None for an answer without a range."""
     warnings: list[str] = []
     if report.unwritable is not None:
         missing = [f"{report.commits_behind} commits HEAD reaches"] if report.commits_behind \
@@ -192,11 +224,14 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
             "The store could not be brought up to HEAD because it cannot be written; this "
             "answer comes from the history stored before and is missing "
             f"{' and '.join(missing) or 'part of the history'}. Cause: {report.unwritable}")
-    elif report.commits_behind:
+    elif report.commits_behind and not range_complete:
+        finish = ("a background backfill is ingesting the rest now: ask again later, or "
+                  f"run `warpline backfill --repo {ctx.root}` to wait for it"
+                  if report.backfill_running else
+                  f"run `warpline backfill --repo {ctx.root}` to finish")
         warnings.append(
             f"The store is {report.commits_behind} commits behind HEAD: this answer covers "
-            f"only the history ingested so far. Run `warpline backfill --repo {ctx.root}` "
-            "to finish."
+            f"only the history ingested so far; {finish}."
         )
     edge = ctx.boundary()
     if edge:
@@ -217,7 +252,8 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
     return warnings
 
 
-def ingest_status(ctx: RepoContext, report: IngestReport) -> dict[str, object]:
+def ingest_status(ctx: RepoContext, report: IngestReport,
+                  range_complete: bool | None = None) -> dict[str, object]:
     """``data.ingest``: how far behind HEAD the answer's history is."""
     edge = ctx.boundary()
     return {
@@ -227,4 +263,6 @@ def ingest_status(ctx: RepoContext, report: IngestReport) -> dict[str, object]:
         "ingested_now": report.commits_ingested,
         "shallow": bool(edge),
         "shallow_boundary": sorted(edge)[:50],
+        "range_complete": range_complete,
+        "backfill_running": report.backfill_running,
     }

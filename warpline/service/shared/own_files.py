@@ -19,6 +19,7 @@ from typing import Any
 import pygit2
 
 from warpline.errors import StoreUnsafe
+from warpline.git.lookups import head_blob
 from warpline.store import guard
 
 MCP_FILE = ".mcp.json"
@@ -92,17 +93,12 @@ def _our_command(config: dict[str, Any]) -> list[str] | None:
 def _head_version(repo: pygit2.Repository) -> dict[str, Any]:
     """HEAD's ``.mcp.json`` as an object; ``{}`` when HEAD has none (or it is unreadable,
     which an install never leaves: then the two differ and the file is the user's)."""
-    if repo.head_is_unborn:
-        return {}
     try:
-        entry = repo.head.peel(pygit2.Commit).tree[MCP_FILE]
-        blob = repo[entry.id]
-        if not isinstance(blob, pygit2.Blob) or blob.size > _MAX_BYTES:
-            return {"<unreadable>": True}
-        data = json.loads(blob.data.decode("utf-8"))
-    except KeyError:
-        return {}
-    except (UnicodeDecodeError, json.JSONDecodeError, pygit2.GitError):
+        raw = head_blob(repo, MCP_FILE, _MAX_BYTES)
+        if raw is None:
+            return {}
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):  # json.JSONDecodeError is a ValueError
         return {"<unreadable>": True}
     return data if isinstance(data, dict) else {"<not an object>": True}
 

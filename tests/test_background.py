@@ -1,0 +1,214 @@
+"""First answers on a long history: a budgeted catch-up ingests the newest commits first, a
+range that is wholly ingested reads as whole, and the rest of the backfill continues in a
+detached ``hook-ingest`` (``service/shared/background.py``) under the ingest lock, so later
+calls stop spending their budget on it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from tests.contract_check import assert_valid_envelope
+from tests.gitfixture import FixtureRepo
+from warpline.git.repo import open_repo
+from warpline.registry import call_tool
+from warpline.store import ingest, ingestlock
+from warpline.store.db import Store, store_path
+from warpline.store.ingest import Ingestor
+
+
+def _history(tmp_path: Path, commits: int = 30) -> tuple[FixtureRepo, list[str]]:
+    repo = FixtureRepo(tmp_path / "repo")
+    shas = []
+    for n in range(commits):
+        body = "\n\n".join(f"def f{k}():\n    return {k * n}\n" for k in range(3))
+        shas.append(repo.commit({f"pkg/m{n % 4}.py": body}, message=f"c{n}"))
+    return repo, shas
+
+
+def _commits(handle: pygit2.Repository, shas: list[str]) -> list[pygit2.Commit]:
+    return [handle[sha].peel(pygit2.Commit) for sha in shas]
+
+
+def _stored(root: Path) -> set[str]:
+    with Store.open(root) as store:
+        return {str(r[0]) for r in store.conn.execute("SELECT sha FROM commits")}
+
+
+class _TickingTime:
+    """``time`` for the ingest module: each ``monotonic()`` read is a second later, so a
+    budget of N seconds ingests a handful of commits whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1.0
+        return self.now
+
+    def time(self) -> float:
+        return time.time()
+
+
+def _changed(**arguments: Any) -> dict[str, Any]:
+    env = call_tool("changed", arguments)
+    assert_valid_envelope(env)
+    return env
+
+
+def test_a_budgeted_catch_up_on_a_long_backlog_answers_the_newest_history_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, shas = _history(tmp_path)
+    monkeypatch.setattr(ingest, "NEWEST_FIRST_OVER", 10)  # 30 pending is "long" here
+    monkeypatch.setattr(ingest, "time", _TickingTime())
+    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "6")
+    env = _changed(repo=str(repo.path), limit=50)
+    ingested = env["data"]["ingest"]["ingested_now"]
+    assert 0 < ingested < 30 and env["data"]["ingest"]["commits_behind"] == 30 - ingested
+    assert _stored(repo.path) == set(shas[-ingested:])  # the newest, not the oldest
+    commits = [item["commit"] for item in env["data"]["items"]]
+    assert commits[0] == shas[-1] and set(commits) <= set(shas[-ingested:])
+    assert any("commits behind HEAD" in w for w in env["warnings"])
+    assert env["data"]["ingest"]["range_complete"] is None  # no range: `complete` says it
+
+
+def test_a_short_backlog_is_still_ingested_in_history_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, shas = _history(tmp_path, commits=12)
+    monkeypatch.setattr(ingest, "time", _TickingTime())
+    handle = open_repo(repo.path)
+    with Store.open(repo.path) as store:
+        report = Ingestor(store, handle).catch_up(handle.head.peel(pygit2.Commit), budget_s=4)
+    assert 0 < report.commits_ingested < 12
+    assert _stored(repo.path) == set(shas[:report.commits_ingested])
+
+
+def test_a_wholly_ingested_range_reads_as_whole_while_the_store_is_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, shas = _history(tmp_path)
+    handle = open_repo(repo.path)
+    with Store.open(repo.path) as store:  # what a newest-first catch-up leaves
+        Ingestor(store, handle).run(_commits(handle, shas[-5:][::-1]))
+    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "0")  # ingest nothing more
+    whole = _changed(repo=str(repo.path), rev_range="HEAD~5..HEAD")
+    ingest_data = whole["data"]["ingest"]
+    assert ingest_data["range_complete"] is True
+    assert ingest_data["commits_behind"] == 25 and ingest_data["complete"] is False
+    assert not [w for w in whole["warnings"] if "behind" in w or "partial" in w]
+    assert {i["commit"] for i in whole["data"]["items"]} == set(shas[-5:])
+
+    partial = _changed(repo=str(repo.path), rev_range="HEAD~8..HEAD")
+    assert partial["data"]["ingest"]["range_complete"] is False
+    assert any("commits behind HEAD" in w for w in partial["warnings"])
+    assert any("of the range are not ingested" in w for w in partial["warnings"])
+
+
+def _wait_until_caught_up(root: Path, count: int) -> None:
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if len(_stored(root)) == count and not ingestlock.held(store_path(root).parent):
+            return
+        time.sleep(0.2)
+    raise AssertionError("the background backfill did not finish")
+
+
+def test_the_first_short_answer_leaves_the_rest_to_a_background_backfill(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, _ = _history(tmp_path)
+    monkeypatch.setenv("WARPLINE_BACKGROUND_BACKFILL", "1")
+    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "0")
+    monkeypatch.setenv("WARPLINE_INGEST_WORKERS", "0")
+    first = _changed(repo=str(repo.path))
+    assert first["data"]["ingest"]["backfill_running"] is True
+    assert any("background backfill" in w for w in first["warnings"])
+    _wait_until_caught_up(repo.path, 30)  # nobody but the background process ingests
+    log = [json.loads(line) for line in
+           (store_path(repo.path).parent / "ingest.log").read_text().splitlines()]
+    assert [(r["hook"], r["ok"], r["ingested"]) for r in log] == [
+        (ingestlock.READ_BACKFILL, True, 30)]
+    later = _changed(repo=str(repo.path))
+    assert later["data"]["ingest"]["complete"] is True
+    assert later["data"]["ingest"]["backfill_running"] is False
+    assert later["warnings"] == []
+
+
+def test_while_a_background_ingest_holds_the_lock_a_read_does_not_walk_beside_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, shas = _history(tmp_path)
+    handle = open_repo(repo.path)
+    with Store.open(repo.path) as store:
+        Ingestor(store, handle).run(_commits(handle, shas[:10]))
+    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "60")  # time enough to catch up
+    with ingestlock.exclusive(repo.path, 0) as locked:
+        assert locked
+        env = _changed(repo=str(repo.path))
+        assert env["data"]["ingest"]["ingested_now"] == 0
+        assert env["data"]["ingest"]["commits_behind"] == 20
+        assert env["data"]["ingest"]["backfill_running"] is True
+        assert env["data"]["total"] > 0  # the stored history answers, flagged reachable
+        # A second background backfill leaves at once: two never run together.
+        done = subprocess.run(
+            [sys.executable, "-m", "warpline.cli", "hook-ingest", "--hook",
+             ingestlock.READ_BACKFILL, "--repo", str(repo.path)], timeout=120)
+        assert done.returncode == 0
+        assert len(_stored(repo.path)) == 10
+    after = _changed(repo=str(repo.path))  # the lock is free: this call catches up
+    assert after["data"]["ingest"]["complete"] is True
+    assert after["data"]["ingest"]["ingested_now"] == 20
+
+
+def test_the_status_probe_counts_what_a_newest_first_ingest_left_behind(
+        tmp_path: Path) -> None:
+    repo, shas = _history(tmp_path)
+    handle = open_repo(repo.path)
+    with Store.open(repo.path) as store:  # what a read's newest-first catch-up leaves
+        ingestor = Ingestor(store, handle)
+        ingestor.mark_unordered()
+        ingestor.run(_commits(handle, shas[-5:][::-1]))
+    env = call_tool("project_status", {"repo": str(repo.path)})
+    assert_valid_envelope(env)
+    assert env["data"]["store"]["commits_behind_head"] == 25  # HEAD stored, not its past
+
+
+def test_warpline_backfill_waits_for_a_background_ingest_instead_of_running_beside_it(
+        tmp_path: Path) -> None:
+    repo, _ = _history(tmp_path, commits=8)
+    Store.open(repo.path).close()
+    with ingestlock.exclusive(repo.path, 0) as locked:
+        assert locked
+        waiting = subprocess.Popen(
+            [sys.executable, "-m", "warpline.cli", "backfill", "--repo", str(repo.path),
+             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert waiting.stderr is not None
+        assert "background backfill is running" in waiting.stderr.readline()
+        assert _stored(repo.path) == set()  # nothing walked while the lock is held
+    out, _ = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0
+    assert json.loads(out)["commits_ingested"] == 8
+
+
+def test_over_mcp_the_server_leaves_the_backfill_running_and_later_calls_answer_whole(
+        tmp_path: Path) -> None:
+    from warpline.mcp.client import McpProcess, initialize, server_command
+
+    repo, shas = _history(tmp_path)
+    env = {**os.environ, "WARPLINE_BACKGROUND_BACKFILL": "1",
+           "WARPLINE_INTERACTIVE_BUDGET_S": "0", "WARPLINE_INGEST_WORKERS": "0"}
+    with McpProcess(server_command(), cwd=tmp_path, env=env, timeout=120) as server:
+        initialize(server)
+        first = server.request("tools/call", {"name": "changed",
+                                              "arguments": {"repo": str(repo.path)}})
+        assert first["result"]["structuredContent"]["data"]["ingest"]["backfill_running"]
+        _wait_until_caught_up(repo.path, 30)
+        later = server.request("tools/call", {"name": "changed", "arguments": {
+            "repo": str(repo.path), "limit": 3}})["result"]["structuredContent"]
+    assert later["data"]["ingest"]["complete"] is True and later["warnings"] == []
+    assert later["data"]["items"][0]["commit"] == shas[-1]
