@@ -94,7 +94,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
                                reaching=reaching, floor=_floor(view, items, warnings))
         per_item = tests.per_item
         warnings.extend(tests.selection.warnings)
-        history = coupling.for_worklist(ctx, book, items, page)
+        history = coupling.for_worklist(ctx, book, items, page, seeds.range)
         warnings.extend(history.warnings)
         if len(items) > MAX_SUGGEST_ITEMS:
             warnings.append(f"The worklist has {len(items)} items; the test command covers "

@@ -73,15 +73,18 @@ class History:
         return [p.wire() for p in self.partners]
 
 
-def partners(conn: Any, changed: dict[str, int]) -> dict[str, list[Partner]]:
+def partners(conn: Any, changed: dict[str, int], asked: frozenset[str] = frozenset()
+             ) -> dict[str, list[Partner]]:
     """Per changed locator (``locator -> lineage``), its rules ``q => x`` above the
-    thresholds, ``x`` outside the change and still defined, best first."""
+    thresholds, ``x`` outside the change and still defined, best first. The commits
+    ``asked`` about are the change itself, not its history: they are left out."""
     lineages = set(changed.values())
     if not lineages:
         return {}
     by_commit: dict[int, list[cochange.TxItem]] = {}
     for item in cochange.transactions_of(conn, lineages):
-        by_commit.setdefault(item.commit_id, []).append(item)
+        if item.sha not in asked:
+            by_commit.setdefault(item.commit_id, []).append(item)
     totals: dict[int, int] = {}
     pairs: dict[tuple[int, int], list[Any]] = {}  # (q, x) -> [support, sha, topo]
     for items in by_commit.values():
@@ -188,7 +191,7 @@ def _fix_subject(repo: Any, sha: str) -> str | None:
 
 
 def assess(ctx: Any, lineages: dict[str, int], changed: Sequence[str],
-           page: Iterable[str]) -> History:
+           page: Iterable[str], asked: frozenset[str] = frozenset()) -> History:
     """Co-change partners of the ``changed`` locators and the risk facts of the ``page``
     locators (``lineages`` maps each known locator to its lineage)."""
     if ctx.boundary():
@@ -203,7 +206,7 @@ def assess(ctx: Any, lineages: dict[str, int], changed: Sequence[str],
             "Risk and co-change are unavailable: no commit history is ingested. Run "
             f"`warpline backfill --repo {ctx.root}`."])
     seeds = {loc: lineages[loc] for loc in changed if loc in lineages}
-    per_item = partners(conn, seeds)
+    per_item = partners(conn, seeds, asked)
     shown = {loc: lineages[loc] for loc in dict.fromkeys(page) if loc in lineages}
     risk: dict[str, list[dict[str, Any]]] = {loc: [] for loc in dict.fromkeys(page)}
     for locator, found in per_item.items():
@@ -220,12 +223,28 @@ def assess(ctx: Any, lineages: dict[str, int], changed: Sequence[str],
     return History(state, merged, risk)
 
 
-def for_worklist(ctx: Any, book: Any, items: Sequence[Any], page: Sequence[Any]) -> History:
-    """``assess`` for a worklist: its changed items are the change, its page gets facts."""
+def for_worklist(ctx: Any, book: Any, items: Sequence[Any], page: Sequence[Any],
+                 rev_range: dict[str, Any] | None) -> History:
+    """``assess`` for a worklist: its changed items are the change (``rev_range``: the
+    range's ``head_commit`` and ``base_commit`` as seeds resolved them), its page gets
+    facts."""
     lineages = {}
     for item in [*items, *page]:
         lineage = book.lineage(item.locator)
         if lineage is not None:
             lineages[item.locator] = lineage
     return assess(ctx, lineages, [i.locator for i in items if i.reason == "changed"],
-                  [i.locator for i in page])
+                  [i.locator for i in page], _range_shas(ctx, rev_range))
+
+
+def _range_shas(ctx: Any, info: dict[str, Any] | None) -> frozenset[str]:
+    if not info or not info.get("rev_range") or not info.get("head_commit"):
+        return frozenset()
+    head = info["head_commit"]
+    if info.get("base_commit") is None:
+        return frozenset({head})  # one commit
+    from warpline.git.repo import commits_in_range
+
+    repo = ctx.repo
+    return frozenset(str(c.id) for c in commits_in_range(repo, repo[info["base_commit"]],
+                                                         repo[head]))
