@@ -18,11 +18,11 @@ from warpline.store.events import temp_keys
 __all__ = ["Latest", "TxItem", "latest_of", "recent_lineage_commits", "transactions_of",
            "window_churn", "window_start"]
 
+_ITEM = ("e.kind IN ('function', 'class') AND ce.change_kind IN ('modified', 'moved') "
+         "AND ce.path NOT LIKE '.weft/%'")
 _ITEMS = ("FROM change_events ce JOIN commits c ON c.id = ce.commit_id "
           "JOIN entities e ON e.id = ce.entity_id "
-          "WHERE c.reachable = 1 AND c.parent_count <= 1 "
-          "AND e.kind IN ('function', 'class') AND ce.change_kind IN ('modified', 'moved') "
-          "AND ce.path NOT LIKE '.weft/%'")
+          f"WHERE c.reachable = 1 AND c.parent_count <= 1 AND {_ITEM}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +44,31 @@ class Latest:
     removed: bool
 
 
-def transactions_of(conn: sqlite3.Connection, lineages: Iterable[int]) -> list[TxItem]:
-    """Every item of every transaction in which one of ``lineages`` changed."""
+def transactions_of(conn: sqlite3.Connection, lineages: Iterable[int], max_size: int
+                    ) -> list[TxItem]:
+    """Every item of every transaction of at most ``max_size`` items in which one of
+    ``lineages`` changed."""
     scope = temp_keys(conn, "q_cochange", lineages, "INTEGER")
+    # The lineages' commits by the lineage index, their sizes by the commit index, then
+    # the events of the commits within the bound only (pip's vendoring commits hold
+    # thousands of events; one statement with a subquery scanned every reachable commit).
+    commits = [int(r[0]) for r in conn.execute(
+        f"SELECT DISTINCT commit_id FROM change_events WHERE lineage IN {scope}")]
+    temp_keys(conn, "q_cochange_commits", commits, "INTEGER")  # one column: ``lineage``
+    # A commit of at most ``max_size`` events is within the bound; a larger one is counted
+    # up to one past the bound (a vendoring commit is not read whole).
+    bounded = [int(r[0]) for r in conn.execute(
+        "SELECT t.lineage FROM q_cochange_commits t CROSS JOIN commits c ON c.id = t.lineage "
+        "WHERE c.event_count <= ?1 OR (SELECT count(*) FROM (SELECT 1 FROM change_events ce "
+        f"JOIN entities e ON e.id = ce.entity_id WHERE ce.commit_id = t.lineage AND {_ITEM} "
+        "LIMIT ?1 + 1)) <= ?1", (max_size,))]
+    temp_keys(conn, "q_cochange_commits", bounded, "INTEGER")
     rows = conn.execute(
-        f"SELECT ce.commit_id, c.sha, coalesce(c.topo, 0), c.committed_at, ce.lineage {_ITEMS} "
-        f"AND ce.commit_id IN (SELECT ce.commit_id {_ITEMS} AND ce.lineage IN {scope})"
-    ).fetchall()
+        "SELECT ce.commit_id, c.sha, coalesce(c.topo, 0), c.committed_at, ce.lineage "
+        "FROM q_cochange_commits t CROSS JOIN commits c ON c.id = t.lineage "
+        "CROSS JOIN change_events ce ON ce.commit_id = c.id "
+        "JOIN entities e ON e.id = ce.entity_id "
+        f"WHERE c.reachable = 1 AND c.parent_count <= 1 AND {_ITEM}").fetchall()
     return [TxItem(int(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
 
@@ -76,7 +94,7 @@ def recent_lineage_commits(conn: sqlite3.Connection, lineages: Iterable[int],
     scope = temp_keys(conn, "q_cochange", lineages, "INTEGER")
     return [(int(r[0]), str(r[1]), int(r[2])) for r in conn.execute(
         "SELECT DISTINCT ce.lineage, c.sha, coalesce(c.topo, 0) FROM change_events ce "
-        "JOIN commits c ON c.id = ce.commit_id WHERE c.reachable = 1 AND c.topo >= ? "
+        "JOIN commits c ON c.id = ce.commit_id WHERE +c.reachable = 1 AND +c.topo >= ? "
         f"AND ce.lineage IN {scope} ORDER BY c.topo DESC", (since_topo,))]
 
 
@@ -89,4 +107,5 @@ def latest_of(conn: sqlite3.Connection, lineages: Iterable[int]) -> dict[int, La
                 "SELECT ce.lineage, e.locator, e.kind, ce.path, ce.change_kind, "
                 "max(coalesce(c.topo, 0) * 4294967296 + ce.id) FROM change_events ce "
                 "JOIN commits c ON c.id = ce.commit_id JOIN entities e ON e.id = ce.entity_id "
-                f"WHERE c.reachable = 1 AND ce.lineage IN {scope} GROUP BY ce.lineage")}
+                # ``+``: by the lineage index, never a scan of every reachable commit
+                f"WHERE +c.reachable = 1 AND ce.lineage IN {scope} GROUP BY ce.lineage")}

@@ -35,6 +35,7 @@ MIN_SUPPORT = 2
 MIN_CONFIDENCE = 0.3
 MAX_PARTNERS = 5
 PARTNERS_PER_ITEM = 3
+_LOOKED_UP = 12  # partner candidates per changed lineage whose current state is read
 WINDOW_COMMITS = 200
 MIN_HOT = 3
 HOT_QUANTILE = 0.9
@@ -82,15 +83,13 @@ def partners(conn: Any, changed: dict[str, int], asked: frozenset[str] = frozens
     if not lineages:
         return {}
     by_commit: dict[int, list[cochange.TxItem]] = {}
-    for item in cochange.transactions_of(conn, lineages):
+    for item in cochange.transactions_of(conn, lineages, MAX_TRANSACTION):
         if item.sha not in asked:
             by_commit.setdefault(item.commit_id, []).append(item)
     totals: dict[int, int] = {}
     pairs: dict[tuple[int, int], list[Any]] = {}  # (q, x) -> [support, sha, topo]
     for items in by_commit.values():
         members = {i.lineage for i in items}
-        if len(members) > MAX_TRANSACTION:
-            continue
         sha, topo = items[0].sha, items[0].topo
         for q in members & lineages:
             totals[q] = totals.get(q, 0) + 1
@@ -99,15 +98,20 @@ def partners(conn: Any, changed: dict[str, int], asked: frozenset[str] = frozens
                 cell[0] += 1
                 if topo > cell[2]:
                     cell[1], cell[2] = sha, topo
-    strong = {(q, x): c for (q, x), c in pairs.items()
-              if c[0] >= MIN_SUPPORT and c[0] / totals[q] >= MIN_CONFIDENCE}
-    latest = cochange.latest_of(conn, {x for _, x in strong})
+    strong: dict[int, list[tuple[int, list[Any]]]] = {}
+    for (q, x), c in pairs.items():
+        if c[0] >= MIN_SUPPORT and c[0] / totals[q] >= MIN_CONFIDENCE:
+            strong.setdefault(q, []).append((x, c))
+    for rules in strong.values():  # the best few: enough to fill the lists past removals
+        rules.sort(key=lambda xc: (-xc[1][0], -xc[1][2], xc[0]))
+        del rules[_LOOKED_UP:]
+    latest = cochange.latest_of(conn, {x for rules in strong.values() for x, _ in rules})
     out: dict[str, list[Partner]] = {}
     for locator, q in changed.items():
-        found = []
-        for (pq, x), (support, sha, topo) in strong.items():
+        found: list[Partner] = []
+        for x, (support, sha, topo) in strong.get(q, []):
             now = latest.get(x)
-            if pq != q or now is None or now.removed:
+            if now is None or now.removed:
                 continue
             found.append(Partner(x, now.locator, now.kind, now.path, support,
                                  support / totals[q], sha, topo, [locator]))
@@ -139,9 +143,12 @@ def merge_partners(per_item: dict[str, list[Partner]]) -> list[Partner]:
     return sorted(best.values(), key=_rank)[:MAX_PARTNERS]
 
 
-def hot(conn: Any, lineages: dict[str, int], since: int, window: int
-        ) -> dict[str, dict[str, Any]]:
-    """The churn fact of each locator that changed unusually often in the window."""
+def hot(conn: Any, lineages: dict[str, int], since: int, window: int,
+        recent: dict[int, list[str]]) -> dict[str, dict[str, Any]]:
+    """The churn fact of each locator that changed unusually often in the window
+    (``recent``: each lineage's commits in the window, any change)."""
+    if not any(len(recent.get(x, ())) >= MIN_HOT for x in lineages.values()):
+        return {}  # none could be hot: the window's distribution is not read
     churn = cochange.window_churn(conn, since)
     counts = sorted(churn.values())
     if not counts:
@@ -159,13 +166,18 @@ def hot(conn: Any, lineages: dict[str, int], since: int, window: int
     return out
 
 
-def fixes(conn: Any, repo: Any, lineages: dict[str, int], since: int
-          ) -> dict[str, dict[str, Any]]:
-    """The ``fixes`` fact of each locator changed by a recent commit whose message says it
-    fixed something (the subject line, read from git)."""
+def recent_commits(conn: Any, lineages: dict[str, int], since: int) -> dict[int, list[str]]:
+    """Each lineage's commits in the window, newest first."""
     by_lineage: dict[int, list[str]] = {}
     for lineage, sha, _ in cochange.recent_lineage_commits(conn, set(lineages.values()), since):
         by_lineage.setdefault(lineage, []).append(sha)
+    return by_lineage
+
+
+def fixes(repo: Any, lineages: dict[str, int], by_lineage: dict[int, list[str]]
+          ) -> dict[str, dict[str, Any]]:
+    """The ``fixes`` fact of each locator changed by a recent commit whose message says it
+    fixed something (its subject, or a body line that fixes an issue; read from git)."""
     subjects: dict[str, str | None] = {}
     out = {}
     for locator, lineage in lineages.items():
@@ -215,7 +227,8 @@ def assess(ctx: Any, lineages: dict[str, int], changed: Sequence[str],
                 {"locator": p.locator, "support": p.support,
                  "confidence": round(p.confidence, 3), "last_commit": p.last_commit}
                 for p in found[:PARTNERS_PER_ITEM]]})
-    for facts in (hot(conn, shown, since, window), fixes(conn, ctx.repo, shown, since)):
+    recent = recent_commits(conn, shown, since)
+    for facts in (hot(conn, shown, since, window, recent), fixes(ctx.repo, shown, recent)):
         for locator, fact in facts.items():
             risk[locator].append(fact)
     merged = merge_partners(per_item)
