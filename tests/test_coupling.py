@@ -5,6 +5,8 @@ commit named; a shallow clone says the history is not there."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,3 +147,14 @@ def test_a_shallow_clone_says_risk_is_unavailable_and_why(built: Built, tmp_path
     assert env["data"]["co_change"] == []
     assert all(i["enrichment"]["risk"] == [] for i in env["data"]["items"])
     assert any("unshallow" in w for w in env["warnings"])
+
+
+def test_the_table_and_markdown_name_the_partner_apart_from_the_tests(built: Built) -> None:
+    for fmt in ("table", "markdown"):
+        done = subprocess.run([sys.executable, "-m", "warpline.cli", "reverify", "HEAD",
+                               "--depth", "0", "--format", fmt], cwd=built.repo.path,
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "NO_COLOR": "1"})
+        assert done.returncode == 0, done.stderr
+        after = done.stdout.split("not in this change", 1)
+        assert len(after) == 2 and ADAPTER in after[1], done.stdout

@@ -193,10 +193,22 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
                 for i in downstream]
         lines += _section("Dependents", [_row(header), "|---" * len(header) + "|", *rows],
                           len(rows))
+    if partners := co_change_lines(data, _code):
+        lines += ["", f"**{partners[0]}**", *(f"- {line}" for line in partners[1:])]
     lines += _suggestions(items)
     lines += ["", f"<sub>warpline {envelope.get('meta', {}).get('producer', {}).get('version', '')}"
                   f" · {envelope.get('schema', '')}</sub>"]
     return "\n".join(lines)
+
+
+def co_change_lines(data: Env, code: Any = str) -> list[str]:
+    """``data.co_change`` in words: a heading, then one line per partner (none: nothing)."""
+    partners: list[Env] = data.get("co_change") or []
+    if not partners:
+        return []
+    return ["Usually changes with these, not in this change (inspect; no tests added):",
+            *(f"{code(p['locator'])}: {p['support']} commits together, confidence "
+              f"{p['confidence']:.2f}, last {code(_sha(p['last_commit']))}" for p in partners)]
 
 
 def _selection_words(selection: Env | None) -> str:

@@ -191,6 +191,9 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
                 *(("WORK",) if linked else ()), "CHECK")
         lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")
+    from warpline.cli.formats import co_change_lines
+
+    lines += co_change_lines(d)
     return lines
 
 
