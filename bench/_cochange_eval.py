@@ -31,6 +31,8 @@ class Record:
     cands: dict[Any, dict[Any, Feats]]
     base: dict[Any, list[tuple[Any, int, int]]]
     recent: dict[Any, list[tuple[Any, int, int]]]
+    session: list[tuple[Any, str]]
+    paths: dict[Any, str]
 
 
 @dataclass(slots=True)
@@ -42,31 +44,45 @@ class Ranker:
     fill: bool = False  # fill a short list with the same-file baseline
     rules: bool = True  # False: the same-file baseline alone
     by_recency: bool = False  # fill (or the baseline) with the file's newest changes
+    session: bool = False  # before the file's, fill with the author's last few changes
+    session_boost: float = 0.0  # added to the score of a candidate in the author's session
+    session_file_first: bool = False  # the session's definitions in the query's files first
 
     def nav(self, rec: Record, q: Any) -> list[Any]:
         out: list[Any] = []
         if self.rules:
-            scored = [(self.score(f), f.support, -f.age, x) for x, f in rec.cands[q].items()
+            mine = {x for x, _ in rec.session} if self.session_boost else set()
+            scored = [(self.score(f) + self.session_boost * (x in mine), f.support, -f.age, x)
+                      for x, f in rec.cands[q].items()
                       if f.support >= self.min_support and f.confidence >= self.min_confidence]
             scored.sort(key=lambda s: s[:3], reverse=True)
             out = [s[3] for s in scored[:DEPTH]]
+        if self.session and len(out) < DEPTH:
+            seen = set(out) | {q}
+            out.extend(x for x in self._session(rec, {rec.paths[q]}) if x not in seen)
         if (self.fill or not self.rules) and len(out) < DEPTH:
             seen = set(out) | {q}
             source = rec.recent[q] if self.by_recency else rec.base[q]
             out.extend(x for x, _, _ in source if x not in seen)
         return out[:DEPTH]
 
+    def _session(self, rec: Record, files: set[str]) -> list[Any]:
+        if not self.session_file_first:
+            return [x for x, _ in rec.session]
+        return [x for x, _ in sorted(rec.session, key=lambda xp: xp[1] not in files)]
+
     def prevent(self, rec: Record, query: list[Any]) -> list[Any]:
         asked = set(query)
         out: list[Any] = []
         if self.rules:
+            mine = {x for x, _ in rec.session} if self.session_boost else set()
             best: dict[Any, tuple[float, int]] = {}
             for q in query:
                 for x, f in rec.cands[q].items():
                     if x in asked or f.support < self.min_support \
                             or f.confidence < self.min_confidence:
                         continue
-                    s = self.score(f)
+                    s = self.score(f) + self.session_boost * (x in mine)
                     old = best.get(x)
                     if old is None:
                         best[x] = (s, f.support)
@@ -74,6 +90,10 @@ class Ranker:
                         best[x] = (max(old[0], s), old[1] + f.support)
             out = [x for x, _ in sorted(best.items(), key=lambda kv: kv[1],
                                         reverse=True)[:DEPTH]]
+        if self.session and len(out) < DEPTH:
+            seen = set(out) | asked
+            out.extend(x for x in self._session(rec, {rec.paths[q] for q in query})
+                       if x not in seen)
         if (self.fill or not self.rules) and len(out) < DEPTH:
             merged: dict[Any, int] = {}
             for q in query:
@@ -144,7 +164,8 @@ def replay(txs: list[Transaction], identity: str, tune_from: int, test_from: int
             rec = Record(list(items),
                          {q: miner.candidates(q, p, tx.author) for q, p in items.items()},
                          {q: miner.same_file(p) for q, p in items.items()},
-                         {q: miner.recent_file(p) for q, p in items.items()})
+                         {q: miner.recent_file(p) for q, p in items.items()},
+                         miner.session(tx.author), dict(items))
             (test if index >= test_from else tune).append(rec)
         miner.learn(items, tx.author)
     return tune, test

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 HALF_LIVES = (50, 200, 800)  # in transactions
+SESSION = 10  # recent transactions an author's session is read from
 BASELINE_DEPTH = 40
 
 
@@ -43,6 +44,7 @@ class Miner:
         self.by_path: dict[str, dict[Any, int]] = {}
         self.authors: dict[Any, set[str]] = {}
         self.last: dict[Any, int] = {}
+        self.history: list[tuple[str, list[Any]]] = []  # the last SESSION transactions
 
     def learn(self, items: dict[Any, str], author: str) -> None:
         now = self.now
@@ -57,6 +59,7 @@ class Miner:
             counts[key] = counts.get(key, 0) + 1
             self.authors.setdefault(key, set()).add(author)
             self.last[key] = now
+        self.history = [*self.history[-(SESSION - 1):], (author, keys)]
         if len(keys) > 1:
             for a in keys:
                 row = self.pairs.setdefault(a, {})
@@ -98,6 +101,15 @@ class Miner:
         live = ((k, n, self.now - self.last[k]) for k, n in counts.items()
                 if self.path_of.get(k) == path)
         return heapq.nlargest(BASELINE_DEPTH, live, key=lambda kv: kv[1])
+
+    def session(self, author: str) -> list[tuple[Any, str]]:
+        """What this author changed in the last few transactions, newest first, with the
+        file each lives in now."""
+        seen: dict[Any, None] = {}
+        for who, keys in reversed(self.history):
+            if who == author:
+                seen.update(dict.fromkeys(keys))
+        return [(x, self.path_of.get(x, "")) for x in seen]
 
     def recent_file(self, path: str) -> list[tuple[Any, int, int]]:
         """The file's definitions by how recently they changed (newest first)."""

@@ -16,8 +16,11 @@ transaction is scored before it is learned (incremental, as ROSE). Identity: lin
 
 Rankings: ROSE (confidence, then support, with minimum support and confidence), the
 signals ROSE did not have (recency-decayed confidence, same file, same directory, the
-author's own definitions), a short list filled up with the same-file baseline, and the
-same-file baseline alone (the file's most-changed other definitions).
+author's own definitions, how recently the candidate itself changed), a short list filled
+up with the author's session (what they changed in the last 10 transactions) and with the
+same-file baseline (most-changed or newest first), and the same-file baseline alone (the
+file's most-changed other definitions). ``reverify``'s own thresholds
+(``service/history/coupling.py``) are scored in the same run.
 
 The gate: the ranking chosen on the tuning window must beat the baseline on navigation
 likelihood@3 and precision@3 on the test window of every repository; otherwise the script
@@ -89,6 +92,11 @@ def _signals(base: Ranker) -> list[Ranker]:
                         + 0.2 * 0.5 ** (f.fresh / 20)))
     out += [Ranker(f"{r.name} fill-newest", r.score, r.min_support, r.min_confidence, True,
                    by_recency=True) for r in list(out)]
+    picked = [r for r in out if "fresh t=20" in r.name or r.name.startswith("recency h=200 + same")]
+    out += [Ranker(f"{r.name} +session{' file first' if first else ''}", r.score,
+                   r.min_support, r.min_confidence, True, by_recency=r.by_recency,
+                   session=True, session_file_first=first)
+            for r in picked for first in (False, True)]
     return out
 
 
@@ -147,12 +155,12 @@ def _print(result: dict[str, Any]) -> None:
           f"({result['seconds']} s); gate {'holds' if result['gate'] else 'FAILS'}")
     head = ("identity", "ranking", "fb", "p@1", "p@3", "p@10", "r@3", "r@10", "l@1", "l@3",
             "l@10", "EP l@1", "EP l@3", "EP l@10")
-    print(f"  {head[0]:8} {head[1]:42} " + " ".join(f"{h:>6}" for h in head[2:]))
+    print(f"  {head[0]:8} {head[1]:66} " + " ".join(f"{h:>6}" for h in head[2:]))
     for row in result["rows"]:
         nav, ep = row["navigation"], row["prevention"]
         cells = [nav["feedback"], nav["p@1"], nav["p@3"], nav["p@10"], nav["r@3"], nav["r@10"],
                  nav["l@1"], nav["l@3"], nav["l@10"], ep["l@1"], ep["l@3"], ep["l@10"]]
-        print(f"  {row['identity']:8} {row['ranking'][:42]:42} "
+        print(f"  {row['identity']:8} {row['ranking'][:66]:66} "
               + " ".join(f"{c:6.3f}" for c in cells))
 
 
