@@ -246,8 +246,12 @@ def for_worklist(ctx: Any, book: Any, items: Sequence[Any], page: Sequence[Any],
         lineage = book.lineage(item.locator)
         if lineage is not None:
             lineages[item.locator] = lineage
-    return assess(ctx, lineages, [i.locator for i in items if i.reason == "changed"],
-                  [i.locator for i in page], _range_shas(ctx, rev_range))
+    # Transactions hold functions and classes only: a file's or module's lineage has no
+    # rules, and reading its commits (a file changes in hundreds) would be wasted.
+    changed = [i.locator for i in items
+               if i.reason == "changed" and i.kind in ("function", "class")]
+    return assess(ctx, lineages, changed, [i.locator for i in page],
+                  _range_shas(ctx, rev_range))
 
 
 def _range_shas(ctx: Any, info: dict[str, Any] | None) -> frozenset[str]:
