@@ -27,6 +27,7 @@ _ITEMS = ("FROM change_events ce JOIN commits c ON c.id = ce.commit_id "
 
 @dataclass(frozen=True, slots=True)
 class TxItem:
+    """One function or class of a transaction (a commit within the bound)."""
     commit_id: int
     sha: str
     topo: int

@@ -47,6 +47,7 @@ _FIXES_ISSUE = re.compile(r"^\s*(fix(es|ed)?|resolves)\s+(#|gh-)\d+", re.IGNOREC
 
 @dataclass(slots=True)
 class Partner:
+    """A rule ``q => x`` of one changed entity: ``x`` as it is now, with its evidence."""
     lineage: int
     locator: str
     kind: str
@@ -65,6 +66,7 @@ class Partner:
 
 @dataclass(slots=True)
 class History:
+    """What history says about one worklist: the state, partners, facts per locator."""
     state: str  # EnrichmentValue
     partners: list[Partner] = field(default_factory=list)
     risk: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
