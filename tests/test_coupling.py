@@ -1,6 +1,6 @@
 """Co-change and risk from history (``service/history/coupling.py``), on real repositories:
 a strongly coupled pair changed together in several commits, a range that changes one of
-them, asked over the real MCP server; an oversized commit left out; a fix
+them, asked over the real MCP server; an oversized commit and a merge left out; a fix
 commit named; a shallow clone says the history is not there."""
 
 from __future__ import annotations
@@ -158,3 +158,27 @@ def test_the_table_and_markdown_name_the_partner_apart_from_the_tests(built: Bui
         assert done.returncode == 0, done.stderr
         after = done.stdout.split("not in this change", 1)
         assert len(after) == 2 and ADAPTER in after[1], done.stdout
+
+
+def test_a_merge_is_not_a_transaction(tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "merged")
+    repo.commit({"app/__init__.py": "", "app/client.py": _client(0),
+                 "app/adapters.py": _adapters(0), "app/lonely.py": "def alone():\n    pass\n"})
+    together = [repo.commit({"app/client.py": _client(n), "app/adapters.py": _adapters(n)})
+                for n in (1, 2)]
+    fork = repo.head
+    assert fork is not None
+    side = repo.commit({"app/lonely.py": "def alone():\n    return 2\n"}, parents=[fork],
+                       update_head=False)
+    ours = repo.commit({"app/client.py": _client(3)})
+    # The resolution matches neither parent: the merge records both definitions as changed.
+    repo.merge_commit(ours, side, {"app/client.py": _client(4), "app/adapters.py": _adapters(4)})
+    repo.commit({"app/client.py": _client(5)})
+    merged = call_tool("changed", {"repo": str(repo.path), "rev_range": "HEAD~1"})
+    assert {CLIENT, ADAPTER} <= {i["entity"]["locator"] for i in merged["data"]["items"]}
+    env = call_tool("reverify", {"repo": str(repo.path), "rev_range": "HEAD", "depth": 0})
+    assert_valid_envelope(env)
+    [partner] = env["data"]["co_change"]
+    assert partner["locator"] == ADAPTER
+    assert (partner["support"], partner["last_commit"]) == (2, together[-1])
+    assert partner["confidence"] == pytest.approx(2 / 3, abs=1e-3)
