@@ -243,15 +243,15 @@ def for_worklist(ctx: Any, book: Any, items: Sequence[Any], page: Sequence[Any],
     """``assess`` for a worklist: its changed items are the change (``rev_range``: the
     range's ``head_commit`` and ``base_commit`` as seeds resolved them), its page gets
     facts."""
-    lineages = {}
-    for item in [*items, *page]:
-        lineage = book.lineage(item.locator)
-        if lineage is not None:
-            lineages[item.locator] = lineage
     # Transactions hold functions and classes only: a file's or module's lineage has no
     # rules, and reading its commits (a file changes in hundreds) would be wasted.
     changed = [i.locator for i in items
                if i.reason == "changed" and i.kind in ("function", "class")]
+    lineages = {}
+    for locator in [*changed, *(i.locator for i in page)]:
+        lineage = book.lineage(locator)
+        if lineage is not None:
+            lineages[locator] = lineage
     return assess(ctx, lineages, changed, [i.locator for i in page],
                   _range_shas(ctx, rev_range))
 
