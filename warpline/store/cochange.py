@@ -45,16 +45,18 @@ class Latest:
     removed: bool
 
 
-def transactions_of(conn: sqlite3.Connection, lineages: Iterable[int], max_size: int
-                    ) -> list[TxItem]:
+def transactions_of(conn: sqlite3.Connection, lineages: Iterable[int], max_size: int,
+                    leave_out: Iterable[str] = ()) -> list[TxItem]:
     """Every item of every transaction of at most ``max_size`` items in which one of
-    ``lineages`` changed."""
+    ``lineages`` changed, apart from the commits ``leave_out`` (shas)."""
+    skipped = temp_keys(conn, "q_cochange_skip", leave_out)
     scope = temp_keys(conn, "q_cochange", lineages, "INTEGER")
     # The lineages' commits by the lineage index, their sizes by the commit index, then
     # the events of the commits within the bound only (pip's vendoring commits hold
     # thousands of events; one statement with a subquery scanned every reachable commit).
     commits = [int(r[0]) for r in conn.execute(
-        f"SELECT DISTINCT commit_id FROM change_events WHERE lineage IN {scope}")]
+        f"SELECT DISTINCT commit_id FROM change_events WHERE lineage IN {scope} "
+        f"AND commit_id NOT IN (SELECT id FROM commits WHERE sha IN {skipped})")]
     temp_keys(conn, "q_cochange_commits", commits, "INTEGER")  # one column: ``lineage``
     # A commit of at most ``max_size`` events is within the bound; a larger one is counted
     # up to one past the bound (a vendoring commit is not read whole).

@@ -85,9 +85,8 @@ def partners(conn: Any, changed: dict[str, int], asked: frozenset[str] = frozens
     if not lineages:
         return {}
     by_commit: dict[int, list[cochange.TxItem]] = {}
-    for item in cochange.transactions_of(conn, lineages, MAX_TRANSACTION):
-        if item.sha not in asked:
-            by_commit.setdefault(item.commit_id, []).append(item)
+    for item in cochange.transactions_of(conn, lineages, MAX_TRANSACTION, asked):
+        by_commit.setdefault(item.commit_id, []).append(item)
     totals: dict[int, int] = {}
     pairs: dict[tuple[int, int], list[Any]] = {}  # (q, x) -> [support, sha, topo]
     for items in by_commit.values():
