@@ -33,6 +33,7 @@ class Record:
     recent: dict[Any, list[tuple[Any, int, int]]]
     session: list[tuple[Any, str]]
     paths: dict[Any, str]
+    hop2: dict[Any, list[Any]]
 
 
 @dataclass(slots=True)
@@ -47,6 +48,7 @@ class Ranker:
     session: bool = False  # before the file's, fill with the author's last few changes
     session_boost: float = 0.0  # added to the score of a candidate in the author's session
     session_file_first: bool = False  # the session's definitions in the query's files first
+    hop2: bool = False  # before any other fill, the partners' partners
 
     def nav(self, rec: Record, q: Any) -> list[Any]:
         out: list[Any] = []
@@ -57,6 +59,9 @@ class Ranker:
                       if f.support >= self.min_support and f.confidence >= self.min_confidence]
             scored.sort(key=lambda s: s[:3], reverse=True)
             out = [s[3] for s in scored[:DEPTH]]
+        if self.hop2 and len(out) < DEPTH:
+            seen = set(out) | {q}
+            out.extend(x for x in rec.hop2[q] if x not in seen)
         if self.session and len(out) < DEPTH:
             seen = set(out) | {q}
             out.extend(x for x in self._session(rec, {rec.paths[q]}) if x not in seen)
@@ -165,7 +170,8 @@ def replay(txs: list[Transaction], identity: str, tune_from: int, test_from: int
                          {q: miner.candidates(q, p, tx.author) for q, p in items.items()},
                          {q: miner.same_file(p) for q, p in items.items()},
                          {q: miner.recent_file(p) for q, p in items.items()},
-                         miner.session(tx.author), dict(items))
+                         miner.session(tx.author), dict(items),
+                         {q: miner.second_hop(q) for q in items})
             (test if index >= test_from else tune).append(rec)
         miner.learn(items, tx.author)
     return tune, test

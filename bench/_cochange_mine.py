@@ -102,6 +102,25 @@ class Miner:
                 if self.path_of.get(k) == path)
         return heapq.nlargest(BASELINE_DEPTH, live, key=lambda kv: kv[1])
 
+    def second_hop(self, q: Any, width: int = 5) -> list[Any]:
+        """Definitions that co-change with ``q``'s strongest partners but never with ``q``
+        (transitive coupling), best first (product of the two confidences)."""
+        row = self.pairs.get(q)
+        if not row:
+            return []
+        total = self.count[q]
+        first = heapq.nlargest(width, row.items(), key=lambda kv: kv[1][0])
+        score: dict[Any, float] = {}
+        for p, cell in first:
+            c1 = cell[0] / total
+            for x, pcell in self.pairs.get(p, {}).items():
+                if x == q or x in row:
+                    continue
+                value = c1 * pcell[0] / self.count[p]
+                if value > score.get(x, 0.0):
+                    score[x] = value
+        return [x for x, _ in heapq.nlargest(20, score.items(), key=lambda kv: kv[1])]
+
     def session(self, author: str) -> list[tuple[Any, str]]:
         """What this author changed in the last few transactions, newest first, with the
         file each lives in now."""

@@ -16,8 +16,8 @@ transaction is scored before it is learned (incremental, as ROSE). Identity: lin
 
 Rankings: ROSE (confidence, then support, with minimum support and confidence), the
 signals ROSE did not have (recency-decayed confidence, same file, same directory, the
-author's own definitions, how recently the candidate itself changed), a short list filled
-up with the author's session (what they changed in the last 10 transactions) and with the
+author's own definitions, how recently the candidate itself changed, the partners'
+partners), a short list filled up with the author's session (what they changed in the last 10 transactions) and with the
 same-file baseline (most-changed or newest first), and the same-file baseline alone (the
 file's most-changed other definitions). ``reverify``'s own thresholds
 (``service/history/coupling.py``) are scored in the same run.
@@ -98,6 +98,10 @@ def _signals(base: Ranker) -> list[Ranker]:
                    r.min_support, r.min_confidence, True, by_recency=r.by_recency,
                    session=True, session_file_first=first)
             for r in picked for first in (False, True)]
+    out += [Ranker(f"{r.name} +2-hop", r.score, r.min_support, r.min_confidence, True,
+                   by_recency=r.by_recency, session=r.session,
+                   session_file_first=r.session_file_first, hop2=True)
+            for r in out if r.by_recency and "fresh t=20" in r.name]
     return out
 
 
