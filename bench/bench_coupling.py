@@ -17,10 +17,10 @@ transaction is scored before it is learned (incremental, as ROSE). Identity: lin
 Rankings: ROSE (confidence, then support, with minimum support and confidence), the
 signals ROSE did not have (recency-decayed confidence, same file, same directory, the
 author's own definitions, how recently the candidate itself changed, the partners'
-partners), a short list filled up with the author's session (what they changed in the last 10 transactions) and with the
-same-file baseline (most-changed or newest first), and the same-file baseline alone (the
-file's most-changed other definitions). ``reverify``'s own thresholds
-(``service/history/coupling.py``) are scored in the same run.
+partners), a short list filled up with the author's session (what they changed in the
+last 10 transactions) and with the same-file baseline (most-changed or newest first), and
+the same-file baseline alone (the file's most-changed other definitions). ``reverify``'s
+own thresholds (``service/history/coupling.py``) are scored in the same run.
 
 The gate: the ranking chosen on the tuning window must beat the baseline on navigation
 likelihood@3 and precision@3 on the test window of every repository, and what ``reverify``
