@@ -207,6 +207,8 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
         lines += _section(_shown("Dependents", len(downstream),
                                  None if changed_total is None else total - changed_total),
                           [_row(header), "|---" * len(header) + "|", *rows], len(rows))
+    if partners := co_change_lines(data, _code):
+        lines += ["", f"**{partners[0]}**", *(f"- {line}" for line in partners[1:])]
     lines += _tests_to_run(data, envelope)
     lines += _inspections(items)
     lines += ["", f"<sub>warpline {envelope.get('meta', {}).get('producer', {}).get('version', '')}"
@@ -217,6 +219,16 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
 def _shown(title: str, shown: int, total: int | None) -> str:
     """A section title saying when it holds only this page's part of the answer."""
     return title if total is None or total == shown else f"{title} ({shown} of {total} shown)"
+
+
+def co_change_lines(data: Env, code: Any = str) -> list[str]:
+    """``data.co_change`` in words: a heading, then one line per partner (none: nothing)."""
+    partners: list[Env] = data.get("co_change") or []
+    if not partners:
+        return []
+    return ["Usually changes with these, not in this change (inspect; no tests added):",
+            *(f"{code(p['locator'])}: {p['support']} commits together, confidence "
+              f"{p['confidence']:.2f}, last {code(_sha(p['last_commit']))}" for p in partners)]
 
 
 def _selection_words(selection: Env | None) -> str:

@@ -194,6 +194,9 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
         lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")
     lines.append(_selection_line(d.get("selection") or {}))
+    from warpline.cli.formats import co_change_lines
+
+    lines += co_change_lines(d)
     return lines
 
 

@@ -57,7 +57,12 @@ class WorkLink(WireModel):
 
 class ItemEnrichment(WireModel):
     work: list[WorkLink] = Field(default_factory=list)
-    risk: list[dict[str, Any]] = Field(default_factory=list)
+    risk: list[dict[str, Any]] = Field(
+        default_factory=list, description="What history says makes the item risky, one fact "
+        "per kind: co_change (partners that usually change with it, missing from this "
+        "change: locator, support, confidence, last_commit), churn (changes in the recent "
+        "window against the repository's distribution), fixes (recent commits whose message "
+        "says they fixed something). See docs/coupling.md.")
     governance: list[dict[str, Any]] = Field(default_factory=list)
     requirements: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -171,6 +176,21 @@ class Selection(WireModel):
         "entity's module (the import floor).")
 
 
+class CoChangePartner(WireModel):
+    """A definition that usually changed together with the changed ones and is not in
+    this change (co-change on lineages, see docs/coupling.md)."""
+
+    locator: str = Field(description="Its locator now (the lineage followed across renames).")
+    kind: str
+    path: str
+    support: Count = Field(description="Past commits that changed it together with "
+                           "changed_with (bounded non-merge commits).")
+    confidence: float = Field(ge=0, le=1, description="support / past commits that changed "
+                              "the changed entity.")
+    last_commit: str = Field(description="The most recent commit that changed them together.")
+    changed_with: list[str] = Field(description="The changed entities it usually changes with.")
+
+
 class ReverifyWorklistData(WireModel):
     completeness: Completeness
     staleness: Staleness
@@ -190,6 +210,11 @@ class ReverifyWorklistData(WireModel):
     page: Page
     selection: Selection | None = Field(
         default=None, description="How the tests of the worklist were chosen (additive).")
+    co_change: list[CoChangePartner] = Field(
+        default_factory=list, description="Definitions that usually changed with the changed "
+        "ones and are not in this change, best first (a handful at most); to inspect, never "
+        "part of the tests to run. Empty when history holds none or is not there "
+        "(enrichment.risk says which).")
 
 
 class ReverifyWorklistEnvelope(EnvelopeBase):

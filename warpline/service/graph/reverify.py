@@ -27,6 +27,7 @@ from warpline.service.graph.graph_entities import EntityBook
 from warpline.service.graph.graph_query import GraphView
 from warpline.service.graph.impact import follow_ups, listed, seed_warnings
 from warpline.service.graph.seeds import Seed
+from warpline.service.history import coupling
 from warpline.service.shared.context import ingest_status
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.paging import Pager
@@ -90,6 +91,8 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         per_item = tests.per_item
         linked = map_counts(ctx, tests.selection, [i.locator for i in page])
         warnings.extend(tests.selection.warnings)
+        history = coupling.for_worklist(ctx, book, items, page, seeds.range)
+        warnings.extend(history.warnings)
         if len(items) > MAX_SUGGEST_ITEMS:
             warnings.append(f"The worklist has {len(items)} items; the test command covers "
                             f"the tests of the first {MAX_SUGGEST_ITEMS}.")
@@ -97,7 +100,8 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             "completeness": view.completeness,
             "staleness": view.staleness,
             "edge_basis": view.basis,
-            "items": [_wire(book, item, per_item[item.locator], linked.get(item.locator))
+            "items": [_wire(book, item, per_item[item.locator], linked.get(item.locator),
+                            history.risk.get(item.locator))
                       for item in page],
             "groups": groups,
             "verification_summary": freshness.summarise([i.verification for i in items]),
@@ -106,6 +110,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             "changed_total": sum(1 for i in items if i.reason == "changed"),
             "selection": tests.selection.wire(),
             "page": pager.wire(len(items)),
+            "co_change": history.co_change(),
         }
         actions = follow_ups(ctx.root, params, view, "warpline_impact_radius_get")
         actions["commands"] = [*tests.commands, *actions.get("commands", [])]
@@ -118,7 +123,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             page={"limit": params.limit, "cursor": params.cursor}, warnings=warnings,
             next_actions=actions,
             enrichment={"sei": book.sei_enrichment(), "edges": view.edges_enrichment,
-                        "work": work_state},
+                        "work": work_state, "risk": history.state},
         )
 
 
@@ -217,7 +222,7 @@ def _order(items: list[Item], sort_by: str, order: str, group_by: str) -> list[d
 
 
 def _wire(book: EntityBook, item: Item, suggested: list[dict[str, Any]],
-          map_tests: int | None) -> dict[str, Any]:
+          map_tests: int | None, risk: list[dict[str, Any]] | None) -> dict[str, Any]:
     hit = item.hit
     return {
         "entity": book.entity(item.locator),
@@ -227,7 +232,8 @@ def _wire(book: EntityBook, item: Item, suggested: list[dict[str, Any]],
         "seed": hit.via_edges[-1].target_locator if hit is not None else None,
         "why": book.path_out(hit.via_edges) if hit is not None else [],
         "suggested_verification": suggested,
-        "enrichment": {"work": item.links, "risk": [], "governance": [], "requirements": []},
+        "enrichment": {"work": item.links, "risk": risk or [], "governance": [],
+                       "requirements": []},
         "verification": item.verification,
         "group": item.group,
         "map_tests": map_tests,
