@@ -39,6 +39,7 @@ TINY: dict[str, list[str]] = {
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],
     "bench_mapsync.py": ["--tiny"],
+    "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
 }
 
 
