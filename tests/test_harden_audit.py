@@ -82,7 +82,7 @@ def test_every_tool_refuses_a_foreign_or_empty_store_file_untouched(
 def test_a_committed_lock_link_is_never_followed(tmp_path: Path) -> None:
     """S2, the lock file: committed (tracked, so ignored) and then left untracked in the
     work tree (refused). The hook's lock never creates the link's target."""
-    from warpline.setup.hook_runner import LOCK_NAME, _exclusive
+    from warpline.store.ingestlock import LOCK_NAME, exclusive
 
     target = tmp_path / "evil-lock"
     upstream = GitRepo(tmp_path / "upstream", tmp_path / "home")
@@ -95,13 +95,13 @@ def test_a_committed_lock_link_is_never_followed(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(upstream.path), str(clone)], check=True,
                    timeout=120, env=upstream.env())
-    with _exclusive(clone) as locked:  # tracked: this clone's state lives in .git/warpline
+    with exclusive(clone, 0) as locked:  # tracked: this clone's state lives in .git/warpline
         assert locked
     assert not target.exists()
     subprocess.run(["git", "-C", str(clone), "rm", "-q", "--cached",
                     f".weft/warpline/{LOCK_NAME}"], check=True, timeout=60)
     assert (clone / ".weft" / "warpline" / LOCK_NAME).is_symlink()
-    with pytest.raises(StoreUnsafe) as refused, _exclusive(clone):
+    with pytest.raises(StoreUnsafe) as refused, exclusive(clone, 0):
         pass
     assert refused.value.code == "store_unsafe"
     assert not target.exists()
