@@ -209,8 +209,8 @@ def assess(ctx: Any, lineages: dict[str, int], changed: Sequence[str],
     locators (``lineages`` maps each known locator to its lineage)."""
     if ctx.boundary():
         return History("unavailable", warnings=[
-            "Risk and co-change are unavailable: this is a shallow clone, so the history "
-            "that would show what usually changes together, churn and past fixes is not "
+            "Risk and co-change are unavailable: the history before the shallow boundary, "
+            "which would show what usually changes together, churn and past fixes, is not "
             "here. `git fetch --unshallow`, then ask again."])
     conn = ctx.store.conn
     since, window = cochange.window_start(conn, WINDOW_COMMITS)
