@@ -17,8 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pygit2
-
 from warpline import settings
 from warpline.cli.output import EXIT_OK, emit_json, emit_text
 from warpline.errors import WarplineError
@@ -142,7 +140,9 @@ def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:
             arguments["actor"] = args.actor or actor
         envelope = call_tool("warpline_verification_record", arguments, cwd=Path.cwd())
     else:
-        tested = str(repo.revparse_single("HEAD").peel(pygit2.Commit).id)
+        from warpline.git.lookups import head_id_or_none
+
+        tested = str(head_id_or_none(repo) or "")
         envelope = record_backed(root, sha, tested, args.record, args.actor or actor)
     data = envelope["data"]
     line = f"{data['idempotency']}: {data['kind']} at {sha} (scope {data['scope']})"
