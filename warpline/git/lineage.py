@@ -98,7 +98,11 @@ def _parent(qualname: str) -> str | None:
     if "." not in qualname:
         return None
     head = qualname.rsplit(".", 1)[0]
-    return head[: -len(".<locals>")] if head.endswith(".<locals>") else head
+    if head.endswith(".<locals>"):
+        return head[: -len(".<locals>")]
+    # warpline's extension segments (``outer.~fn.inner``, ``Trait.~trait.method``).
+    tail = head.rpartition(".")
+    return tail[0] if tail[2].startswith("~") and tail[1] else head
 
 
 def _candidates(
@@ -111,8 +115,8 @@ def _candidates(
         if found is None:
             continue
         side, load = found
-        qualname = change.locator[len(f"python:{change.kind}:{side.dotted}.") :]
-        key: EntityKey = (change.kind, qualname)  # type: ignore[assignment]
+        key = side.key_of(change.locator)
+        qualname = key[1]
         if change.path not in loaded:
             loaded[change.path] = (load(), {e.key: e for e in side.entities.entities})
         lines, by_key = loaded[change.path]

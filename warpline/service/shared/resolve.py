@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from warpline.errors import InvalidEntityRef, WarplineError
+from warpline.lang import LOCATOR_HEAD
 from warpline.models.vocab import EntityRefKind
 from warpline.store.entities import Column, EntityRow, rows_by
 
 REF_KINDS: tuple[str, ...] = get_args(EntityRefKind)
-_LOCATOR = re.compile(r"^(core:file:|python:(module|class|function):)\S")
+_LOCATOR = re.compile(rf"^(?:{LOCATOR_HEAD})\S")
 # A locator with nothing to strip (what ``parse_ref`` of an ``auto`` string gives as is).
-_PLAIN_LOCATOR = re.compile(r"(?:core:file:|python:(?:module|class|function):)\S(?:.*\S)?\Z",
-                            re.DOTALL)
+_PLAIN_LOCATOR = re.compile(rf"(?:{LOCATOR_HEAD})\S(?:.*\S)?\Z", re.DOTALL)
 _SEI_PREFIX = "loomweave:eid:"
 _COLUMN: dict[str, Column] = {"locator": "locator", "sei": "sei", "path": "path",
                                "warpline_entity_key_id": "id"}

@@ -1,0 +1,154 @@
+"""The table of languages: one row per language warpline reads at entity level.
+
+A row names the language's file suffixes, how a repo-relative path becomes its module
+(``module``: the path, and for some languages a manifest of the same tree such as Rust's
+``Cargo.toml``), its reader (source bytes -> ``FileEntities``, the structure the diff
+mapping, lineage and merge rules read for every language), its locator prefix and how its
+own kinds map to the wire's four (``file module class function``). Nothing outside this
+package decides which language a file is.
+
+Adding a language: a row here, a reader module (usually a query file under ``queries/``
+and a naming function) and its tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from warpline.git.pyentities import EntityKey, FileEntities
+
+__all__ = [
+    "LANGUAGES",
+    "LOCATOR_HEAD",
+    "Files",
+    "Language",
+    "WireKind",
+    "by_name",
+    "describe_locator",
+    "language_of",
+    "source_module",
+]
+
+WireKind = Literal["file", "module", "class", "function"]
+
+
+class Files(Protocol):
+    """The small files of one version of the repository (a commit's tree, the work tree),
+    read by path: the manifests a module name depends on (``Cargo.toml``)."""
+
+    def read(self, path: str) -> bytes | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """One row: how files of one language are recognised, named and read."""
+
+    name: str  # the wire's ``language``
+    prefix: str  # the locator prefix (``rust`` in ``rust:struct:…``)
+    suffixes: tuple[str, ...]
+    kinds: Mapping[str, WireKind]  # the language's own kinds -> the wire's
+    module: Callable[[str, Files | None], str | None]  # path -> module name (None: none)
+    read: Callable[[bytes], FileEntities | None]  # source -> definitions (None: unreadable)
+    # Edits are re-parsed statement by statement (Python's ``pyincremental``); others parse
+    # the new version whole.
+    incremental: bool = False
+
+    def locator(self, key: EntityKey, module: str) -> str:
+        kind, qualname = key
+        if not qualname:
+            return f"{self.prefix}:{kind}:{module}"
+        return f"{self.prefix}:{kind}:{module}.{qualname}"
+
+    def key_of(self, locator: str, module: str) -> EntityKey:
+        """The entity key of one of this language's locators in ``module``."""
+        kind, _, rest = locator[len(self.prefix) + 1 :].partition(":")
+        return (kind, rest[len(module) + 1 :])
+
+    def wire_kind(self, key: EntityKey) -> WireKind:
+        return self.kinds[key[0]]
+
+
+def _python_module(path: str, files: Files | None) -> str | None:
+    from warpline.git.locators import dotted_module
+
+    return dotted_module(path)
+
+
+def _python_read(source: bytes) -> FileEntities | None:
+    from warpline.git.pyentities import parse_entities
+
+    return parse_entities(source)
+
+
+def _rust_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.rust import module_name
+
+    return module_name(path, files)
+
+
+def _rust_read(source: bytes) -> FileEntities | None:
+    from warpline.lang.rust import read
+
+    return read(source)
+
+
+_PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}
+_RUST_KINDS: dict[str, WireKind] = {
+    "module": "module", "function": "function", "struct": "class", "enum": "class",
+    "union": "class", "trait": "class", "type_alias": "class", "impl": "class",
+    "const": "function", "static": "function", "macro": "function",
+}
+
+PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
+                  incremental=True)
+RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
+
+LANGUAGES: tuple[Language, ...] = (PYTHON, RUST)
+_BY_NAME = {lang.name: lang for lang in LANGUAGES}
+_BY_PREFIX = {lang.prefix: lang for lang in LANGUAGES}
+_BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
+
+
+# A regex alternation matching the head of every entity locator (``core:file:``,
+# ``python:class:``, ``rust:impl:`` …): what tells a locator from a qualname or a path.
+LOCATOR_HEAD = "core:file:|(?:" + "|".join(sorted(_BY_PREFIX)) + "):[a-z_]+:"
+
+
+def by_name(name: str) -> Language:
+    return _BY_NAME[name]
+
+
+def language_of(path: str) -> Language | None:
+    """The row reading ``path`` (by its suffix), None for a file no row reads."""
+    dot = path.rfind(".")
+    if dot < 0 or "/" in path[dot:]:
+        return None
+    return _BY_SUFFIX.get(path[dot:])
+
+
+def source_module(path: str | None, regular: bool,
+                  files: Files | None) -> tuple[Language, str] | None:
+    """The language and module of a regular file some row reads; None otherwise."""
+    if path is None or not regular:
+        return None
+    lang = language_of(path)
+    if lang is None:
+        return None
+    module = lang.module(path, files)
+    return None if module is None else (lang, module)
+
+
+def describe_locator(locator: str) -> tuple[str | None, str | None]:
+    """``(language, language_kind)`` of a locator: ``rust:impl:…`` -> ``("rust", "impl")``;
+    a file is ``(None, "file")``; an unknown prefix ``(None, None)``."""
+    prefix, _, rest = locator.partition(":")
+    if prefix == "core":
+        kind = rest.partition(":")[0]
+        return (None, kind or None)
+    lang = _BY_PREFIX.get(prefix)
+    if lang is None:
+        return (None, None)
+    return (lang.name, rest.partition(":")[0] or None)

@@ -1,0 +1,120 @@
+"""Definitions found by a tree-sitter reader -> ``FileEntities`` (the structure Python's
+``ast`` path builds), so every language shares the diff mapping, lineage and merges.
+
+A reader gives a forest of ``Def``: key, first and last line (1-based, inclusive; the
+first line includes the doc comments and attributes above the definition), nested
+definitions. Siblings are laid out in source order; a sibling that starts on a line its
+predecessor already covers (two items on one line) shares it, and the later one owns it.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from warpline.git.filecaps import MAX_ENTITIES, too_large
+from warpline.git.pyentities import EntityKey, FileEntities, line_count, module_root, split_lines
+from warpline.git.pyscan import Node
+
+__all__ = ["MAX_ERROR_SHARE", "Def", "build", "escape", "load_query", "parse", "squash"]
+
+MAX_ERROR_SHARE = 0.5
+_EMPTY = array("i")
+
+
+@dataclass(slots=True)
+class Def:
+    """One definition occurrence a reader found (lines 1-based, inclusive)."""
+
+    key: EntityKey
+    first: int
+    last: int
+    children: list[Def] = field(default_factory=list)
+
+
+def escape(segment: str) -> str:
+    """A name segment as a locator carries it: ``%`` -> ``%25``, ``:`` -> ``%3A``, and
+    ``~`` (warpline's extension marker, never in a name) -> ``%7E``."""
+    if "%" in segment:
+        segment = segment.replace("%", "%25")
+    if ":" in segment:
+        segment = segment.replace(":", "%3A")
+    if "~" in segment:
+        segment = segment.replace("~", "%7E")
+    return segment
+
+
+def squash(text: bytes) -> str:
+    """Source text without any whitespace (type and attribute texts in names)."""
+    return "".join(text.decode("utf-8", "replace").split())
+
+
+@cache
+def load_query(language: Any, name: str) -> Any:
+    import tree_sitter
+
+    text = resources.files("warpline.lang").joinpath("queries", name).read_text("utf-8")
+    return tree_sitter.Query(language, text)
+
+
+def parse(parser: Any, source: bytes) -> Any | None:
+    """The tree of ``source``; None when it is past the per-file caps, or when error
+    regions cover more than ``MAX_ERROR_SHARE`` of its lines (a guess, not a reading)."""
+    if too_large(source):
+        return None
+    try:
+        tree = parser.parse(source)
+    except (ValueError, RuntimeError, MemoryError):
+        return None
+    root = tree.root_node
+    if root.has_error:
+        lines = max(root.end_point[0] + 1, 1)
+        broken = sum(node.end_point[0] - node.start_point[0] + 1 for node in root.children
+                     if node.is_error or node.is_missing)
+        if broken > MAX_ERROR_SHARE * lines:
+            return None
+    return tree
+
+
+def last_line(node: Any) -> int:
+    """The 1-based last line of ``node`` (a node ending at column 0 ends on the line
+    before: a line comment takes its newline)."""
+    row, col = node.end_point
+    if col == 0 and row > node.start_point[0]:
+        return int(row)
+    return int(row) + 1
+
+
+def build(source: bytes, defs: Iterable[Def], tolerant: bool, language: str,
+          ) -> FileEntities | None:
+    lines = split_lines(source)
+    count = line_count(lines)
+    counts: dict[EntityKey, int] = {}
+    children = _nodes(list(defs), 1, counts)
+    if len(counts) > MAX_ENTITIES:
+        return None
+    root = module_root(_EMPTY, _EMPTY, children, count)
+    return FileEntities(root, counts, count, tolerant, language)
+
+
+def _nodes(defs: list[Def], base: int, counts: dict[EntityKey, int]) -> tuple[Node, ...]:
+    out: list[Node] = []
+    previous = base
+    end = base - 1
+    for d in sorted(defs, key=_FIRST):
+        first = max(d.first, base)
+        if first <= end and out:
+            first = max(first, previous)  # shares a line with its predecessor
+        counts[d.key] = counts.get(d.key, 0) + 1
+        last = max(d.last, first)
+        inner = _nodes(d.children, first, counts) if d.children else ()
+        out.append(Node(d.key, first - previous, last - first, _EMPTY, _EMPTY, inner))
+        previous, end = first, max(end, last)
+    return tuple(out)
+
+
+_FIRST: Callable[[Def], int] = lambda d: d.first  # noqa: E731
