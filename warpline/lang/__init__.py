@@ -143,11 +143,15 @@ def source_module(path: str | None, regular: bool,
 
 def describe_locator(locator: str) -> tuple[str | None, str | None]:
     """``(language, language_kind)`` of a locator: ``rust:impl:…`` -> ``("rust", "impl")``;
-    a file is ``(None, "file")``; an unknown prefix ``(None, None)``."""
+    a file is ``(<the row reading its suffix, or None>, "file")``; an unknown prefix
+    ``(None, None)``."""
     prefix, _, rest = locator.partition(":")
     if prefix == "core":
-        kind = rest.partition(":")[0]
-        return (None, kind or None)
+        kind, _, path = rest.partition(":")
+        if kind != "file":
+            return (None, kind or None)
+        reader = language_of(path)
+        return (reader.name if reader is not None else None, "file")
     lang = _BY_PREFIX.get(prefix)
     if lang is None:
         return (None, None)
