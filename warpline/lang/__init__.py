@@ -95,18 +95,35 @@ def _rust_read(source: bytes) -> FileEntities | None:
     return read(source)
 
 
+def _go_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.golang import module_name
+
+    return module_name(path, files)
+
+
+def _go_read(source: bytes) -> FileEntities | None:
+    from warpline.lang.golang import read
+
+    return read(source)
+
+
 _PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}
 _RUST_KINDS: dict[str, WireKind] = {
     "module": "module", "function": "function", "struct": "class", "enum": "class",
     "union": "class", "trait": "class", "type_alias": "class", "impl": "class",
     "const": "function", "static": "function", "macro": "function",
 }
+_GO_KINDS: dict[str, WireKind] = {
+    "module": "module", "function": "function", "struct": "class", "interface": "class",
+    "type": "class",
+}
 
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
                   incremental=True)
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
+GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read)
 
-LANGUAGES: tuple[Language, ...] = (PYTHON, RUST)
+LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}
 _BY_PREFIX = {lang.prefix: lang for lang in LANGUAGES}
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}

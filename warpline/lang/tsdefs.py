@@ -118,3 +118,29 @@ def _nodes(defs: list[Def], base: int, counts: dict[EntityKey, int]) -> tuple[No
 
 
 _FIRST: Callable[[Def], int] = lambda d: d.first  # noqa: E731
+
+
+def comments_above(node: Any, first: int, comment_types: frozenset[str]) -> int:
+    """The first line of the comment block directly above ``node`` (each comment on the
+    line right before the next, no blank line between), else ``first``."""
+    sibling = node.prev_sibling
+    while sibling is not None and sibling.type in comment_types \
+            and last_line(sibling) >= first - 1:
+        first = min(first, sibling.start_point[0] + 1)
+        sibling = sibling.prev_sibling
+    return first
+
+
+def nest(found: list[tuple[Any, str]]) -> list[tuple[Any, str, list[Any]]]:
+    """Captured ``(node, kind)`` pairs -> a forest by byte containment, each entry
+    ``(node, kind, children)``, in source order."""
+    found.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
+    top: list[tuple[Any, str, list[Any]]] = []
+    stack: list[tuple[int, list[Any]]] = []
+    for node, kind in found:
+        while stack and stack[-1][0] <= node.start_byte:
+            stack.pop()
+        entry: tuple[Any, str, list[Any]] = (node, kind, [])
+        (stack[-1][1] if stack else top).append(entry)
+        stack.append((node.end_byte, entry[2]))
+    return top
