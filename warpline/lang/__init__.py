@@ -107,6 +107,18 @@ def _go_read(source: bytes) -> FileEntities | None:
     return read(source)
 
 
+def _java_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.java import module_name
+
+    return module_name(path, files)
+
+
+def _java_read(source: bytes) -> FileEntities | None:
+    from warpline.lang.java import read
+
+    return read(source)
+
+
 _PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}
 _RUST_KINDS: dict[str, WireKind] = {
     "module": "module", "function": "function", "struct": "class", "enum": "class",
@@ -117,13 +129,18 @@ _GO_KINDS: dict[str, WireKind] = {
     "module": "module", "function": "function", "struct": "class", "interface": "class",
     "type": "class",
 }
+_JAVA_KINDS: dict[str, WireKind] = {
+    "module": "module", "method": "function", "constructor": "function", "class": "class",
+    "interface": "class", "enum": "class", "record": "class", "annotation": "class",
+}
 
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
                   incremental=True)
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
 GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read)
+JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read)
 
-LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO)
+LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}
 _BY_PREFIX = {lang.prefix: lang for lang in LANGUAGES}
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
