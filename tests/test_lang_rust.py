@@ -105,6 +105,8 @@ pub(crate) async unsafe fn weird<'a>(x: &'a str)
     -> &'a str { x }
 const _: () = ();
 pub mod with_colon { pub fn r#type() {} }
+impl<'de> serde::Deserialize<'de> for Color { fn deserialize() {} }
+impl From<u8> for std::io::Error { fn from(v: u8) -> Self { todo!() } }
 """
 
 SHAPES = """\
@@ -192,6 +194,9 @@ def test_kinds_names_and_spans() -> None:
     assert ("impl", "dynstd%3A%3Afmt%3A%3ADebug.impl#<>") in keys
     assert keys[("function", "weird")][0][0] == keys[("function", "weird")][0][0]
     assert ("function", "with_colon.r#type") in keys
+    # A trait's lifetime arguments are dropped; a path self type is its last segment.
+    assert ("impl", "Color.impl[Deserialize]") in keys
+    assert ("impl", "Error.impl[From<u8>]") in keys
     assert not any(q == "_" for _, q in keys)
     # Where loomweave emits nothing: '~' segments.
     assert ("function", "Area.~trait.double") in keys

@@ -246,11 +246,27 @@ def _impl_name(node: Any) -> str:
 
 
 def _self_type(node: Any, params: dict[str, int]) -> str:
+    """A path type by its last segment (``io::Error`` -> ``Error``), its top-level
+    arguments without lifetimes, an impl parameter as ``$n``; any other type as written,
+    whitespace dropped (``&'amutP``, ``dynfmt::Debug``)."""
+    return _path_type(node, params)
+
+
+def _trait_text(node: Any) -> str:
+    """The trait's last path segment with its arguments, lifetimes dropped
+    (``serde::Deserialize<'de>`` -> ``Deserialize``, ``From<u8>`` stays)."""
+    return _path_type(node, {})
+
+
+def _path_type(node: Any, params: dict[str, int]) -> str:
+    if node.type == "scoped_type_identifier":
+        name = node.child_by_field_name("name")
+        return squash(name.text) if name is not None else squash(node.text)
     if node.type != "generic_type":
         return squash(node.text)
     base = node.child_by_field_name("type")
     arguments = node.child_by_field_name("type_arguments")
-    head = squash(base.text) if base is not None else ""
+    head = _path_type(base, {}) if base is not None else ""
     if arguments is None:
         return head
     args: list[str] = []
@@ -261,17 +277,3 @@ def _self_type(node: Any, params: dict[str, int]) -> str:
         args.append(f"${params[text]}" if arg.type == "type_identifier" and text in params
                     else text)
     return f"{head}<{','.join(args)}>" if args else head
-
-
-def _trait_text(node: Any) -> str:
-    """The trait's last path segment with its arguments (``fmt::Debug`` -> ``Debug``)."""
-    if node.type == "generic_type":
-        base = node.child_by_field_name("type")
-        arguments = node.child_by_field_name("type_arguments")
-        head = _trait_text(base) if base is not None else ""
-        return head + (squash(arguments.text) if arguments is not None else "")
-    if node.type == "scoped_type_identifier":
-        name = node.child_by_field_name("name")
-        if name is not None:
-            return squash(name.text)
-    return squash(node.text)
