@@ -55,6 +55,11 @@ class Language:
     # Edits are re-parsed statement by statement (Python's ``pyincremental``); others parse
     # the new version whole.
     incremental: bool = False
+    label: str = ""  # the wire's ``language`` when it is not ``name`` (tsx: typescript)
+
+    @property
+    def wire_name(self) -> str:
+        return self.label or self.name
 
     def locator(self, key: EntityKey, module: str) -> str:
         kind, qualname = key
@@ -119,6 +124,30 @@ def _java_read(source: bytes) -> FileEntities | None:
     return read(source)
 
 
+def _script_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.script import module_name
+
+    return module_name(path, files)
+
+
+def _js_read(source: bytes) -> FileEntities | None:
+    from warpline.lang.script import read_javascript
+
+    return read_javascript(source)
+
+
+def _ts_read(source: bytes) -> FileEntities | None:
+    from warpline.lang.script import read_typescript
+
+    return read_typescript(source)
+
+
+def _tsx_read(source: bytes) -> FileEntities | None:
+    from warpline.lang.script import read_tsx
+
+    return read_tsx(source)
+
+
 _PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}
 _RUST_KINDS: dict[str, WireKind] = {
     "module": "module", "function": "function", "struct": "class", "enum": "class",
@@ -133,16 +162,30 @@ _JAVA_KINDS: dict[str, WireKind] = {
     "module": "module", "method": "function", "constructor": "function", "class": "class",
     "interface": "class", "enum": "class", "record": "class", "annotation": "class",
 }
+_SCRIPT_KINDS: dict[str, WireKind] = {
+    "module": "module", "function": "function", "method": "function", "class": "class",
+    "interface": "class", "type": "class", "enum": "class", "namespace": "module",
+}
 
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
                   incremental=True)
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
 GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read)
 JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read)
+# TypeScript and JavaScript share the ``ts`` prefix: a .js -> .ts migration keeps its ids.
+# .tsx has a grammar of its own (JSX), reported as typescript.
+TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
+                      _script_module, _ts_read)
+TSX = Language("tsx", "ts", (".tsx",), _SCRIPT_KINDS, _script_module, _tsx_read,
+               label="typescript")
+JAVASCRIPT = Language("javascript", "ts", (".js", ".jsx", ".mjs", ".cjs"), _SCRIPT_KINDS,
+                      _script_module, _js_read)
 
-LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA)
+LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA, TYPESCRIPT, TSX, JAVASCRIPT)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}
-_BY_PREFIX = {lang.prefix: lang for lang in LANGUAGES}
+_BY_PREFIX: dict[str, Language] = {}
+for _lang in LANGUAGES:
+    _BY_PREFIX.setdefault(_lang.prefix, _lang)  # a shared prefix: the first row speaks
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
 
 
@@ -175,18 +218,23 @@ def source_module(path: str | None, regular: bool,
     return None if module is None else (lang, module)
 
 
-def describe_locator(locator: str) -> tuple[str | None, str | None]:
+def describe_locator(locator: str, path: str | None = None,
+                     ) -> tuple[str | None, str | None]:
     """``(language, language_kind)`` of a locator: ``rust:impl:…`` -> ``("rust", "impl")``;
     a file is ``(<the row reading its suffix, or None>, "file")``; an unknown prefix
-    ``(None, None)``."""
+    ``(None, None)``. ``path`` (the entity's file) tells rows sharing a prefix apart."""
     prefix, _, rest = locator.partition(":")
     if prefix == "core":
         kind, _, path = rest.partition(":")
         if kind != "file":
             return (None, kind or None)
         reader = language_of(path)
-        return (reader.name if reader is not None else None, "file")
+        return (reader.wire_name if reader is not None else None, "file")
     lang = _BY_PREFIX.get(prefix)
     if lang is None:
         return (None, None)
-    return (lang.name, rest.partition(":")[0] or None)
+    if path is not None:  # rows sharing a prefix (ts: typescript, javascript) by the file
+        by_path = language_of(path)
+        if by_path is not None and by_path.prefix == prefix:
+            lang = by_path
+    return (lang.wire_name, rest.partition(":")[0] or None)

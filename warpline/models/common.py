@@ -82,7 +82,7 @@ class EntityOut(WireModel):
     def _language(cls, data: Any) -> Any:
         # Both follow from the locator: every producer gets them without naming them.
         if isinstance(data, dict) and "language_kind" not in data:
-            return {**data, **language_fields(data.get("locator"))}
+            return {**data, **language_fields(data.get("locator"), data.get("path"))}
         return data
 
 

@@ -190,7 +190,7 @@ def _item(ref: Ref, row: EntityRow, stat: Stat | None) -> dict[str, Any]:
         "ref": ref.as_wire(),
         "entity": {"locator": row.locator, "sei": ref.value if ref.kind == "sei" else row.sei,
                    "warpline_entity_key_id": row.id, "path": row.path, "kind": row.kind,
-                   **language_fields(row.locator)},
+                   **language_fields(row.locator, row.path)},
         "observed": True,
         "churn_count": stat[0] if stat else 0,
         "first_changed_at": iso_z(stat[1]) if stat else None,

@@ -153,7 +153,7 @@ _entity_fields = _object((("locator", _opt_text, _REQUIRED), ("sei", _opt_text, 
 def _entity(value: Any) -> dict[str, Any]:
     out: dict[str, Any] = _entity_fields(value)
     if "language_kind" not in value:  # the model derives both from the locator
-        out.update(language_fields(out["locator"]))
+        out.update(language_fields(out["locator"], out["path"]))
     return out
 
 
