@@ -262,7 +262,8 @@ def _edited(
         old_lines = split_lines(old_data)
     hunks, derived_lines = hunks_and_lines(old_data, new_data, old_lines)
     new_lines = derived_lines if derived_lines is not None else split_lines(new_data)
-    new_fe, windows = cache.derive(old_fe, new_id, new_data, new_lines, hunks, lang)
+    new_fe, windows = cache.derive(old_fe, new_id, new_data, new_lines, hunks, lang,
+                                   (old_data, old_lines))
     if new_fe is None:
         return False
     cache.keep_source(new_id, new_data, new_lines)

@@ -218,11 +218,25 @@ class DefinitionCache:
         lines: list[bytes],
         hunks: Sequence[Hunk],
         lang: Language = PYTHON,
+        old_source: tuple[bytes, list[bytes]] | None = None,
     ) -> tuple[FileEntities | None, Sequence[Window] | None]:
         """The definitions of blob ``oid``, an edit of ``old`` by ``hunks``, and the
-        attribution windows (None: compare whole files)."""
+        attribution windows (None: compare whole files). ``old_source`` (the old version's
+        content and lines) lets a tree-sitter reader re-parse incrementally."""
         if not lang.incremental or old.language != lang.name:
-            return self.get(oid, lambda: source, lang), None
+            key = self._key(oid, lang)
+            found, value = self._lookup(key)
+            if found:
+                return value, None
+            self.misses += 1
+            edit = None
+            if old_source is not None and old.language == lang.name:
+                from warpline.lang.tsdefs import Edit
+
+                edit = Edit(old_source[0], old_source[1], lines, hunks)
+            value = lang.read(source, edit)
+            self._store(key, value)
+            return value, None
         found, value = self._lookup(oid.raw)
         if found:
             return value, None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from warpline.git.pyentities import EntityKey, FileEntities
+    from warpline.lang.tsdefs import Edit
 
 __all__ = [
     "LANGUAGES",
@@ -42,6 +43,13 @@ class Files(Protocol):
     def read(self, path: str) -> bytes | None: ...
 
 
+class Reader(Protocol):
+    """Source -> definitions (None: unreadable). ``edit`` says how the source was made from
+    a version read before, for readers that re-parse incrementally."""
+
+    def __call__(self, source: bytes, edit: Edit | None = None) -> FileEntities | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Language:
     """One row: how files of one language are recognised, named and read."""
@@ -51,7 +59,7 @@ class Language:
     suffixes: tuple[str, ...]
     kinds: Mapping[str, WireKind]  # the language's own kinds -> the wire's
     module: Callable[[str, Files | None], str | None]  # path -> module name (None: none)
-    read: Callable[[bytes], FileEntities | None]  # source -> definitions (None: unreadable)
+    read: Reader
     # Edits are re-parsed statement by statement (Python's ``pyincremental``); others parse
     # the new version whole.
     incremental: bool = False
@@ -82,10 +90,10 @@ def _python_module(path: str, files: Files | None) -> str | None:
     return dotted_module(path)
 
 
-def _python_read(source: bytes) -> FileEntities | None:
+def _python_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.git.pyentities import parse_entities
 
-    return parse_entities(source)
+    return parse_entities(source)  # its edits are pyincremental's (DefinitionCache.derive)
 
 
 def _rust_module(path: str, files: Files | None) -> str | None:
@@ -94,10 +102,10 @@ def _rust_module(path: str, files: Files | None) -> str | None:
     return module_name(path, files)
 
 
-def _rust_read(source: bytes) -> FileEntities | None:
+def _rust_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.rust import read
 
-    return read(source)
+    return read(source, edit)
 
 
 def _go_module(path: str, files: Files | None) -> str | None:
@@ -106,10 +114,10 @@ def _go_module(path: str, files: Files | None) -> str | None:
     return module_name(path, files)
 
 
-def _go_read(source: bytes) -> FileEntities | None:
+def _go_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.golang import read
 
-    return read(source)
+    return read(source, edit)
 
 
 def _java_module(path: str, files: Files | None) -> str | None:
@@ -118,10 +126,10 @@ def _java_module(path: str, files: Files | None) -> str | None:
     return module_name(path, files)
 
 
-def _java_read(source: bytes) -> FileEntities | None:
+def _java_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.java import read
 
-    return read(source)
+    return read(source, edit)
 
 
 def _script_module(path: str, files: Files | None) -> str | None:
@@ -130,22 +138,22 @@ def _script_module(path: str, files: Files | None) -> str | None:
     return module_name(path, files)
 
 
-def _js_read(source: bytes) -> FileEntities | None:
+def _js_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.script import read_javascript
 
-    return read_javascript(source)
+    return read_javascript(source, edit)
 
 
-def _ts_read(source: bytes) -> FileEntities | None:
+def _ts_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.script import read_typescript
 
-    return read_typescript(source)
+    return read_typescript(source, edit)
 
 
-def _tsx_read(source: bytes) -> FileEntities | None:
+def _tsx_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.script import read_tsx
 
-    return read_tsx(source)
+    return read_tsx(source, edit)
 
 
 _PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}

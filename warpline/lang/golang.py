@@ -16,7 +16,16 @@ from typing import Any
 
 from warpline.git.pyentities import FileEntities
 from warpline.lang import Files
-from warpline.lang.tsdefs import Def, build, comments_above, last_line, load_query, nest, parse
+from warpline.lang.tsdefs import (
+    Def,
+    Edit,
+    build,
+    comments_above,
+    last_line,
+    load_query,
+    nest,
+    parse,
+)
 
 __all__ = ["module_name", "read"]
 
@@ -46,11 +55,11 @@ def _grammar() -> tuple[Any, Any]:
     return tree_sitter.Parser(language), load_query(language, "go.scm")
 
 
-def read(source: bytes) -> FileEntities | None:
+def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     import tree_sitter
 
     parser, query = _grammar()
-    tree = parse(parser, source)
+    tree = parse(parser, source, edit)
     if tree is None:
         return None
     captures = tree_sitter.QueryCursor(query).captures(tree.root_node)

@@ -21,7 +21,7 @@ from typing import Any
 
 from warpline.git.pyentities import FileEntities
 from warpline.lang import Files
-from warpline.lang.tsdefs import Def, build, escape, last_line, load_query, parse, squash
+from warpline.lang.tsdefs import Def, Edit, build, escape, last_line, load_query, parse, squash
 
 __all__ = ["module_name", "read"]
 
@@ -123,12 +123,12 @@ class _Item:
         self.children: list[_Item] = []
 
 
-def read(source: bytes) -> FileEntities | None:
+def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     """The definitions of one Rust source; None when it cannot be read."""
     import tree_sitter
 
     _, parser, query = _grammar()
-    tree = parse(parser, source)
+    tree = parse(parser, source, edit)
     if tree is None:
         return None
     captures = tree_sitter.QueryCursor(query).captures(tree.root_node)

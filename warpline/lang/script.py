@@ -17,7 +17,16 @@ from typing import Any
 
 from warpline.git.pyentities import FileEntities
 from warpline.lang import Files
-from warpline.lang.tsdefs import Def, build, comments_above, last_line, load_query, nest, parse
+from warpline.lang.tsdefs import (
+    Def,
+    Edit,
+    build,
+    comments_above,
+    last_line,
+    load_query,
+    nest,
+    parse,
+)
 
 __all__ = ["module_name", "read_javascript", "read_tsx", "read_typescript"]
 
@@ -50,23 +59,23 @@ def _grammar(dialect: str) -> tuple[Any, Any]:
     return tree_sitter.Parser(language), load_query(language, "typescript.scm")
 
 
-def read_javascript(source: bytes) -> FileEntities | None:
-    return _read(source, "javascript")
+def read_javascript(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    return _read(source, "javascript", edit)
 
 
-def read_typescript(source: bytes) -> FileEntities | None:
-    return _read(source, "typescript")
+def read_typescript(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    return _read(source, "typescript", edit)
 
 
-def read_tsx(source: bytes) -> FileEntities | None:
-    return _read(source, "tsx")
+def read_tsx(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    return _read(source, "tsx", edit)
 
 
-def _read(source: bytes, dialect: str) -> FileEntities | None:
+def _read(source: bytes, dialect: str, edit: Edit | None) -> FileEntities | None:
     import tree_sitter
 
     parser, query = _grammar(dialect)
-    tree = parse(parser, source)
+    tree = parse(parser, source, edit)
     if tree is None:
         return None
     captures = tree_sitter.QueryCursor(query).captures(tree.root_node)

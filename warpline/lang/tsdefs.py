@@ -10,17 +10,20 @@ predecessor already covers (two items on one line) shares it, and the later one 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from itertools import accumulate
 from typing import Any
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
+from warpline.git.hunks import Hunk
 from warpline.git.pyentities import EntityKey, FileEntities, line_count, module_root, split_lines
 from warpline.git.pyscan import Node
 
-__all__ = ["MAX_ERROR_SHARE", "Def", "build", "escape", "load_query", "parse", "squash"]
+__all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "build", "escape", "load_query", "parse", "squash"]
 
 MAX_ERROR_SHARE = 0.5
 _EMPTY = array("i")
@@ -61,15 +64,32 @@ def load_query(language: Any, name: str) -> Any:
     return tree_sitter.Query(language, text)
 
 
-def parse(parser: Any, source: bytes) -> Any | None:
-    """The tree of ``source``; None when it is past the per-file caps, or when error
+# The last trees parsed, by (parser, source): the old side of an edit is re-parsed
+# incrementally (``Tree.edit`` with the diff's hunks, then parse with the old tree), which
+# reuses every subtree the edit did not touch. A tree is handed over once (editing it
+# makes it the new version's).
+_TREES: OrderedDict[tuple[int, bytes], Any] = OrderedDict()
+_TREES_KEPT = 16
+
+
+def parse(parser: Any, source: bytes, edit: Edit | None = None) -> Any | None:
+    """The tree of ``source`` (re-parsed from the old version's tree when ``edit`` names
+    it and that tree is kept); None when it is past the per-file caps, or when error
     regions cover more than ``MAX_ERROR_SHARE`` of its lines (a guess, not a reading)."""
     if too_large(source):
         return None
+    old = _TREES.pop((id(parser), edit.old_source), None) if edit is not None else None
     try:
-        tree = parser.parse(source)
+        if old is not None and edit is not None:
+            _apply(old, edit, source)
+            tree = parser.parse(source, old)
+        else:
+            tree = parser.parse(source)
     except (ValueError, RuntimeError, MemoryError):
         return None
+    _TREES[(id(parser), source)] = tree
+    if len(_TREES) > _TREES_KEPT:
+        _TREES.popitem(last=False)
     root = tree.root_node
     if root.has_error:
         lines = max(root.end_point[0] + 1, 1)
@@ -78,6 +98,37 @@ def parse(parser: Any, source: bytes) -> Any | None:
         if broken > MAX_ERROR_SHARE * lines:
             return None
     return tree
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """How a version was made from the one before: the old source, its lines and the
+    diff's zero-context hunks (``warpline.git.hunks``)."""
+
+    old_source: bytes
+    old_lines: list[bytes]
+    new_lines: list[bytes]
+    hunks: Sequence[Hunk]
+
+
+def _offsets(lines: list[bytes], size: int) -> list[int]:
+    out = [0, *accumulate(len(line) + 1 for line in lines)]
+    return [min(at, size) for at in out]
+
+
+def _apply(tree: Any, edit: Edit, source: bytes) -> None:
+    """Tell ``tree`` (of ``edit.old_source``) every hunk, in order: each in the
+    coordinates of the document with the hunks before it applied (the new version's)."""
+    old_at = _offsets(edit.old_lines, len(edit.old_source))
+    new_at = _offsets(edit.new_lines, len(source))
+    for old_start, old_count, new_start, new_count in edit.hunks:
+        line = new_start if new_count else new_start + 1  # a deletion follows new_start
+        start = new_at[min(line - 1, len(new_at) - 1)]
+        old_len = old_at[old_start - 1 + old_count] - old_at[old_start - 1] if old_count else 0
+        new_len = new_at[new_start - 1 + new_count] - new_at[new_start - 1] if new_count else 0
+        row = line - 1
+        tree.edit(start, start + old_len, start + new_len, (row, 0),
+                  (row + old_count, 0), (row + new_count, 0))
 
 
 def last_line(node: Any) -> int:
