@@ -69,3 +69,17 @@ def test_answers_carry_language_and_language_kind(tmp_path: Path) -> None:
     timeline = _call("timeline", repo=str(repo.path), entity="rust:struct:demo_crate.S")
     assert timeline["data"]["entity"]["language"] == "rust"
     assert [e["change_kind"] for e in timeline["data"]["items"]] == ["added"]
+
+
+def test_changed_says_which_files_were_read_only_as_files(tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"native/x.c": "int x;\n", "app/run.py": "X = 1\n", "README.md": "a\n"})
+    repo.commit({"native/x.c": "int y;\n", "native/y.h": "int z;\n",
+                 "app/run.py": "X = 2\n", "README.md": "b\n"})
+    env = _call("changed", repo=str(repo.path), rev_range="HEAD~1..HEAD")
+    notes = [w for w in env["warnings"] if "only as files" in w]
+    assert len(notes) == 1
+    assert "C: native/x.c, native/y.h" in notes[0] and "README" not in notes[0]
+    clean = _call("changed", repo=str(repo.path), rev_range="HEAD~1..HEAD",
+                  filters={"paths": ["app/"]})
+    assert not [w for w in clean["warnings"] if "only as files" in w]

@@ -13,7 +13,7 @@ and a naming function) and its tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -24,12 +24,14 @@ if TYPE_CHECKING:
 __all__ = [
     "LANGUAGES",
     "LOCATOR_HEAD",
+    "UNREAD_CODE",
     "Files",
     "Language",
     "WireKind",
     "by_name",
     "describe_locator",
     "language_of",
+    "read_only_as_files",
     "source_module",
 ]
 
@@ -246,3 +248,32 @@ def describe_locator(locator: str, path: str | None = None,
         if by_path is not None and by_path.prefix == prefix:
             lang = by_path
     return (lang.wire_name, rest.partition(":")[0] or None)
+
+
+# Source languages no row reads yet: a changed file in one of these is read only as a file,
+# and answers say so (its definitions' changes are unknown, not absent).
+UNREAD_CODE: dict[str, str] = {
+    suffix: name
+    for name, suffixes in (
+        ("C", (".c", ".h")), ("C++", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx")),
+        ("C#", (".cs",)), ("Ruby", (".rb",)), ("PHP", (".php",)), ("Swift", (".swift",)),
+        ("Kotlin", (".kt", ".kts")), ("Scala", (".scala",)), ("Objective-C", (".m", ".mm")),
+        ("Lua", (".lua",)), ("Perl", (".pl", ".pm")), ("shell", (".sh", ".bash")),
+        ("Dart", (".dart",)), ("Elixir", (".ex", ".exs")), ("Haskell", (".hs",)),
+        ("Zig", (".zig",)), ("Python stub", (".pyi",)), ("Vue", (".vue",)),
+        ("Svelte", (".svelte",)),
+    )
+    for suffix in suffixes
+}
+
+
+def read_only_as_files(paths: Iterable[str]) -> dict[str, list[str]]:
+    """The source files among ``paths`` that no row reads, by language (sorted)."""
+    out: dict[str, list[str]] = {}
+    for path in paths:
+        name = path.rpartition("/")[2]
+        dot = name.rfind(".")
+        language = UNREAD_CODE.get(name[dot:]) if dot > 0 else None
+        if language is not None:
+            out.setdefault(language, []).append(path)
+    return {name: sorted(found) for name, found in sorted(out.items())}
