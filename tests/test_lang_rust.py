@@ -13,7 +13,7 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
-from warpline.git.attribution import commit_changes
+from warpline.git.attribution import commit_changes, worktree_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import open_repo, resolve_commit
 from warpline.lang import describe_locator, language_of
@@ -322,6 +322,34 @@ def test_the_crate_name_comes_from_the_commits_own_manifest(repo: FixtureRepo) -
         {"Cargo.toml": MANIFEST.replace("demo-crate", "renamed"),
          "src/lib.rs": "pub fn a() {}\npub fn b() {}\n"})))
     assert renamed["rust:function:renamed.b"][0] == "added"
+
+
+THREE = "pub fn one() -> u8 {\n    1\n}\n\npub fn two() -> u8 {\n    2\n}\n\n" \
+        "pub fn three() -> u8 {\n    3\n}\n"
+
+
+def test_a_merge_records_only_its_own_resolution(repo: FixtureRepo) -> None:
+    base = repo.commit({"Cargo.toml": MANIFEST, "src/lib.rs": THREE})
+    ours = repo.commit({"src/lib.rs": THREE.replace("    1", "    10")})
+    theirs = repo.commit({"src/lib.rs": THREE.replace("    3", "    30")}, parents=[base],
+                         update_head=False)
+    both = THREE.replace("    1", "    10").replace("    3", "    30")
+    clean = repo.merge_commit(ours, theirs, {"src/lib.rs": both})
+    assert _events(_changes(repo, clean)) == {}  # the branches' edits are not the merge's
+    evil = repo.merge_commit(ours, theirs, {"src/lib.rs": both.replace("    2", "    20")})
+    assert _events(_changes(repo, evil)) == {
+        "rust:function:demo_crate.two": ("modified", "function", None)}
+
+
+def test_worktree_changes_name_rust_entities_by_the_work_trees_manifest(
+        repo: FixtureRepo) -> None:
+    repo.commit({"Cargo.toml": MANIFEST, "src/lib.rs": THREE})
+    repo.write_worktree("src/lib.rs", THREE.replace("    2", "    22"))
+    repo.write_worktree("src/extra.rs", "pub fn fresh() {}\n")
+    events = {(c.locator, c.change_kind) for c in worktree_changes(open_repo(repo.path))}
+    assert ("rust:function:demo_crate.two", "modified") in events
+    assert ("rust:function:demo_crate.extra.fresh", "added") in events
+    assert ("rust:function:demo_crate.one", "modified") not in events
 
 
 # -- loomweave's own ids -------------------------------------------------------------------
