@@ -111,21 +111,31 @@ class Edit:
     hunks: Sequence[Hunk]
 
 
-def _offsets(lines: list[bytes], size: int) -> list[int]:
-    out = [0, *accumulate(len(line) + 1 for line in lines)]
-    return [min(at, size) for at in out]
+class _Offsets:
+    """Byte offset of the start of each line (1-based ``at(k)``: line k), from the lines'
+    lengths summed in C; past the end, the source's size."""
+
+    __slots__ = ("_size", "_sums")
+
+    def __init__(self, lines: list[bytes], size: int) -> None:
+        self._sums = [0, *accumulate(map(len, lines))]
+        self._size = size
+
+    def at(self, line: int) -> int:
+        index = min(max(line - 1, 0), len(self._sums) - 1)
+        return min(self._sums[index] + index, self._size)  # + one newline per line
 
 
 def _apply(tree: Any, edit: Edit, source: bytes) -> None:
     """Tell ``tree`` (of ``edit.old_source``) every hunk, in order: each in the
     coordinates of the document with the hunks before it applied (the new version's)."""
-    old_at = _offsets(edit.old_lines, len(edit.old_source))
-    new_at = _offsets(edit.new_lines, len(source))
+    old_at = _Offsets(edit.old_lines, len(edit.old_source))
+    new_at = _Offsets(edit.new_lines, len(source))
     for old_start, old_count, new_start, new_count in edit.hunks:
         line = new_start if new_count else new_start + 1  # a deletion follows new_start
-        start = new_at[min(line - 1, len(new_at) - 1)]
-        old_len = old_at[old_start - 1 + old_count] - old_at[old_start - 1] if old_count else 0
-        new_len = new_at[new_start - 1 + new_count] - new_at[new_start - 1] if new_count else 0
+        start = new_at.at(line)
+        old_len = old_at.at(old_start + old_count) - old_at.at(old_start) if old_count else 0
+        new_len = new_at.at(new_start + new_count) - new_at.at(new_start) if new_count else 0
         row = line - 1
         tree.edit(start, start + old_len, start + new_len, (row, 0),
                   (row + old_count, 0), (row + new_count, 0))
