@@ -109,3 +109,29 @@ def test_a_class_moved_to_another_package_carries_its_methods(repo: FixtureRepo)
     assert moved["java:method:org.other.Outer.add(Entry)"][::2] == (
         "moved", "java:method:org.demo.Outer.add(Entry)")
     assert moved["java:class:org.other.Outer"][::2] == ("moved", "java:class:org.demo.Outer")
+
+
+QUOTE = """\
+package org.demo;
+
+public class Quote {
+    public String quote(String path) {
+        String a = path.trim();
+        String b = path.toLowerCase();
+        String c = path + a + b;
+        return path + c;
+    }
+
+    public int other() { return 1; }
+}
+"""
+
+
+def test_a_method_renamed_with_its_parameter_keeps_its_lineage(repo: FixtureRepo) -> None:
+    path = "src/main/java/org/demo/Quote.java"
+    repo.commit({path: QUOTE})
+    renamed = QUOTE.replace("quote(String path)", "quoteUri(String uri)").replace(
+        "path", "uri")
+    events = _events(_changes(repo, repo.commit({path: renamed})))
+    assert events["java:method:org.demo.Quote.quoteUri(String)"] == (
+        "moved", "function", "java:method:org.demo.Quote.quote(String)")

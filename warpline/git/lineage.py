@@ -60,6 +60,7 @@ from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.git.pyentities import Entity, EntityKey
 from warpline.git.renameaway import renamed_away
+from warpline.lang import by_locator
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -241,7 +242,7 @@ def _positional(c: Candidate) -> Text:
         head = b" ".join(c.text[:8])
         start = head.find(b"(")
         names: list[bytes] = []
-        if c.key[0] == "function" and start >= 0:
+        if c.change.kind == "function" and start >= 0:  # the wire kind: every language
             depth, part = 0, bytearray()
             for byte in head[start + 1:]:
                 char = bytes((byte,))
@@ -258,7 +259,14 @@ def _positional(c: Candidate) -> Text:
                     part.extend(char)
             names.append(bytes(part))
         params = []
+        row = by_locator(c.change.locator)
+        type_first = row is not None and row.type_first_params
         for piece in names:
+            if type_first:
+                words = _IDENT.findall(piece)
+                if words:
+                    params.append(words[-1])
+                continue
             found = _IDENT.match(piece.strip().lstrip(b"*").strip())
             if found and found.group() not in (b"self", b"cls"):
                 params.append(found.group())

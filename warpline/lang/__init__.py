@@ -28,6 +28,7 @@ __all__ = [
     "Files",
     "Language",
     "WireKind",
+    "by_locator",
     "by_name",
     "describe_locator",
     "language_of",
@@ -66,6 +67,9 @@ class Language:
     # the new version whole.
     incremental: bool = False
     label: str = ""  # the wire's ``language`` when it is not ``name`` (tsx: typescript)
+    # A parameter is written type first (Java's ``List<String> xs``): lineage's
+    # parameter-position rule takes its last word as the name, else its first.
+    type_first_params: bool = False
 
     @property
     def wire_name(self) -> str:
@@ -181,7 +185,8 @@ PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _pyth
                   incremental=True)
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
 GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read)
-JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read)
+JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read,
+                type_first_params=True)
 # TypeScript and JavaScript share the ``ts`` prefix: a .js -> .ts migration keeps its ids.
 # .tsx has a grammar of its own (JSX), reported as typescript.
 TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
@@ -202,6 +207,11 @@ _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
 # A regex alternation matching the head of every entity locator (``core:file:``,
 # ``python:class:``, ``rust:impl:`` …): what tells a locator from a qualname or a path.
 LOCATOR_HEAD = "core:file:|(?:" + "|".join(sorted(_BY_PREFIX)) + "):[a-z_]+:"
+
+
+def by_locator(locator: str) -> Language | None:
+    """The row whose prefix a locator carries (the first of rows sharing it)."""
+    return _BY_PREFIX.get(locator.partition(":")[0])
 
 
 def by_name(name: str) -> Language:
