@@ -68,6 +68,9 @@ def test_answers_carry_language_and_language_kind(tmp_path: Path) -> None:
 
     timeline = _call("timeline", repo=str(repo.path), entity="rust:struct:demo_crate.S")
     assert timeline["data"]["entity"]["language"] == "rust"
+    by_name = _call("timeline", repo=str(repo.path),
+                    entity_ref={"kind": "qualname", "value": "demo_crate.S"})
+    assert by_name["data"]["entity"]["locator"] == "rust:struct:demo_crate.S"
     assert [e["change_kind"] for e in timeline["data"]["items"]] == ["added"]
 
 

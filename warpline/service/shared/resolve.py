@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from warpline.errors import InvalidEntityRef, WarplineError
-from warpline.lang import LOCATOR_HEAD
+from warpline.lang import LANGUAGES, LOCATOR_HEAD
 from warpline.models.vocab import EntityRefKind
 from warpline.store.entities import Column, EntityRow, rows_by
 
@@ -112,8 +112,16 @@ QUALNAME_KINDS = ("function", "class", "module")
 
 
 def qualname_locators(dotted: str) -> list[str]:
-    """The locators a dotted qualname may mean (the one expansion every lookup uses)."""
-    return [f"python:{kind}:{dotted}" for kind in QUALNAME_KINDS]
+    """The locators a dotted qualname may mean (the one expansion every lookup uses):
+    Python's first, then every other row's kinds (``demo_crate.Shape`` may be a Rust
+    struct, ``org.demo.Outer`` a Java class)."""
+    return [f"python:{kind}:{dotted}" for kind in QUALNAME_KINDS] + [
+        f"{prefix}:{kind}:{dotted}" for prefix, kind in _OTHER_KINDS]
+
+
+_OTHER_KINDS: tuple[tuple[str, str], ...] = tuple(dict.fromkeys(
+    (lang.prefix, kind) for lang in LANGUAGES if lang.prefix != "python"
+    for kind in lang.kinds))
 
 
 def normalise_path(value: str) -> str:
