@@ -40,6 +40,8 @@ public class Outer<T> {
             Runnable r = new Runnable() { public void run() {} };
         }
     }
+
+    @interface Marker { String value() default ""; }
 }
 """
 
@@ -71,6 +73,7 @@ def test_overloads_constructors_and_nesting() -> None:
     assert ("method", "Outer.add(List,int[],String[])") in spans
     assert ("method", "Outer.add(Entry)") in spans
     assert ("method", "Outer.Inner.run()") in spans
+    assert ("method", "Outer.Marker.value()") in spans  # an annotation's element
     # An anonymous class's method belongs to the method around it.
     assert sum(1 for k in spans if k[1].endswith("run()")) == 1
 

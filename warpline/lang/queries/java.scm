@@ -8,3 +8,4 @@
 (method_declaration) @method
 (constructor_declaration) @constructor
 (compact_constructor_declaration) @constructor
+(annotation_type_element_declaration) @method
