@@ -148,3 +148,8 @@ def test_a_syntax_error_keeps_intact_definitions(repo: FixtureRepo) -> None:
         "open(): void {}", "open(): void { return 2; }") + "\nfunction (( {\n"}))
     assert broken.unparsed_files == ()
     assert _events(broken)["ts:method:src/a.Box.open"][0] == "modified"
+
+
+def test_nesting_deeper_than_recursion_allows_is_unreadable_not_a_crash() -> None:
+    deep = "".join(f"function f{i}() {{\n" for i in range(3000)) + "}\n" * 3000
+    assert read_javascript(deep.encode()) is None

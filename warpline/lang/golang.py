@@ -24,6 +24,7 @@ from warpline.lang.tsdefs import (
     last_line,
     load_query,
     nest,
+    never_raises,
     parse,
 )
 
@@ -55,6 +56,7 @@ def _grammar() -> tuple[Any, Any]:
     return tree_sitter.Parser(language), load_query(language, "go.scm")
 
 
+@never_raises
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     import tree_sitter
 

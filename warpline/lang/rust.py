@@ -21,7 +21,17 @@ from typing import Any
 
 from warpline.git.pyentities import FileEntities
 from warpline.lang import Files
-from warpline.lang.tsdefs import Def, Edit, build, escape, last_line, load_query, parse, squash
+from warpline.lang.tsdefs import (
+    Def,
+    Edit,
+    build,
+    escape,
+    last_line,
+    load_query,
+    never_raises,
+    parse,
+    squash,
+)
 
 __all__ = ["module_name", "read"]
 
@@ -123,6 +133,7 @@ class _Item:
         self.children: list[_Item] = []
 
 
+@never_raises
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     """The definitions of one Rust source; None when it cannot be read."""
     import tree_sitter

@@ -25,6 +25,7 @@ from warpline.lang.tsdefs import (
     last_line,
     load_query,
     nest,
+    never_raises,
     parse,
 )
 
@@ -59,14 +60,17 @@ def _grammar(dialect: str) -> tuple[Any, Any]:
     return tree_sitter.Parser(language), load_query(language, "typescript.scm")
 
 
+@never_raises
 def read_javascript(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     return _read(source, "javascript", edit)
 
 
+@never_raises
 def read_typescript(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     return _read(source, "typescript", edit)
 
 
+@never_raises
 def read_tsx(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     return _read(source, "tsx", edit)
 

@@ -13,20 +13,39 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, wraps
 from importlib import resources
 from itertools import accumulate
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.hunks import Hunk
 from warpline.git.pyentities import EntityKey, FileEntities, line_count, module_root, split_lines
 from warpline.git.pyscan import Node
 
-__all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "build", "escape", "load_query", "parse", "squash"]
+__all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "build", "comments_above", "escape", "last_line",
+           "load_query", "nest", "never_raises", "parse", "squash"]
 
 MAX_ERROR_SHARE = 0.5
 _EMPTY = array("i")
+
+
+_Reader = TypeVar("_Reader", bound=Callable[..., "FileEntities | None"])
+
+
+def never_raises(reader: _Reader) -> _Reader:
+    """A reader that meets nesting deeper than Python's recursion allows (thousands of
+    nested definitions) calls the version unreadable, as Python's reader does: a commit is
+    never lost to one file."""
+
+    @wraps(reader)
+    def guarded(*args: Any, **kwargs: Any) -> FileEntities | None:
+        try:
+            return reader(*args, **kwargs)
+        except RecursionError:
+            return None
+
+    return cast(_Reader, guarded)
 
 
 @dataclass(slots=True)
