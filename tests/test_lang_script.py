@@ -153,3 +153,7 @@ def test_a_syntax_error_keeps_intact_definitions(repo: FixtureRepo) -> None:
 def test_nesting_deeper_than_recursion_allows_is_unreadable_not_a_crash() -> None:
     deep = "".join(f"function f{i}() {{\n" for i in range(3000)) + "}\n" * 3000
     assert read_javascript(deep.encode()) is None
+    deep = "".join(f"function f{i}() {{\n" for i in range(150)) + "}\n" * 150
+    assert read_javascript(deep.encode()) is None  # past MAX_DEPTH: painting would recurse
+    shallow = "".join(f"function f{i}() {{\n" for i in range(50)) + "}\n" * 50
+    assert read_javascript(shallow.encode()) is not None

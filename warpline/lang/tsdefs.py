@@ -202,7 +202,16 @@ def build(source: bytes, defs: Iterable[Def], tolerant: bool, language: str,
     return FileEntities(root, counts, count, tolerant, language)
 
 
-def _nodes(defs: list[Def], base: int, counts: dict[EntityKey, int]) -> tuple[Node, ...]:
+# Definitions nested deeper than this make the version unreadable: the line painting and
+# the walks over the tree recurse once per level, as for Python (whose own parser stops
+# near this depth).
+MAX_DEPTH = 100
+
+
+def _nodes(defs: list[Def], base: int, counts: dict[EntityKey, int],
+           depth: int = 0) -> tuple[Node, ...]:
+    if depth > MAX_DEPTH:
+        raise RecursionError("definitions nested too deep")
     out: list[Node] = []
     previous = base
     end = base - 1
@@ -212,7 +221,7 @@ def _nodes(defs: list[Def], base: int, counts: dict[EntityKey, int]) -> tuple[No
             first = max(first, previous)  # shares a line with its predecessor
         counts[d.key] = counts.get(d.key, 0) + 1
         last = max(d.last, first)
-        inner = _nodes(d.children, first, counts) if d.children else ()
+        inner = _nodes(d.children, first, counts, depth + 1) if d.children else ()
         out.append(Node(d.key, first - previous, last - first, _EMPTY, _EMPTY, inner))
         previous, end = first, max(end, last)
     return tuple(out)
