@@ -55,13 +55,13 @@ Source = tuple[Language, str]
 
 
 class TreeFiles:
-    """The small files of one commit's tree by path, read on demand and memoised: the
-    manifests a module name depends on (``Cargo.toml``). The walker reads blobs, never
-    the work tree, so a module is named by the manifest of its own commit."""
+    """The small files of one commit's tree by path, read on demand and memoised: what a
+    module name depends on (``Cargo.toml``, ``go.mod``, a Java file's ``package`` line).
+    The walker reads blobs, never the work tree, so a module is named by its own commit."""
 
     __slots__ = ("_memo", "_repo", "_tree")
 
-    _CAP = 1 << 20  # a manifest larger than this is not read
+    _CAP = 1 << 20  # a file larger than this is not read (its module falls back to the path)
 
     def __init__(self, repo: pygit2.Repository, tree: pygit2.Tree | None) -> None:
         self._repo = repo
