@@ -128,3 +128,16 @@ def test_a_syntax_error_keeps_intact_definitions(repo: FixtureRepo) -> None:
     assert broken.unparsed_files == ()
     assert events["go:function:github.com/acme/demo/shapes.Shape.Area"][0] == "modified"
     assert "go:function:github.com/acme/demo/shapes.New" not in events
+
+
+def test_a_file_added_to_an_existing_package_modifies_the_package(repo: FixtureRepo) -> None:
+    first = _events(_changes(repo, repo.commit({"go.mod": GOMOD, "shapes/shape.go": SHAPES})))
+    assert first["go:module:github.com/acme/demo/shapes"][0] == "added"
+    more = _events(_changes(repo, repo.commit(
+        {"shapes/more.go": "package shapes\n\nfunc More() {}\n"})))
+    assert more["go:module:github.com/acme/demo/shapes"][0] == "modified"
+    assert more["go:function:github.com/acme/demo/shapes.More"][0] == "added"
+    fewer = _events(_changes(repo, repo.commit({"shapes/more.go": None})))
+    assert fewer["go:module:github.com/acme/demo/shapes"][0] == "modified"
+    gone = _events(_changes(repo, repo.commit({"shapes/shape.go": None})))
+    assert gone["go:module:github.com/acme/demo/shapes"][0] == "removed"

@@ -170,10 +170,40 @@ def _first_parent_changes(
                             (new_path, new_src, new_f.id), out, sides)  # fmt: skip
         if not parsed:
             unparsed.append(path)
+    if any(c.kind == "module" and c.change_kind in ("added", "removed") for c in out):
+        out = [_shared_module(c, old_tree, tree) for c in out]
     out, capped = pair_definitions(out, sides)
     if capped:
         limits.append("lineage_limit")
     return out, unparsed
+
+
+def _shared_module(change: EntityChange, old_tree: pygit2.Tree | None,
+                   new_tree: pygit2.Tree) -> EntityChange:
+    """A package shared by its directory's files (Go, Java) is added with its first file
+    and removed with its last: otherwise its file's coming or going modifies it."""
+    if change.kind != "module" or change.change_kind not in ("added", "removed"):
+        return change
+    lang = language_of(change.path)
+    if lang is None or not lang.shared_module:
+        return change
+    other = old_tree if change.change_kind == "added" else new_tree
+    if other is None or not _has_sibling(other, change.path, lang.suffixes):
+        return change
+    return EntityChange(change.locator, change.kind, "modified", change.path)
+
+
+def _has_sibling(tree: pygit2.Tree, path: str, suffixes: tuple[str, ...]) -> bool:
+    """``tree`` has another regular file with one of ``suffixes`` in ``path``'s directory."""
+    directory, _, name = path.rpartition("/")
+    try:
+        folder = tree[directory] if directory else tree
+    except KeyError:
+        return False
+    if not isinstance(folder, pygit2.Tree):
+        return False
+    return any(entry.name != name and str(entry.name).endswith(suffixes)
+               and entry.filemode in (0o100644, 0o100755) for entry in folder)
 
 
 def _same(lines: list[bytes]) -> list[bytes]:

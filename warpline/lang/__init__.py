@@ -70,6 +70,9 @@ class Language:
     # A parameter is written type first (Java's ``List<String> xs``): lineage's
     # parameter-position rule takes its last word as the name, else its first.
     type_first_params: bool = False
+    # The module is the directory's, shared by its files (a Go or Java package): a file
+    # added to (removed from) a directory that has (keeps) another such file modifies it.
+    shared_module: bool = False
 
     @property
     def wire_name(self) -> str:
@@ -184,9 +187,9 @@ _SCRIPT_KINDS: dict[str, WireKind] = {
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
                   incremental=True)
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
-GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read)
+GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True)
 JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read,
-                type_first_params=True)
+                type_first_params=True, shared_module=True)
 # TypeScript and JavaScript share the ``ts`` prefix: a .js -> .ts migration keeps its ids.
 # .tsx has a grammar of its own (JSX), reported as typescript.
 TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
