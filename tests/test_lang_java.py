@@ -138,3 +138,13 @@ def test_a_method_renamed_with_its_parameter_keeps_its_lineage(repo: FixtureRepo
     events = _events(_changes(repo, repo.commit({path: renamed})))
     assert events["java:method:org.demo.Quote.quoteUri(String)"] == (
         "moved", "function", "java:method:org.demo.Quote.quote(String)")
+
+
+def test_a_syntax_error_keeps_intact_definitions(repo: FixtureRepo) -> None:
+    repo.commit({PATH: OUTER})
+    broken = _changes(repo, repo.commit({PATH: OUTER.replace("x += 2", "x += 3").replace(
+        "void run() {", "void run() {{ (")}))
+    assert broken.unparsed_files == ()
+    events = _events(broken)
+    assert events["java:method:org.demo.Outer.add(Entry)"][0] == "modified"
+    assert "java:constructor:org.demo.Outer.<init>(int)" not in events
