@@ -161,9 +161,10 @@ def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
 
 def _counts(item: _Item, parent: _Item | None) -> bool:
     """Whether ``item`` is an entity where it stands."""
-    if item.node.parent is not None and item.node.parent.parent is not None and \
+    if item.kind == "static" and item.node.parent is not None and \
+            item.node.parent.parent is not None and \
             item.node.parent.parent.type == "foreign_mod_item":
-        return False  # declarations of an extern block
+        return False  # a static of an extern block (its fns are signatures: not captured)
     if item.kind == "const" and _field(item.node, "name") == "_":
         return False
     if parent is None:
