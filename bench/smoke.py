@@ -35,6 +35,8 @@ TINY: dict[str, list[str]] = {
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
     "bench_history_truth.py": ["{tmp}/history"],
     "bench_coupling.py": ["{tmp}/history"],
+    "bench_rust_ids.py": ["{tmp}/history"],
+    "bench_ctags_spans.py": ["{tmp}/history", "--language", "go"],
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],

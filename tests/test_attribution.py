@@ -331,12 +331,16 @@ def test_a_merge_deleting_a_file_both_parents_have_removes_its_entities(
 # -- files that are not Python entities ----------------------------------------------------
 
 
-def test_any_language_gets_a_file_event(repo: FixtureRepo) -> None:
-    repo.commit({"web/app.js": "let a = 1;\n", "stubs/x.pyi": "def f() -> int: ...\n"})
-    sha = repo.commit({"web/app.js": "let a = 2;\n", "stubs/x.pyi": "def f() -> str: ...\n"})
+def test_a_file_no_language_row_reads_gets_a_file_event_only(repo: FixtureRepo) -> None:
+    repo.commit({"native/app.c": "int a = 1;\n", "stubs/x.pyi": "def f() -> int: ...\n",
+                 "web/app.js": "let a = 1;\n"})
+    sha = repo.commit({"native/app.c": "int a = 2;\n", "stubs/x.pyi": "def f() -> str: ...\n",
+                       "web/app.js": "let a = 2;\n"})
     assert _events(repo, sha) == {
-        ("core:file:web/app.js", "modified"),
+        ("core:file:native/app.c", "modified"),
         ("core:file:stubs/x.pyi", "modified"),
+        ("core:file:web/app.js", "modified"),
+        ("ts:module:web/app", "modified"),  # JavaScript has a row (warpline/lang/)
     }
 
 

@@ -33,6 +33,13 @@ EXPECTED = {
 
 
 def _loomweave() -> str:
+    # The real binary, not a pyenv shim: a shim re-execs with its version's bin directory
+    # first on PATH, so loomweave would spawn that directory's warpline-mcp (another
+    # checkout's) instead of the one this test puts first.
+    for prefix in (sys.prefix, sys.base_prefix):
+        real = Path(prefix) / "bin" / "loomweave"
+        if real.is_file() and os.access(real, os.X_OK):
+            return str(real)
     found = shutil.which("loomweave")
     if found is None:
         pytest.skip("the loomweave executable is not installed")
@@ -45,6 +52,13 @@ def _warpline_mcp_dir() -> str:
     # pyenv shims re-exec into the real bin directory; use the interpreter's own bin.
     own = Path(sys.executable).parent / "warpline-mcp"
     return str(own.parent if own.exists() else Path(found).parent)
+
+
+def _search_path() -> str:
+    """This checkout's warpline-mcp first, then the real loomweave plugins' directory
+    (before any pyenv shims, which loomweave cannot read a plugin.toml beside)."""
+    base = str(Path(sys.base_prefix) / "bin")
+    return os.pathsep.join([_warpline_mcp_dir(), base, os.environ.get("PATH", "")])
 
 
 def _history(root: Path) -> FixtureRepo:
@@ -77,7 +91,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     home.mkdir()
     repo = _history(base / "repo")
     env = {**os.environ, "HOME": str(home), "LOOMWEAVE_PYTHON_INTERPRETER": sys.executable,
-           "PATH": _warpline_mcp_dir() + os.pathsep + os.environ.get("PATH", "")}
+           "PATH": _search_path()}
     env.pop("LOOMWEAVE_WARPLINE_MCP_COMMAND", None)
     for args in (["install", "--path", str(repo.path)], ["analyze"]):
         done = subprocess.run([loomweave, *args], cwd=repo.path, env=env, capture_output=True,

@@ -39,7 +39,7 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
         lines = [
             f"ingested {summary['commits_ingested']} commits "
             f"({summary['events_written']} change events, {summary['unparsed_files']} "
-            f"unparsable Python file versions) in {summary['seconds']:.1f}s"
+            f"unreadable source file versions) in {summary['seconds']:.1f}s"
             + (f"; {len(summary['failures'])} commits failed (see `warpline doctor`)"
                if summary["failures"] else "")]
         paths = summary["unparsed_paths"]

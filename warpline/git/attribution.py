@@ -1,25 +1,25 @@
 """Commit -> ``CommitChanges`` and work tree -> entity events (DESIGN §4).
 
 Each commit is diffed in-process (pygit2, zero context lines, indent heuristic, renames
-found) against its first parent, or the empty tree for a root commit. Only regular ``.py``
-blobs of changed files are parsed. ``DefinitionCache`` keeps parses by blob oid, so the
-new side of one commit is the old side of the next edit of that file, and an edited
-file's new definitions are derived from its old ones by re-parsing only the touched
-statements (``warpline.git.pyincremental``). Merge commits follow ``warpline.git.merges``;
-the work tree ``warpline.git.worktree``.
+found) against its first parent, or the empty tree for a root commit. Only the regular
+blobs of changed files that a language row reads (``warpline.lang``) are parsed.
+``DefinitionCache`` keeps parses by blob oid, so the new side of one commit is the old
+side of the next edit of that file, and an edited file's new definitions are derived from
+its old ones by re-parsing only the touched statements (``warpline.git.pyincremental``).
+Merge commits follow ``warpline.git.merges``; the work tree ``warpline.git.worktree``.
 
 Rules chosen where the design is silent:
 
 * Every changed path gets one ``core:file:`` event: ``added``/``removed``/``moved`` (a
   detected rename) or ``modified`` (content, mode or type change). Binary files, symlinks
   and submodule pointers get that event only.
-* A Python file that does not parse on either side of the change gets only its file event
+* A source file that cannot be read on either side of the change gets only its file event
   and is listed in ``unparsed_files``.
-* A rename that keeps the dotted name (``src/a/b.py`` -> ``a/b.py``) moves every
+* A rename that keeps the module name (``src/a/b.py`` -> ``a/b.py``) moves every
   definition of the file: ``moved`` with ``previous_path`` set (the locator is unchanged,
   so ``previous_locator`` equals it) and ``also_modified`` for the edited ones; entities
   added or removed by the edit are ``added``/``removed``.
-* A file renamed to another dotted name moves its definitions the same way (with the old
+* A file renamed to another module moves its definitions the same way (with the old
   locator); ``also_modified`` when an entity's own text changed.
 * Removed and added definitions of one commit are then paired into ``moved`` events when
   they are the same definition renamed or moved (``warpline.git.lineage``).
@@ -53,15 +53,19 @@ from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.merges import merge_changes
 from warpline.git.parsecache import (
     DIFF_FLAGS,
-    NOT_PYTHON,
+    NOT_READ,
     DefinitionCache,
     SideResult,
+    Source,
+    TreeFiles,
     blob_data,
-    python_dotted,
+    same_module,
     side_result,
+    source_of,
 )
 from warpline.git.pyentities import EntityKey, split_lines
 from warpline.git.worktree import worktree_events
+from warpline.lang import language_of
 
 __all__ = [
     "DEFAULT_RENAME_LIMIT",
@@ -139,8 +143,10 @@ def _first_parent_changes(
     limits: list[str],
 ) -> tuple[list[EntityChange], list[str]]:
     tree = commit.tree
-    if commit.parent_ids:
-        diff = commit.parents[0].tree.diff_to_tree(tree, DIFF_FLAGS, 0, 0)
+    old_tree = commit.parents[0].tree if commit.parent_ids else None
+    old_files, new_files = TreeFiles(repo, old_tree), TreeFiles(repo, tree)
+    if old_tree is not None:
+        diff = old_tree.diff_to_tree(tree, DIFF_FLAGS, 0, 0)
     else:
         diff = tree.diff_to_tree(flags=DIFF_FLAGS, context_lines=0, interhunk_lines=0, swap=True)
     _find_renames(diff, limits)
@@ -154,21 +160,52 @@ def _first_parent_changes(
         new_path = None if kind == "removed" else new_f.path
         path = new_path or old_f.path
         out.append(file_event(kind, path, old_path, old_f.id != new_f.id))
-        old_dotted = python_dotted(old_path, old_f.mode)
-        new_dotted = python_dotted(new_path, new_f.mode)
-        if old_dotted is None and new_dotted is None:
+        old_src = source_of(old_path, old_f.mode, old_files)
+        new_src = source_of(new_path, new_f.mode, new_files)
+        if old_src is None and new_src is None:
             continue
-        if old_path is not None and new_path is not None and old_dotted == new_dotted:
-            parsed = _edited(repo, cache, (old_path, new_path, new_dotted), delta, out, sides)
+        if old_path is not None and new_path is not None and same_module(old_src, new_src):
+            assert new_src is not None
+            parsed = _edited(repo, cache, (old_path, new_path, new_src), delta, out, sides)
         else:
-            parsed = _whole(repo, cache, (old_path, old_dotted, old_f.id),
-                            (new_path, new_dotted, new_f.id), out, sides)  # fmt: skip
+            parsed = _whole(repo, cache, (old_path, old_src, old_f.id),
+                            (new_path, new_src, new_f.id), out, sides)  # fmt: skip
         if not parsed:
             unparsed.append(path)
+    if any(c.kind == "module" and c.change_kind in ("added", "removed") for c in out):
+        out = [_shared_module(c, old_tree, tree) for c in out]
     out, capped = pair_definitions(out, sides)
     if capped:
         limits.append("lineage_limit")
     return out, unparsed
+
+
+def _shared_module(change: EntityChange, old_tree: pygit2.Tree | None,
+                   new_tree: pygit2.Tree) -> EntityChange:
+    """A package shared by its directory's files (Go, Java) is added with its first file
+    and removed with its last: otherwise its file's coming or going modifies it."""
+    if change.kind != "module" or change.change_kind not in ("added", "removed"):
+        return change
+    lang = language_of(change.path)
+    if lang is None or not lang.shared_module:
+        return change
+    other = old_tree if change.change_kind == "added" else new_tree
+    if other is None or not _has_sibling(other, change.path, lang.suffixes):
+        return change
+    return EntityChange(change.locator, change.kind, "modified", change.path)
+
+
+def _has_sibling(tree: pygit2.Tree, path: str, suffixes: tuple[str, ...]) -> bool:
+    """``tree`` has another regular file with one of ``suffixes`` in ``path``'s directory."""
+    directory, _, name = path.rpartition("/")
+    try:
+        folder = tree[directory] if directory else tree
+    except KeyError:
+        return False
+    if not isinstance(folder, pygit2.Tree):
+        return False
+    return any(entry.name != name and str(entry.name).endswith(suffixes)
+               and entry.filemode in (0o100644, 0o100755) for entry in folder)
 
 
 def _same(lines: list[bytes]) -> list[bytes]:
@@ -182,23 +219,23 @@ def _lines_loader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], list
 def _whole(
     repo: pygit2.Repository,
     cache: DefinitionCache,
-    old: tuple[str | None, str | None, pygit2.Oid],
-    new: tuple[str | None, str | None, pygit2.Oid],
+    old: tuple[str | None, Source | None, pygit2.Oid],
+    new: tuple[str | None, Source | None, pygit2.Oid],
     out: list[EntityChange],
     sides_seen: SideIndex,
 ) -> bool:
-    """A file appeared, disappeared, or moved to another dotted name. False: unparsed."""
+    """A file appeared, disappeared, or moved to another module. False: unparsed."""
     sides: list[SideResult] = []
-    # The new side is derived from the old one's parse when both are Python (a rename
-    # to another dotted name): only the statements the edit touched are re-parsed.
+    # The new side is derived from the old one's parse when both are read (a rename to
+    # another module): only the statements the edit touched are re-parsed.
     base = old[2] if old[0] is not None and old[1] is not None else None
-    for path, dotted, oid in (old, new):
-        if path is None or dotted is None:
-            sides.append(NOT_PYTHON)
+    for path, src, oid in (old, new):
+        if path is None or src is None:
+            sides.append(NOT_READ)
         else:
             parsed = cache.get_near(oid, partial(blob_data, repo, oid), base,
-                                    partial(blob_data, repo, old[2]))
-            sides.append(side_result(path, dotted, parsed))
+                                    partial(blob_data, repo, old[2]), src[0])
+            sides.append(side_result(path, src[1], parsed))
             if parsed is not None:
                 cache.remember(path, oid)
     old_side, new_side = sides
@@ -226,18 +263,17 @@ def _whole(
 def _edited(
     repo: pygit2.Repository,
     cache: DefinitionCache,
-    where: tuple[str, str, str | None],
+    where: tuple[str, str, Source],
     delta: pygit2.DiffDelta,
     out: list[EntityChange],
     sides: SideIndex,
 ) -> bool:
-    """A Python file edited in place (or renamed without changing its dotted name)."""
-    old_path, new_path, dotted = where
-    assert dotted is not None
+    """A source file edited in place (or renamed without changing its module)."""
+    old_path, new_path, (lang, dotted) = where
     old_id, new_id = delta.old_file.id, delta.new_file.id
     if old_id == new_id:
-        if old_path != new_path:  # a pure rename keeping the dotted name: all moved
-            fe = cache.get(old_id, partial(blob_data, repo, old_id))
+        if old_path != new_path:  # a pure rename keeping the module name: all moved
+            fe = cache.get(old_id, partial(blob_data, repo, old_id), lang)
             if fe is None:
                 return False
             _moved_in_place(PySide(old_path, dotted, fe), PySide(new_path, dotted, fe), [],
@@ -249,7 +285,8 @@ def _edited(
     # it without parsing it) is derived from the last version parsed at that path.
     near = cache.recent(old_path)
     old_fe = cache.get_near(old_id, lambda: old_data, near,
-                            partial(blob_data, repo, near) if near is not None else bytes)
+                            partial(blob_data, repo, near) if near is not None else bytes,
+                            language_of(old_path) or lang)
     if old_fe is None:
         return False
     new_data = blob_data(repo, new_id)
@@ -257,7 +294,8 @@ def _edited(
         old_lines = split_lines(old_data)
     hunks, derived_lines = hunks_and_lines(old_data, new_data, old_lines)
     new_lines = derived_lines if derived_lines is not None else split_lines(new_data)
-    new_fe, windows = cache.derive(old_fe, new_id, new_data, new_lines, hunks)
+    new_fe, windows = cache.derive(old_fe, new_id, new_data, new_lines, hunks, lang,
+                                   (old_data, old_lines))
     if new_fe is None:
         return False
     cache.keep_source(new_id, new_data, new_lines)
@@ -276,11 +314,11 @@ def _edited(
 
 def _moved_in_place(old: PySide, new: PySide, found: list[EntityChange],
                     out: list[EntityChange]) -> None:
-    """A file renamed keeping its dotted name: every surviving entity is ``moved`` (its
+    """A file renamed keeping its module name: every surviving entity is ``moved`` (its
     locator unchanged), ``also_modified`` when the edit touched it."""
     modified = {c.locator for c in found if c.change_kind == "modified"}
     out.extend(c for c in found if c.change_kind != "modified")
     for key in old.entities.keys() & new.entities.keys():
         locator = new.locator(key)
-        out.append(EntityChange(locator, key[0], "moved", new.path, locator, old.path,
+        out.append(EntityChange(locator, new.kind(key), "moved", new.path, locator, old.path,
                                 locator in modified))

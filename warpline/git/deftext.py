@@ -53,7 +53,9 @@ class SideIndex:
 
 
 def leaf(qualname: str) -> str:
-    return qualname.rsplit(".", 1)[-1]
+    """The definition's own name: the last segment, without a parameter list (Java's
+    overloads carry theirs: ``Outer.add(List,int)`` -> ``add``)."""
+    return qualname.rsplit(".", 1)[-1].partition("(")[0]
 
 
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

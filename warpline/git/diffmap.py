@@ -28,9 +28,10 @@ from dataclasses import dataclass
 
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
-from warpline.git.locators import entity_locator, file_locator
+from warpline.git.locators import file_locator
 from warpline.git.pyentities import MODULE_KEY, EntityKey, FileEntities
 from warpline.git.pyincremental import Window
+from warpline.lang import WireKind, by_name
 
 __all__ = [
     "PySide",
@@ -50,14 +51,23 @@ _RANGE_END = b"\x00"
 
 @dataclass(frozen=True, slots=True)
 class PySide:
-    """One version of a Python file that parsed."""
+    """One version of a source file that a language row read (``dotted``: its module in
+    that language's locators; ``entities.language`` names the row)."""
 
     path: str
     dotted: str
     entities: FileEntities
 
     def locator(self, key: EntityKey) -> str:
-        return entity_locator(key[0], self.dotted, key[1])
+        return by_name(self.entities.language).locator(key, self.dotted)
+
+    def kind(self, key: EntityKey) -> WireKind:
+        """The wire's kind of one of this file's entities."""
+        return by_name(self.entities.language).wire_kind(key)
+
+    def key_of(self, locator: str) -> EntityKey:
+        """The entity key of one of this file's locators."""
+        return by_name(self.entities.language).key_of(locator, self.dotted)
 
 
 def file_event(change_kind: ChangeKind, path: str, previous_path: str | None,
@@ -73,7 +83,7 @@ def file_event(change_kind: ChangeKind, path: str, previous_path: str | None,
 def all_changes(side: PySide, change_kind: ChangeKind, out: list[EntityChange]) -> None:
     """Every entity of a file that appeared (``added``) or disappeared (``removed``)."""
     for key in side.entities.keys():
-        out.append(EntityChange(side.locator(key), key[0], change_kind, side.path))
+        out.append(EntityChange(side.locator(key), side.kind(key), change_kind, side.path))
 
 
 def moved_changes(old: PySide, new: PySide, out: list[EntityChange],
@@ -87,14 +97,14 @@ def moved_changes(old: PySide, new: PySide, out: list[EntityChange],
         if key in old_keys:
             out.append(
                 EntityChange(
-                    new.locator(key), key[0], "moved", new.path, old.locator(key), old.path,
+                    new.locator(key), new.kind(key), "moved", new.path, old.locator(key), old.path,
                     key in edited,
                 )
             )
         else:
-            out.append(EntityChange(new.locator(key), key[0], "added", new.path))
+            out.append(EntityChange(new.locator(key), new.kind(key), "added", new.path))
     for key in old_keys - new_keys:
-        out.append(EntityChange(old.locator(key), key[0], "removed", old.path))
+        out.append(EntityChange(old.locator(key), old.kind(key), "removed", old.path))
 
 
 def edited_changes(
@@ -110,9 +120,9 @@ def edited_changes(
     old_fe, new_fe = old.entities, new.entities
     old_keys, new_keys = old_fe.counts.keys(), new_fe.counts.keys()  # the module is in both
     for key in new_keys - old_keys:
-        out.append(EntityChange(new.locator(key), key[0], "added", new.path))
+        out.append(EntityChange(new.locator(key), new.kind(key), "added", new.path))
     for key in old_keys - new_keys:
-        out.append(EntityChange(old.locator(key), key[0], "removed", old.path))
+        out.append(EntityChange(old.locator(key), old.kind(key), "removed", old.path))
     candidates: set[EntityKey] = set()
     for old_start, old_count, new_start, new_count in hunks:
         if old_count:
@@ -132,7 +142,7 @@ def edited_changes(
         changed -= _relocated(old_fe, new_fe, hunks, old_lines, new_lines, changed)
     for key in changed:  # finalize() orders the events
         out.append(
-            EntityChange(new.locator(key), key[0], "modified", new.path, None, previous_path)
+            EntityChange(new.locator(key), new.kind(key), "modified", new.path, None, previous_path)
         )
 
 

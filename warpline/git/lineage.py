@@ -60,6 +60,7 @@ from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.git.pyentities import Entity, EntityKey
 from warpline.git.renameaway import renamed_away
+from warpline.lang import by_locator
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -98,7 +99,11 @@ def _parent(qualname: str) -> str | None:
     if "." not in qualname:
         return None
     head = qualname.rsplit(".", 1)[0]
-    return head[: -len(".<locals>")] if head.endswith(".<locals>") else head
+    if head.endswith(".<locals>"):
+        return head[: -len(".<locals>")]
+    # warpline's extension segments (``outer.~fn.inner``, ``Trait.~trait.method``).
+    tail = head.rpartition(".")
+    return tail[0] if tail[2].startswith("~") and tail[1] else head
 
 
 def _candidates(
@@ -111,8 +116,8 @@ def _candidates(
         if found is None:
             continue
         side, load = found
-        qualname = change.locator[len(f"python:{change.kind}:{side.dotted}.") :]
-        key: EntityKey = (change.kind, qualname)  # type: ignore[assignment]
+        key = side.key_of(change.locator)
+        qualname = key[1]
         if change.path not in loaded:
             loaded[change.path] = (load(), {e.key: e for e in side.entities.entities})
         lines, by_key = loaded[change.path]
@@ -237,7 +242,7 @@ def _positional(c: Candidate) -> Text:
         head = b" ".join(c.text[:8])
         start = head.find(b"(")
         names: list[bytes] = []
-        if c.key[0] == "function" and start >= 0:
+        if c.change.kind == "function" and start >= 0:  # the wire kind: every language
             depth, part = 0, bytearray()
             for byte in head[start + 1:]:
                 char = bytes((byte,))
@@ -254,7 +259,14 @@ def _positional(c: Candidate) -> Text:
                     part.extend(char)
             names.append(bytes(part))
         params = []
+        row = by_locator(c.change.locator)
+        type_first = row is not None and row.type_first_params
         for piece in names:
+            if type_first:
+                words = _IDENT.findall(piece)
+                if words:
+                    params.append(words[-1])
+                continue
             found = _IDENT.match(piece.strip().lstrip(b"*").strip())
             if found and found.group() not in (b"self", b"cls"):
                 params.append(found.group())

@@ -86,7 +86,7 @@ def function_locator(dotted: str, qualname: str) -> str:
     return f"{_PREFIX['function']}{dotted}.{qualname}"
 
 
-def entity_locator(kind: PythonKind, dotted: str, qualname: str) -> str:
+def entity_locator(kind: str, dotted: str, qualname: str) -> str:
     """The locator of a Python entity; ``qualname`` is ignored (and empty) for a module."""
     if kind == "module":
         return _PREFIX["module"] + dotted

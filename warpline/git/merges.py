@@ -12,7 +12,7 @@ combined cleanly beside a conflict elsewhere in the file are not the merge's. Oc
 merges and merges without a merge base use the parents only, the same way.
 
 * Lineage: a definition whose own text in the merge equals its text in a parent that
-  lacks the path, in a Python file that parent has and the merge does not (the branch
+  lacks the path, in a source file that parent has and the merge does not (the branch
   edited it where it was before the other branch moved it, and the merge ported the edit
   across the move), is that branch's change, not the merge's.
 
@@ -20,11 +20,11 @@ merges and merges without a merge base use the parents only, the same way.
   parent (or in the re-merge) contributes nothing. Only paths that differ from every
   parent are examined, and only those differing from the first parent need a look at all
   (a tree diff without patches finds them).
-* Python files: an entity counts as changed only when its own text in the merge matches
-  its text in no parent (a conflict resolution, an "evil" edit). It is ``added`` when no
-  parent has it, ``removed`` when every parent has it and the merge does not, else
-  ``modified``. The file event is recorded when one of its entities is.
-* Other files (and Python that does not parse): the file event is recorded when some line
+* Source files a language row reads: an entity counts as changed only when its own text in
+  the merge matches its text in no parent (a conflict resolution, an "evil" edit). It is
+  ``added`` when no parent has it, ``removed`` when every parent has it and the merge
+  does not, else ``modified``. The file event is recorded when one of its entities is.
+* Other files (and source that cannot be read): the file event is recorded when some line
   of the merge result differs from every parent, as ``git diff --cc`` would show it.
   Binary files, symlinks and submodule pointers that differ from every parent count.
 * File event kinds are relative to the first parent (absent there: ``added``).
@@ -40,14 +40,15 @@ from pygit2.enums import DeltaStatus, DiffOption
 from warpline.git.diffmap import PySide, file_event, whole_texts
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.parsecache import (
-    NOT_PYTHON,
+    NOT_READ,
     DefinitionCache,
     SideResult,
+    TreeFiles,
     TreeState,
     blob_data,
     is_regular_file,
-    python_dotted,
     side_result,
+    source_of,
     tree_state,
 )
 from warpline.git.pyentities import EntityKey, FileEntities, split_lines
@@ -109,6 +110,8 @@ def merge_changes(
     unparsed: list[str] = []
     remerge = _Remerge(repo, commit)
     _carried = _Carried(repo, cache, commit)
+    # Module names (a Rust file's crate) are read from the merge's own tree for every side.
+    files = TreeFiles(repo, commit.tree)
     for delta in diff.deltas:
         removed = delta.status == DeltaStatus.DELETED
         path = delta.old_file.path if removed else delta.new_file.path
@@ -129,16 +132,16 @@ def merge_changes(
         found: list[EntityChange] = []
         unread: list[str] = []
         memo: _Memo = {}
-        _contribution(repo, cache, memo, path, kind, result, states, found, unread)
+        _contribution(repo, cache, files, memo, path, kind, result, states, found, unread)
         if found:
             # The re-merge as one more parent only takes events away: judged with it only
             # when the parents alone leave some.
             if known:
                 found, unread = [], []
-                _contribution(repo, cache, memo, path, kind, result, [*states, again], found,
-                              unread)
+                _contribution(repo, cache, files, memo, path, kind, result, [*states, again],
+                              found, unread)
             else:
-                found = _own_lines_only(repo, cache, path, result, states, found)
+                found = _own_lines_only(repo, cache, files, path, result, states, found)
         if found and None in states:
             found = _carried.drop(path, result, states, found)
         out.extend(found)
@@ -146,25 +149,27 @@ def merge_changes(
     return out, unparsed
 
 
-def _side(repo: pygit2.Repository, cache: DefinitionCache, path: str, state: State,
-          near: State = None) -> SideResult:
+def _side(repo: pygit2.Repository, cache: DefinitionCache, files: TreeFiles, path: str,
+          state: State, near: State = None) -> SideResult:
     """One version of ``path``; derived from the cached parse of ``near`` (the first
     parent's version) when there is one, which re-parses only what differs."""
     if state is None:
-        return NOT_PYTHON
+        return NOT_READ
     oid, mode = state
-    dotted = python_dotted(path, mode)
-    if dotted is None:
-        return NOT_PYTHON
+    src = source_of(path, mode, files)
+    if src is None:
+        return NOT_READ
     base = near[0] if near is not None and is_regular_file(near[1]) else None
     load_base = partial(blob_data, repo, base) if base is not None else bytes
-    return side_result(path, dotted,
-                       cache.get_near(oid, partial(blob_data, repo, oid), base, load_base))
+    return side_result(path, src[1],
+                       cache.get_near(oid, partial(blob_data, repo, oid), base, load_base,
+                                      src[0]))
 
 
 def _contribution(
     repo: pygit2.Repository,
     cache: DefinitionCache,
+    files: TreeFiles,
     memo: _Memo,
     path: str,
     kind: ChangeKind,
@@ -173,8 +178,8 @@ def _contribution(
     out: list[EntityChange],
     unparsed: list[str],
 ) -> None:
-    parents = [_side(repo, cache, path, state, states[0]) for state in states]
-    merged = _side(repo, cache, path, result, states[0])
+    parents = [_side(repo, cache, files, path, state, states[0]) for state in states]
+    merged = _side(repo, cache, files, path, result, states[0])
     if merged.side is not None and result is not None:
         cache.remember(path, result[0])
     if merged.unparsed or any(p.unparsed for p in parents):
@@ -205,8 +210,8 @@ def _entity_events_only(found: list[EntityChange]) -> list[EntityChange]:
 
 
 def _own_lines_only(
-    repo: pygit2.Repository, cache: DefinitionCache, path: str, result: State,
-    states: list[State], found: list[EntityChange],
+    repo: pygit2.Repository, cache: DefinitionCache, files: TreeFiles, path: str,
+    result: State, states: list[State], found: list[EntityChange],
 ) -> list[EntityChange]:
     """No re-merge to judge by here (it conflicted on this path, or there is none): an
     entity ``modified`` by the merge counts only when one of its own lines differs from
@@ -219,7 +224,7 @@ def _own_lines_only(
     common = _common_touched(repo, result, states)
     if common is None:
         return found  # some parent differs everywhere: nothing narrows it down
-    merged = _side(repo, cache, path, result, states[0]).side
+    merged = _side(repo, cache, files, path, result, states[0]).side
     if merged is None:
         return found
     own = {merged.locator(e.key): e.own for e in merged.entities.entities}
@@ -240,7 +245,7 @@ class _Carried:
     main line, the edit ported by hand in the merge): the definition's own text in the
     merge equals its text in that parent under its old path, so it is the branch's
     change, not the merge's (DESIGN §4: changes that match no parent). Looked up only for
-    paths some parent lacks, in the Python files that parent has and the merge does not
+    paths some parent lacks, in the source files that parent has and the merge does not
     (one tree diff per parent, on first use)."""
 
     def __init__(self, repo: pygit2.Repository, cache: DefinitionCache,
@@ -258,7 +263,8 @@ class _Carried:
                     continue
                 old = delta.old_file
                 state: State = (old.id, old.mode)
-                side = _side(self._repo, self._cache, old.path, state).side
+                side = _side(self._repo, self._cache, TreeFiles(self._repo, parent.tree),
+                             old.path, state).side
                 texts = _texts(self._repo, self._memo, side, state)
                 if texts is not None:
                     found.update((key[0], tuple(text)) for key, text in texts[1].items()
@@ -268,7 +274,8 @@ class _Carried:
 
     def drop(self, path: str, result: State, states: list[State],
              found: list[EntityChange]) -> list[EntityChange]:
-        near = _side(self._repo, self._cache, path, result, states[0]).side
+        near = _side(self._repo, self._cache, TreeFiles(self._repo, self._commit.tree), path,
+                     result, states[0]).side
         merged = _texts(self._repo, self._memo, near, result)
         if merged is None:
             return found
@@ -305,7 +312,7 @@ def _entity_events(merged: Texts, parents: list[Texts]) -> list[EntityChange]:
             if seen and text in seen:
                 continue
             change: ChangeKind = "modified" if seen else "added"
-            events.append(EntityChange(side.locator(key), key[0], change, side.path))
+            events.append(EntityChange(side.locator(key), side.kind(key), change, side.path))
     present = [p for p in parents if p is not None]
     if not present or len(present) != len(parents):
         return events  # some parent lacks the file: its absence matches that parent
@@ -313,7 +320,7 @@ def _entity_events(merged: Texts, parents: list[Texts]) -> list[EntityChange]:
     common = set.intersection(*(set(t) for _, t in present))
     side = present[0][0]
     for key in sorted(common - merged_keys):
-        events.append(EntityChange(side.locator(key), key[0], "removed", side.path))
+        events.append(EntityChange(side.locator(key), side.kind(key), "removed", side.path))
     return events
 
 

@@ -1,6 +1,8 @@
-"""Parsed definitions cached by blob oid, and the "is this side Python?" decision.
+"""Parsed definitions cached by blob oid, and which language (if any) reads a side.
 
-Shared by the commit walker, the merge rules and the work-tree view.
+Shared by the commit walker, the merge rules and the work-tree view. Which files are read
+and how is the table of languages' (``warpline.lang``); this module only hands it the
+path and the version of the repository (``TreeFiles``) the file belongs to.
 """
 
 from __future__ import annotations
@@ -14,22 +16,25 @@ from pygit2.enums import DiffOption
 
 from warpline.git.diffmap import PySide
 from warpline.git.hunks import Hunk, hunks_and_lines
-from warpline.git.locators import dotted_module
-from warpline.git.pyentities import FileEntities, parse_entities, split_lines
+from warpline.git.pyentities import FileEntities, split_lines
 from warpline.git.pyincremental import Window, reparse
+from warpline.lang import PYTHON, Files, Language, source_module
 
 __all__ = [
     "DIFF_FLAGS",
-    "NOT_PYTHON",
+    "NOT_READ",
     "UNPARSED",
     "DefinitionCache",
     "SideResult",
+    "Source",
+    "TreeFiles",
     "TreeState",
     "blob_bytes",
     "blob_data",
     "is_regular_file",
-    "python_dotted",
+    "same_module",
     "side_result",
+    "source_of",
     "tree_state",
 ]
 
@@ -45,11 +50,49 @@ def is_regular_file(mode: int) -> bool:
     return mode & 0o170000 == 0o100000
 
 
-def python_dotted(path: str | None, mode: int) -> str | None:
-    """The dotted module of a regular ``.py`` file; None for anything else."""
-    if path is None or not is_regular_file(mode):
-        return None
-    return dotted_module(path)
+# The language reading a file and the module it is in that language's locators.
+Source = tuple[Language, str]
+
+
+class TreeFiles:
+    """The small files of one commit's tree by path, read on demand and memoised: what a
+    module name depends on (``Cargo.toml``, ``go.mod``, a Java file's ``package`` line).
+    The walker reads blobs, never the work tree, so a module is named by its own commit."""
+
+    __slots__ = ("_memo", "_repo", "_tree")
+
+    _CAP = 1 << 20  # a file larger than this is not read (its module falls back to the path)
+
+    def __init__(self, repo: pygit2.Repository, tree: pygit2.Tree | None) -> None:
+        self._repo = repo
+        self._tree = tree
+        self._memo: dict[str, bytes | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        memo = self._memo
+        if path in memo:
+            return memo[path]
+        found: bytes | None = None
+        state = tree_state(self._tree, path) if self._tree is not None else None
+        if state is not None and is_regular_file(state[1]):
+            blob = self._repo[state[0]]
+            if isinstance(blob, pygit2.Blob) and blob.size <= self._CAP:
+                found = blob_bytes(blob)
+        memo[path] = found
+        return found
+
+
+def source_of(path: str | None, mode: int, files: Files | None) -> Source | None:
+    """The language and module of a regular file a language row reads; None for
+    anything else (another language's file, a symlink, a submodule)."""
+    return source_module(path, path is not None and is_regular_file(mode), files)
+
+
+def same_module(old: Source | None, new: Source | None) -> bool:
+    """Both sides name the same module in the same locator dialect (``.js`` -> ``.ts``
+    keeps it: one prefix)."""
+    return (old is not None and new is not None and old[1] == new[1]
+            and old[0].prefix == new[0].prefix)
 
 
 class DefinitionCache:
@@ -109,6 +152,11 @@ class DefinitionCache:
         while self._lines_size > self.lines_budget:
             self._lines_size -= self._sources.popitem(last=False)[1][2]
 
+    @staticmethod
+    def _key(oid: pygit2.Oid, lang: Language) -> bytes:
+        # One blob may be two languages' source (an empty file): Python's keys stay bare.
+        return oid.raw if lang is PYTHON else oid.raw + lang.name.encode()
+
     def __len__(self) -> int:
         return len(self._data)
 
@@ -125,14 +173,16 @@ class DefinitionCache:
         if len(self._data) > self.maxsize:
             self._data.popitem(last=False)
 
-    def get(self, oid: pygit2.Oid, load: Callable[[], bytes]) -> FileEntities | None:
+    def get(self, oid: pygit2.Oid, load: Callable[[], bytes],
+            lang: Language = PYTHON) -> FileEntities | None:
         """The definitions of blob ``oid`` (parsing ``load()`` on a miss)."""
-        found, value = self._lookup(oid.raw)
+        key = self._key(oid, lang)
+        found, value = self._lookup(key)
         if found:
             return value
         self.misses += 1
-        value = parse_entities(load())
-        self._store(oid.raw, value)
+        value = lang.read(load())
+        self._store(key, value)
         return value
 
     def get_near(
@@ -141,11 +191,14 @@ class DefinitionCache:
         load: Callable[[], bytes],
         base: pygit2.Oid | None,
         load_base: Callable[[], bytes],
+        lang: Language = PYTHON,
     ) -> FileEntities | None:
         """``get(oid, load)``, derived from the parse of blob ``base`` (another version of
         the same file: a merge's parent, a renamed file's old side) when that parse is
         cached: only the statements the diff between them touches are re-parsed, with the
         same result as a whole parse (``warpline.git.pyincremental``)."""
+        if not lang.incremental:
+            return self.get(oid, load, lang)
         found, value = self._lookup(oid.raw)
         if found:
             return value
@@ -164,9 +217,26 @@ class DefinitionCache:
         source: bytes,
         lines: list[bytes],
         hunks: Sequence[Hunk],
+        lang: Language = PYTHON,
+        old_source: tuple[bytes, list[bytes]] | None = None,
     ) -> tuple[FileEntities | None, Sequence[Window] | None]:
         """The definitions of blob ``oid``, an edit of ``old`` by ``hunks``, and the
-        attribution windows (None: compare whole files)."""
+        attribution windows (None: compare whole files). ``old_source`` (the old version's
+        content and lines) lets a tree-sitter reader re-parse incrementally."""
+        if not lang.incremental or old.language != lang.name:
+            key = self._key(oid, lang)
+            found, value = self._lookup(key)
+            if found:
+                return value, None
+            self.misses += 1
+            edit = None
+            if old_source is not None and old.language == lang.name:
+                from warpline.lang.tsdefs import Edit
+
+                edit = Edit(old_source[0], old_source[1], lines, hunks)
+            value = lang.read(source, edit)
+            self._store(key, value)
+            return value, None
         found, value = self._lookup(oid.raw)
         if found:
             return value, None
@@ -180,19 +250,19 @@ class DefinitionCache:
 
 @dataclass(frozen=True, slots=True)
 class SideResult:
-    """One version of a file: ``side`` when it is parsed Python, ``unparsed`` when it is
-    a Python file that does not parse, neither when it is not Python at all."""
+    """One version of a file: ``side`` when a language row read it, ``unparsed`` when it
+    is such a file that could not be read, neither when no row reads it."""
 
     side: PySide | None = None
     unparsed: bool = False
 
 
-NOT_PYTHON = SideResult()
+NOT_READ = SideResult()
 UNPARSED = SideResult(unparsed=True)
 
 
-def side_result(path: str, dotted: str, parsed: FileEntities | None) -> SideResult:
-    return UNPARSED if parsed is None else SideResult(PySide(path, dotted, parsed))
+def side_result(path: str, module: str, parsed: FileEntities | None) -> SideResult:
+    return UNPARSED if parsed is None else SideResult(PySide(path, module, parsed))
 
 
 def blob_data(repo: pygit2.Repository, oid: pygit2.Oid) -> bytes:

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
-from warpline.git.locators import PythonKind
 from warpline.git.pyscan import MODULE_KEY, EntityKey, Node, scan_body
 from warpline.git.pytolerant import tolerant_body
 
@@ -73,7 +72,7 @@ def line_count(lines: list[bytes]) -> int:
 class Entity:
     """One entity of a file; lines are 1-based and spans inclusive."""
 
-    kind: PythonKind
+    kind: str  # the language's own kind
     qualname: str  # "" for the module
     spans: tuple[Span, ...]  # one per occurrence (the module: the whole file)
     own: tuple[Span, ...]  # the lines it owns
@@ -87,16 +86,18 @@ class FileEntities:
     """The definitions of one Python source: a tree of ``Node`` under the module root,
     and how many (non-stub) occurrences each key has."""
 
-    __slots__ = ("_entities", "counts", "line_count", "root", "tolerant")
+    __slots__ = ("_entities", "counts", "language", "line_count", "root", "tolerant")
 
     def __init__(self, root: Node, counts: dict[EntityKey, int], line_count: int,
-                 tolerant: bool = False) -> None:
+                 tolerant: bool = False, language: str = "python") -> None:
         self.root = root  # off == 1: the module starts at line 1
         self.counts = counts  # every definition key present, never the module
         self.line_count = line_count
         # Read by the error-tolerant parser (or derived from such a parse): ``ast`` could
         # not read this version (or the one it was derived from).
         self.tolerant = tolerant
+        # The row of ``warpline.lang`` that read it (names its locators and wire kinds).
+        self.language = language
         self._entities: tuple[Entity, ...] | None = None
 
     def keys(self) -> set[EntityKey]:
@@ -160,7 +161,7 @@ class FileEntities:
                 run_start = line
         return tuple(Entity(key[0], key[1], tuple(spans[key]), tuple(own[key])) for key in spans)
 
-    def get(self, kind: PythonKind, qualname: str) -> Entity | None:
+    def get(self, kind: str, qualname: str) -> Entity | None:
         return next((e for e in self.entities if e.key == (kind, qualname)), None)
 
     def owner_of_line(self, line: int) -> Entity:

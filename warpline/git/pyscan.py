@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from itertools import accumulate
 from typing import Literal
 
-from warpline.git.locators import PythonKind
-
 __all__ = ["MODULE_KEY", "EntityKey", "Node", "Scanned", "extend_over_comments", "scan_body"]
 
-EntityKey = tuple[PythonKind, str]
+# (kind, qualname): the kind is the language's own (Python: module/class/function, Rust:
+# struct/impl/…); ``warpline.lang`` maps it to the wire's four.
+EntityKey = tuple[str, str]
 MODULE_KEY: EntityKey = ("module", "")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEF_TYPES = frozenset(_DEFS)

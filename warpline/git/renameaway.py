@@ -119,8 +119,7 @@ def _span_texts(changes: list[EntityChange],
         side, load = found
         keys: dict[EntityKey, EntityChange] = {}
         for change in group:
-            qualname = change.locator[len(f"python:{change.kind}:{side.dotted}."):]
-            keys[(change.kind, qualname)] = change  # type: ignore[index]
+            keys[side.key_of(change.locator)] = change
         spans = definition_spans(side.entities, set(keys))
         if not spans:
             continue

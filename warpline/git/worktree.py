@@ -22,12 +22,13 @@ from warpline.git.hashcache import HashCache
 from warpline.git.hunks import hunks_between
 from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.parsecache import (
+    TreeFiles,
     TreeState,
     blob_data,
-    python_dotted,
+    source_of,
     tree_state,
 )
-from warpline.git.pyentities import parse_entities, split_lines
+from warpline.git.pyentities import split_lines
 
 __all__ = ["worktree_events"]
 
@@ -46,6 +47,7 @@ def worktree_events(repo: pygit2.Repository,
     tree = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).tree
     out: list[EntityChange] = []
     sides = SideIndex()
+    files = (TreeFiles(repo, tree), _DiskFiles(workdir))
     for path in sorted(repo.status(untracked_files="all", ignored=False)):
         if path.endswith("/") or path == ".weft" or path.startswith(".weft/"):
             continue
@@ -54,10 +56,39 @@ def worktree_events(repo: pygit2.Repository,
         # added file) there is nothing to compare, so it is not hashed at all.
         new = _disk_state(os.path.join(workdir, path), path,
                           cache if old is not None else None)
-        _path_events(repo, path, old, new, out, sides)
+        _path_events(repo, path, old, new, out, sides, files)
     cache.save()
     paired, _ = pair_definitions(out, sides)  # renames and moves, as in a commit
     return paired
+
+
+class _DiskFiles:
+    """The work tree's small regular files by repo-relative path (never following a link):
+    the manifests a module name depends on."""
+
+    _CAP = 1 << 20
+
+    def __init__(self, workdir: str) -> None:
+        self._workdir = workdir
+        self._memo: dict[str, bytes | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._memo:
+            self._memo[path] = self._load(path)
+        return self._memo[path]
+
+    def _load(self, path: str) -> bytes | None:
+        full = os.path.join(self._workdir, path)
+        try:
+            st = os.lstat(full)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > self._CAP:
+                return None
+            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as fh:
+                return fh.read(self._CAP + 1)
+        except OSError:
+            return None
 
 
 # (git file mode, content or None when it is not read, blob id when it was hashed)
@@ -67,7 +98,7 @@ DiskState = tuple[int, bytes | None, pygit2.Oid | None]
 def _disk_state(full: str, path: str, hashes: HashCache | None) -> DiskState | None:
     """A work-tree path as git would see it; None when it is absent.
 
-    ``lstat`` only, never following a link. Content is read only for a regular Python file
+    ``lstat`` only, never following a link. Content is read only for a regular source file
     within the parse cap (``warpline.git.filecaps``); any other regular file is hashed
     (streamed by libgit2) so an unchanged one is still recognised; a FIFO, socket or
     device is never opened (opening a FIFO would block the whole server). ``hashes``
@@ -83,7 +114,7 @@ def _disk_state(full: str, path: str, hashes: HashCache | None) -> DiskState | N
     mode = 0o100755 if st.st_mode & 0o111 else 0o100644
     if not stat.S_ISREG(st.st_mode):
         return (mode, None, None)  # not a file git could store: a file event, unread
-    if python_dotted(path, mode) and not too_large(st.st_size):
+    if source_of(path, mode, None) is not None and not too_large(st.st_size):
         try:
             fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
                          | getattr(os, "O_NONBLOCK", 0))
@@ -108,6 +139,7 @@ def _path_events(
     disk: DiskState | None,
     out: list[EntityChange],
     sides: SideIndex,
+    files: tuple[TreeFiles, _DiskFiles],
 ) -> None:
     if old is None and disk is None:
         return
@@ -125,10 +157,12 @@ def _path_events(
     kind: ChangeKind = "added" if old is None else "removed" if new is None else "modified"
     out.append(file_event(kind, path, None))
     new_mode, new_data = new if new is not None else (0, b"")
-    old_dotted = python_dotted(path, old[1]) if old is not None else None
-    new_dotted = python_dotted(path, new_mode) if new is not None else None
-    old_fe = parse_entities(old_data) if old_dotted else None
-    new_fe = parse_entities(new_data) if new_dotted else None
+    old_src = source_of(path, old[1], files[0]) if old is not None else None
+    new_src = source_of(path, new_mode, files[1]) if new is not None else None
+    old_dotted = old_src[1] if old_src is not None else None
+    new_dotted = new_src[1] if new_src is not None else None
+    old_fe = old_src[0].read(old_data) if old_src is not None else None
+    new_fe = new_src[0].read(new_data) if new_src is not None else None
     if (old_dotted and old_fe is None) or (new_dotted and new_fe is None):
         return  # does not parse: the file event only
     if old_dotted and old_fe is not None:

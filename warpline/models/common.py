@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from warpline.models.vocab import ChangedRefKind, EntityKind, EntityRefKind
 
 # Re-exported: defined pydantic-free, for the churn answer that is built without pydantic.
 from warpline.models.wire import TIMESTAMP_PATTERN as TIMESTAMP_PATTERN
 from warpline.models.wire import iso_z as iso_z
+from warpline.models.wire import language_fields
 
 Timestamp = Annotated[
     str,
@@ -67,6 +68,22 @@ class EntityOut(WireModel):
     warpline_entity_key_id: int | None = Field(default=None, ge=1)
     path: str | None = Field(default=None, description="Repo-relative file, '/' separators.")
     kind: EntityKind | None = None
+    language: str | None = Field(
+        default=None, description="The language whose reader found the entity (python, "
+        "rust, ...); for a file, the language reading its suffix; null when none does "
+        "(the file was read only as a file) or the entity is unknown.")
+    language_kind: str | None = Field(
+        default=None, description="The entity's kind in its own language (rust: struct, "
+        "impl, macro, ...; python: module, class, function; files: file); `kind` keeps the "
+        "four-value vocabulary.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _language(cls, data: Any) -> Any:
+        # Both follow from the locator: every producer gets them without naming them.
+        if isinstance(data, dict) and "language_kind" not in data:
+            return {**data, **language_fields(data.get("locator"), data.get("path"))}
+        return data
 
 
 class EntityRef(BaseModel):

@@ -29,3 +29,14 @@ def holds_as_text(text: str) -> bool:
         return False
     return True
 
+
+
+def language_fields(locator: object, path: object = None) -> dict[str, str | None]:
+    """An entity's ``language`` and ``language_kind`` on the wire, read from its locator
+    and file (``warpline.lang.describe_locator``); both null for no locator."""
+    if not isinstance(locator, str):
+        return {"language": None, "language_kind": None}
+    from warpline.lang import describe_locator
+
+    language, kind = describe_locator(locator, path if isinstance(path, str) else None)
+    return {"language": language, "language_kind": kind}

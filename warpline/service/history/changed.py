@@ -57,6 +57,7 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         if truncated:
             warnings.append(f"More than {MAX_REFS} entities changed; `changed_refs` lists the "
                             f"first {MAX_REFS}. Narrow the range or filters to see all.")
+        warnings.extend(eq.unread_language_note(refs))
         data = {
             "items": page_items,
             "changed_refs": refs,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from warpline.errors import InvalidEntityRef
+from warpline.models.wire import language_fields
 from warpline.service.history.churn_input import ChurnArgs
 from warpline.service.history.churn_wire import churn_envelope
 from warpline.service.shared.closest import NameIndex, unknown_entity_warning
@@ -171,11 +172,12 @@ def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, unti
 def _unknown(ref: Ref, sei_locator: str | None) -> dict[str, Any]:
     """A ref warpline never saw change: count 0, the ref echoed (and, for an SEI that
     loomweave binds, its locator, so federation peers can key-match it)."""
+    locator = ref.value if ref.kind == "locator" else sei_locator
     return {
         "ref": ref.as_wire(),
-        "entity": {"locator": ref.value if ref.kind == "locator" else sei_locator,
-                   "sei": ref.value if ref.kind == "sei" else None,
-                   "warpline_entity_key_id": None, "path": None, "kind": None},
+        "entity": {"locator": locator, "sei": ref.value if ref.kind == "sei" else None,
+                   "warpline_entity_key_id": None, "path": None, "kind": None,
+                   **language_fields(locator)},
         "observed": False, "churn_count": 0, "first_changed_at": None,
         "last_changed_at": None, "last_actor": None,
     }
@@ -187,7 +189,8 @@ def _item(ref: Ref, row: EntityRow, stat: Stat | None) -> dict[str, Any]:
     return {
         "ref": ref.as_wire(),
         "entity": {"locator": row.locator, "sei": ref.value if ref.kind == "sei" else row.sei,
-                   "warpline_entity_key_id": row.id, "path": row.path, "kind": row.kind},
+                   "warpline_entity_key_id": row.id, "path": row.path, "kind": row.kind,
+                   **language_fields(row.locator, row.path)},
         "observed": True,
         "churn_count": stat[0] if stat else 0,
         "first_changed_at": iso_z(stat[1]) if stat else None,

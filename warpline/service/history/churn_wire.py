@@ -28,7 +28,7 @@ from warpline.models.vocab import (
     SortOrder,
     ToolName,
 )
-from warpline.models.wire import MAX_INT64, TIMESTAMP_PATTERN, holds_as_text
+from warpline.models.wire import MAX_INT64, TIMESTAMP_PATTERN, holds_as_text, language_fields
 from warpline.service.shared.envelope import SAMPLE, Dumpable, raw_envelope
 
 SCHEMA = "warpline.entity_churn_count.v1"
@@ -142,13 +142,25 @@ _opt_text = _optional(_text)
 _opt_timestamp = _optional(_timestamp)
 _count = _integer(0)
 
+_entity_fields = _object((("locator", _opt_text, _REQUIRED), ("sei", _opt_text, None),
+                         ("warpline_entity_key_id", _optional(_integer(1)), None),
+                         ("path", _opt_text, None),
+                         ("kind", _optional(_choice(EntityKind)), None),
+                         ("language", _opt_text, None),
+                         ("language_kind", _opt_text, None)))
+
+
+def _entity(value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = _entity_fields(value)
+    if "language_kind" not in value:  # the model derives both from the locator
+        out.update(language_fields(out["locator"], out["path"]))
+    return out
+
+
 _item = _object((
     ("ref", _object((("kind", _choice(EntityRefKind), _REQUIRED),
                      ("value", _ref_value, _REQUIRED))), _REQUIRED),
-    ("entity", _object((("locator", _opt_text, _REQUIRED), ("sei", _opt_text, None),
-                        ("warpline_entity_key_id", _optional(_integer(1)), None),
-                        ("path", _opt_text, None),
-                        ("kind", _optional(_choice(EntityKind)), None))), _REQUIRED),
+    ("entity", _entity, _REQUIRED),
     ("observed", _boolean, _REQUIRED),
     ("churn_count", _count, _REQUIRED),
     ("first_changed_at", _opt_timestamp, _REQUIRED),

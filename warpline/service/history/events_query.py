@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from warpline.lang import read_only_as_files
 from warpline.service.shared.envelope import iso_z, parse_instant
 from warpline.store.events import (
     Where,
@@ -87,6 +88,24 @@ def distinct_refs(
 
 
 _NOTE_LIMIT = 5
+
+
+def unread_language_note(refs: Sequence[dict[str, str]]) -> list[str]:
+    """Changed files in languages warpline does not read at entity level, in words: their
+    file events are all an answer has (``warpline.lang.UNREAD_CODE``)."""
+    paths = [r["value"].removeprefix("core:file:") for r in refs
+             if r["kind"] == "locator" and r["value"].startswith("core:file:")]
+    found = read_only_as_files(paths)
+    if not found:
+        return []
+    parts = []
+    for language, files in found.items():
+        more = f" and {len(files) - _NOTE_LIMIT} more" if len(files) > _NOTE_LIMIT else ""
+        parts.append(f"{language}: {', '.join(files[:_NOTE_LIMIT])}{more}")
+    count = sum(len(files) for files in found.values())
+    return [f"{count} changed files are in languages warpline reads only as files (their "
+            "file events are recorded; changes of their functions and classes are unknown, "
+            f"not absent): {'; '.join(parts)}."]
 _LIMIT_WORDS = {
     "rename_limit": ("changed more files than rename detection examines "
                      "(WARPLINE_RENAME_LIMIT): some renames there are recorded as removed "

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from warpline.lang import LOCATOR_HEAD
 from warpline.store.entities import some_locators
 
 MAX_SCAN = 400_000
-_PREFIX = re.compile(r"^(core:file:|python:(module|class|function):)")
+_PREFIX = re.compile(rf"^(?:{LOCATOR_HEAD})")
 _SPLIT = re.compile(r"[./:]")
 
 

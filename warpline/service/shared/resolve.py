@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from warpline.errors import InvalidEntityRef, WarplineError
+from warpline.lang import LANGUAGES, LOCATOR_HEAD
 from warpline.models.vocab import EntityRefKind
 from warpline.store.entities import Column, EntityRow, rows_by
 
 REF_KINDS: tuple[str, ...] = get_args(EntityRefKind)
-_LOCATOR = re.compile(r"^(core:file:|python:(module|class|function):)\S")
+_LOCATOR = re.compile(rf"^(?:{LOCATOR_HEAD})\S")
 # A locator with nothing to strip (what ``parse_ref`` of an ``auto`` string gives as is).
-_PLAIN_LOCATOR = re.compile(r"(?:core:file:|python:(?:module|class|function):)\S(?:.*\S)?\Z",
-                            re.DOTALL)
+_PLAIN_LOCATOR = re.compile(rf"(?:{LOCATOR_HEAD})\S(?:.*\S)?\Z", re.DOTALL)
 _SEI_PREFIX = "loomweave:eid:"
 _COLUMN: dict[str, Column] = {"locator": "locator", "sei": "sei", "path": "path",
                                "warpline_entity_key_id": "id"}
@@ -112,8 +112,16 @@ QUALNAME_KINDS = ("function", "class", "module")
 
 
 def qualname_locators(dotted: str) -> list[str]:
-    """The locators a dotted qualname may mean (the one expansion every lookup uses)."""
-    return [f"python:{kind}:{dotted}" for kind in QUALNAME_KINDS]
+    """The locators a dotted qualname may mean (the one expansion every lookup uses):
+    Python's first, then every other row's kinds (``demo_crate.Shape`` may be a Rust
+    struct, ``org.demo.Outer`` a Java class)."""
+    return [f"python:{kind}:{dotted}" for kind in QUALNAME_KINDS] + [
+        f"{prefix}:{kind}:{dotted}" for prefix, kind in _OTHER_KINDS]
+
+
+_OTHER_KINDS: tuple[tuple[str, str], ...] = tuple(dict.fromkeys(
+    (lang.prefix, kind) for lang in LANGUAGES if lang.prefix != "python"
+    for kind in lang.kinds))
 
 
 def normalise_path(value: str) -> str:

@@ -1,0 +1,292 @@
+"""The table of languages: one row per language warpline reads at entity level.
+
+A row names the language's file suffixes, how a repo-relative path becomes its module
+(``module``: the path, and for some languages a manifest of the same tree such as Rust's
+``Cargo.toml``), its reader (source bytes -> ``FileEntities``, the structure the diff
+mapping, lineage and merge rules read for every language), its locator prefix and how its
+own kinds map to the wire's four (``file module class function``). Nothing outside this
+package decides which language a file is.
+
+Adding a language: a row here, a reader module (usually a query file under ``queries/``
+and a naming function) and its tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from warpline.git.pyentities import EntityKey, FileEntities
+    from warpline.lang.tsdefs import Edit
+
+__all__ = [
+    "LANGUAGES",
+    "LOCATOR_HEAD",
+    "UNREAD_CODE",
+    "Files",
+    "Language",
+    "WireKind",
+    "by_locator",
+    "by_name",
+    "describe_locator",
+    "language_of",
+    "read_only_as_files",
+    "source_module",
+]
+
+WireKind = Literal["file", "module", "class", "function"]
+
+
+class Files(Protocol):
+    """The small files of one version of the repository (a commit's tree, the work tree),
+    read by path: the manifests a module name depends on (``Cargo.toml``)."""
+
+    def read(self, path: str) -> bytes | None: ...
+
+
+class Reader(Protocol):
+    """Source -> definitions (None: unreadable). ``edit`` says how the source was made from
+    a version read before, for readers that re-parse incrementally."""
+
+    def __call__(self, source: bytes, edit: Edit | None = None) -> FileEntities | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """One row: how files of one language are recognised, named and read."""
+
+    name: str  # the wire's ``language``
+    prefix: str  # the locator prefix (``rust`` in ``rust:struct:…``)
+    suffixes: tuple[str, ...]
+    kinds: Mapping[str, WireKind]  # the language's own kinds -> the wire's
+    module: Callable[[str, Files | None], str | None]  # path -> module name (None: none)
+    read: Reader
+    # Edits are re-parsed statement by statement (Python's ``pyincremental``); others parse
+    # the new version whole.
+    incremental: bool = False
+    label: str = ""  # the wire's ``language`` when it is not ``name`` (tsx: typescript)
+    # A parameter is written type first (Java's ``List<String> xs``): lineage's
+    # parameter-position rule takes its last word as the name, else its first.
+    type_first_params: bool = False
+    # The module is the directory's, shared by its files (a Go or Java package): a file
+    # added to (removed from) a directory that has (keeps) another such file modifies it.
+    shared_module: bool = False
+
+    @property
+    def wire_name(self) -> str:
+        return self.label or self.name
+
+    def locator(self, key: EntityKey, module: str) -> str:
+        kind, qualname = key
+        if not qualname:
+            return f"{self.prefix}:{kind}:{module}"
+        return f"{self.prefix}:{kind}:{module}.{qualname}"
+
+    def key_of(self, locator: str, module: str) -> EntityKey:
+        """The entity key of one of this language's locators in ``module``."""
+        kind, _, rest = locator[len(self.prefix) + 1 :].partition(":")
+        return (kind, rest[len(module) + 1 :])
+
+    def wire_kind(self, key: EntityKey) -> WireKind:
+        return self.kinds[key[0]]
+
+
+def _python_module(path: str, files: Files | None) -> str | None:
+    from warpline.git.locators import dotted_module
+
+    return dotted_module(path)
+
+
+def _python_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    from warpline.git.pyentities import parse_entities
+
+    return parse_entities(source)  # its edits are pyincremental's (DefinitionCache.derive)
+
+
+def _rust_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.rust import module_name
+
+    return module_name(path, files)
+
+
+def _rust_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    from warpline.lang.rust import read
+
+    return read(source, edit)
+
+
+def _go_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.golang import module_name
+
+    return module_name(path, files)
+
+
+def _go_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    from warpline.lang.golang import read
+
+    return read(source, edit)
+
+
+def _java_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.java import module_name
+
+    return module_name(path, files)
+
+
+def _java_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    from warpline.lang.java import read
+
+    return read(source, edit)
+
+
+def _script_module(path: str, files: Files | None) -> str | None:
+    from warpline.lang.script import module_name
+
+    return module_name(path, files)
+
+
+def _js_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    from warpline.lang.script import read_javascript
+
+    return read_javascript(source, edit)
+
+
+def _ts_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    from warpline.lang.script import read_typescript
+
+    return read_typescript(source, edit)
+
+
+def _tsx_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    from warpline.lang.script import read_tsx
+
+    return read_tsx(source, edit)
+
+
+_PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}
+_RUST_KINDS: dict[str, WireKind] = {
+    "module": "module", "function": "function", "struct": "class", "enum": "class",
+    "union": "class", "trait": "class", "type_alias": "class", "impl": "class",
+    "const": "function", "static": "function", "macro": "function",
+}
+_GO_KINDS: dict[str, WireKind] = {
+    "module": "module", "function": "function", "struct": "class", "interface": "class",
+    "type": "class",
+}
+_JAVA_KINDS: dict[str, WireKind] = {
+    "module": "module", "method": "function", "constructor": "function", "class": "class",
+    "interface": "class", "enum": "class", "record": "class", "annotation": "class",
+}
+_SCRIPT_KINDS: dict[str, WireKind] = {
+    "module": "module", "function": "function", "method": "function", "class": "class",
+    "interface": "class", "type": "class", "enum": "class", "namespace": "module",
+}
+
+PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
+                  incremental=True)
+RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
+GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True)
+JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read,
+                type_first_params=True, shared_module=True)
+# TypeScript and JavaScript share the ``ts`` prefix: a .js -> .ts migration keeps its ids.
+# .tsx has a grammar of its own (JSX), reported as typescript.
+TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
+                      _script_module, _ts_read)
+TSX = Language("tsx", "ts", (".tsx",), _SCRIPT_KINDS, _script_module, _tsx_read,
+               label="typescript")
+JAVASCRIPT = Language("javascript", "ts", (".js", ".jsx", ".mjs", ".cjs"), _SCRIPT_KINDS,
+                      _script_module, _js_read)
+
+LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA, TYPESCRIPT, TSX, JAVASCRIPT)
+_BY_NAME = {lang.name: lang for lang in LANGUAGES}
+_BY_PREFIX: dict[str, Language] = {}
+for _lang in LANGUAGES:
+    _BY_PREFIX.setdefault(_lang.prefix, _lang)  # a shared prefix: the first row speaks
+_BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
+
+
+# A regex alternation matching the head of every entity locator (``core:file:``,
+# ``python:class:``, ``rust:impl:`` …): what tells a locator from a qualname or a path.
+LOCATOR_HEAD = "core:file:|(?:" + "|".join(sorted(_BY_PREFIX)) + "):[a-z_]+:"
+
+
+def by_locator(locator: str) -> Language | None:
+    """The row whose prefix a locator carries (the first of rows sharing it)."""
+    return _BY_PREFIX.get(locator.partition(":")[0])
+
+
+def by_name(name: str) -> Language:
+    return _BY_NAME[name]
+
+
+def language_of(path: str) -> Language | None:
+    """The row reading ``path`` (by its suffix), None for a file no row reads."""
+    dot = path.rfind(".")
+    if dot < 0 or "/" in path[dot:]:
+        return None
+    return _BY_SUFFIX.get(path[dot:])
+
+
+def source_module(path: str | None, regular: bool,
+                  files: Files | None) -> tuple[Language, str] | None:
+    """The language and module of a regular file some row reads; None otherwise."""
+    if path is None or not regular:
+        return None
+    lang = language_of(path)
+    if lang is None:
+        return None
+    module = lang.module(path, files)
+    return None if module is None else (lang, module)
+
+
+def describe_locator(locator: str, path: str | None = None,
+                     ) -> tuple[str | None, str | None]:
+    """``(language, language_kind)`` of a locator: ``rust:impl:…`` -> ``("rust", "impl")``;
+    a file is ``(<the row reading its suffix, or None>, "file")``; an unknown prefix
+    ``(None, None)``. ``path`` (the entity's file) tells rows sharing a prefix apart."""
+    prefix, _, rest = locator.partition(":")
+    if prefix == "core":
+        kind, _, path = rest.partition(":")
+        if kind != "file":
+            return (None, kind or None)
+        reader = language_of(path)
+        return (reader.wire_name if reader is not None else None, "file")
+    lang = _BY_PREFIX.get(prefix)
+    if lang is None:
+        return (None, None)
+    if path is not None:  # rows sharing a prefix (ts: typescript, javascript) by the file
+        by_path = language_of(path)
+        if by_path is not None and by_path.prefix == prefix:
+            lang = by_path
+    return (lang.wire_name, rest.partition(":")[0] or None)
+
+
+# Source languages no row reads yet: a changed file in one of these is read only as a file,
+# and answers say so (its definitions' changes are unknown, not absent).
+UNREAD_CODE: dict[str, str] = {
+    suffix: name
+    for name, suffixes in (
+        ("C", (".c", ".h")), ("C++", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx")),
+        ("C#", (".cs",)), ("Ruby", (".rb",)), ("PHP", (".php",)), ("Swift", (".swift",)),
+        ("Kotlin", (".kt", ".kts")), ("Scala", (".scala",)), ("Objective-C", (".m", ".mm")),
+        ("Lua", (".lua",)), ("Perl", (".pl", ".pm")), ("shell", (".sh", ".bash")),
+        ("Dart", (".dart",)), ("Elixir", (".ex", ".exs")), ("Haskell", (".hs",)),
+        ("Zig", (".zig",)), ("Python stub", (".pyi",)), ("Vue", (".vue",)),
+        ("Svelte", (".svelte",)),
+    )
+    for suffix in suffixes
+}
+
+
+def read_only_as_files(paths: Iterable[str]) -> dict[str, list[str]]:
+    """The source files among ``paths`` that no row reads, by language (sorted)."""
+    out: dict[str, list[str]] = {}
+    for path in paths:
+        name = path.rpartition("/")[2]
+        dot = name.rfind(".")
+        language = UNREAD_CODE.get(name[dot:]) if dot > 0 else None
+        if language is not None:
+            out.setdefault(language, []).append(path)
+    return {name: sorted(found) for name, found in sorted(out.items())}

@@ -1,0 +1,112 @@
+"""Go: packages from ``go.mod``, definitions by a tree-sitter query (``docs/languages.md``).
+
+``go:<kind>:<import path>.<name>``: the import path is ``go.mod``'s ``module`` plus the
+file's directory below it (the directory alone under no ``go.mod``); a method is
+``<Recv>.<Name>`` with the receiver's base type (pointer and type arguments dropped), so
+switching a receiver between value and pointer keeps the id. Kinds ``function`` (funcs and
+methods), ``struct``, ``interface``, ``type``; the file-level entity is the package
+(``go:module:<import path>``), shared by the package's files.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from warpline.git.pyentities import FileEntities
+from warpline.lang import Files
+from warpline.lang.tsdefs import (
+    Def,
+    Edit,
+    build,
+    comments_above,
+    last_line,
+    load_query,
+    nest,
+    never_raises,
+    parse,
+)
+
+__all__ = ["module_name", "read"]
+
+_MODULE = re.compile(rb"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)
+_COMMENTS = frozenset({"comment"})
+
+
+def module_name(path: str, files: Files | None) -> str | None:
+    parts = path.split("/")[:-1]
+    for depth in range(len(parts), -1, -1):
+        data = files.read("/".join([*parts[:depth], "go.mod"])) if files is not None else None
+        if data is None:
+            continue
+        found = _MODULE.search(data)
+        if found is None:
+            continue
+        return "/".join([found.group(1).decode("utf-8", "replace"), *parts[depth:]])
+    return "/".join(parts) or "."
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> tuple[Any, Any]:
+    import tree_sitter
+    import tree_sitter_go
+
+    language = tree_sitter.Language(tree_sitter_go.language())
+    return tree_sitter.Parser(language), load_query(language, "go.scm")
+
+
+@never_raises
+def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
+    import tree_sitter
+
+    parser, query = _grammar()
+    tree = parse(parser, source, edit)
+    if tree is None:
+        return None
+    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
+    found = [(node, kind) for kind, nodes in captures.items() for node in nodes]
+    defs: list[Def] = []
+    for node, kind, _ in nest(found):  # Go has no nested named definitions
+        name = _name(node, kind)
+        if not name:
+            continue
+        outer = node
+        if node.type in ("type_spec", "type_alias") and node.parent is not None \
+                and node.parent.type == "type_declaration" \
+                and len(node.parent.named_children) == 1:
+            outer = node.parent  # `type X struct{…}`: the declaration is the definition
+        first = comments_above(outer, outer.start_point[0] + 1, _COMMENTS)
+        defs.append(Def(("function" if kind == "method" else kind, name), first,
+                        last_line(outer)))
+    return build(source, defs, tree.root_node.has_error, "go")
+
+
+def _text(node: Any) -> str:
+    return str(node.text.decode("utf-8", "replace"))
+
+
+def _name(node: Any, kind: str) -> str:
+    name = node.child_by_field_name("name")
+    if name is None:
+        return ""
+    if kind != "method":
+        return _text(name)
+    receiver = node.child_by_field_name("receiver")
+    base = _receiver_base(receiver) if receiver is not None else None
+    return f"{base}.{_text(name)}" if base else _text(name)
+
+
+def _receiver_base(receiver: Any) -> str | None:
+    for param in receiver.named_children:
+        if param.type != "parameter_declaration":
+            continue
+        typ = param.child_by_field_name("type")
+        while typ is not None and typ.type in ("pointer_type", "parenthesized_type"):
+            typ = next((c for c in typ.named_children), None)
+        if typ is None:
+            return None
+        if typ.type == "generic_type":
+            typ = typ.child_by_field_name("type")
+        return _text(typ) if typ is not None else None
+    return None
