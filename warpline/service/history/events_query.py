@@ -93,6 +93,9 @@ _LIMIT_WORDS = {
     "lineage_limit": ("had more removed and added definitions than lineage pairing compares: "
                       "some renamed or moved definitions there are recorded as removed plus "
                       "added"),
+    "ingest_failed": ("could not be read (recorded as failed and skipped; `warpline doctor` "
+                      "says why, `warpline backfill --retry-failed` tries again): their "
+                      "changes are missing from this answer"),
 }
 
 

@@ -135,7 +135,7 @@ def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
 
 def catch_up(ctx: RepoContext, *, interactive: bool = True,
              progress: Progress | None = None,
-             stop: StopRequest | None = None) -> IngestReport:
+             stop: StopRequest | None = None, retry_failed: bool = False) -> IngestReport:
     """The one catch-up to HEAD: ingest new commits reachable from it. A tool answering
     now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` and says how far
     behind it is; backfill and the hooks run to the end.
@@ -146,7 +146,7 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     ``store_unwritable``."""
     # The usual case, and the one "is it a no-op?" check (``readonly.pending(...).nothing``
     # agrees with it exactly): skip loading pygit2 and the walker.
-    if is_caught_up(ctx.store, ctx.head_sha(), ctx.boundary()):
+    if not retry_failed and is_caught_up(ctx.store, ctx.head_sha(), ctx.boundary()):
         return IngestReport()
     from warpline.git.repo import head_commit
     from warpline.store.ingest import Ingestor
@@ -156,7 +156,8 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     budget = settings.interactive_budget_s() if interactive else None
     try:
         return Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,
-                                                      progress=progress, stop=stop)
+                                                      progress=progress, stop=stop,
+                                                      retry_failed=retry_failed)
     except StoreUnwritable as exc:
         if not interactive:
             raise
@@ -199,8 +200,9 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
     if report.failures:
         warnings.append(
             f"{len(report.failures)} commits could not be ingested (first: "
-            f"{report.failures[0][0][:12]}: {report.failures[0][1]}); they are retried on "
-            "the next run and listed by `warpline doctor`."
+            f"{report.failures[0][0][:12]}: {report.failures[0][1]}); they are recorded as "
+            "failed and skipped (`warpline doctor` lists them, `warpline backfill "
+            "--retry-failed` reads them again)."
         )
     return warnings
 
