@@ -59,6 +59,7 @@ from warpline.git.parsecache import (
     python_dotted,
     side_result,
 )
+from warpline.git.paths import shown
 from warpline.git.pyentities import EntityKey, split_lines
 from warpline.git.worktree import worktree_events
 
@@ -107,8 +108,8 @@ def commit_changes(
         changes, unparsed = merge_changes(repo, commit, cache)
     else:
         changes, unparsed = _first_parent_changes(repo, commit, cache, limits)
-    return CommitChanges(commit_info(commit), finalize(changes), tuple(sorted(set(unparsed))),
-                         tuple(limits))
+    return CommitChanges(commit_info(commit), finalize(changes),
+                         tuple(sorted({shown(path) for path in unparsed})), tuple(limits))
 
 
 def worktree_changes(repo: pygit2.Repository) -> tuple[EntityChange, ...]:
