@@ -240,8 +240,9 @@ def changes_in_workers(repo_path: str, shas: Sequence[str], workers: int,
     ends = [writer_end for writer_end, _ in pipes]
     try:
         yield from _Reader(slices, procs, ends, stop).outcomes()
-        for proc in procs:
-            proc.join()
+        if stop is None or stop.signum is None:  # else still busy: terminated below
+            for proc in procs:
+                proc.join()
     finally:
         for end in ends:
             end.close()
