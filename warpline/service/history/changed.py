@@ -35,7 +35,7 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
         warnings = behind_warning(ctx, report)
-        shas, range_info = _range_commits(ctx, params, warnings)
+        shas, range_info = _range_commits(ctx, params, warnings, report.commits_behind > 0)
         range_text = range_info["rev_range"]
         where = eq.where_from_filters(params.filters)
         sort_by, order = params.sort_by, params.sort_order
@@ -76,8 +76,8 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         )
 
 
-def _range_commits(ctx: RepoContext, params: Any,
-                   warnings: list[str]) -> tuple[list[str] | None, dict[str, Any]]:
+def _range_commits(ctx: RepoContext, params: Any, warnings: list[str],
+                   spent: bool = False) -> tuple[list[str] | None, dict[str, Any]]:
     """The commit shas the answer covers (None: every recorded commit) and the range."""
     if params.rev_range is not None and (params.base_ref or params.head_ref):
         raise InvalidRevRange("Pass either `rev_range` or `base_ref`/`head_ref`, not both.",
@@ -97,19 +97,25 @@ def _range_commits(ctx: RepoContext, params: Any,
                       "head_commit": None if tip is None else str(tip.id),
                       "commit_count": reachable_commit_count(ctx.store.conn)}
     commits = single if single is not None else commits_in_range(ctx.repo, base, head)
-    _ensure_ingested(ctx, commits, warnings)
+    _ensure_ingested(ctx, commits, warnings, spent)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),
             "head_commit": str(head.id), "commit_count": len(commits)}
     return [str(c.id) for c in commits], info
 
 
 def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
-                     warnings: list[str]) -> None:
-    """A range off HEAD's history (another branch) is ingested on demand, within budget."""
+                     warnings: list[str], spent: bool = False) -> None:
+    """A range off HEAD's history (another branch) is ingested on demand, within budget;
+    not at all when the catch-up to HEAD already ``spent`` this answer's budget."""
     shas = [str(c.id) for c in commits]
     done = ingested_among(ctx.store, shas)
     missing = [c for c in reversed(commits) if str(c.id) not in done]
     if not missing:
+        return
+    if spent:
+        warnings.append(
+            f"{len(missing)} commits of the range are not ingested yet: this answer is "
+            f"partial. Run `warpline backfill --repo {ctx.root}` and ask again.")
         return
     from warpline.store.ingest import Ingestor  # the walker, only when there is work
 
