@@ -148,3 +148,32 @@ def test_sigterm_stops_a_backfill_in_the_middle_of_a_commit(tmp_path: Path) -> N
     assert (summary["stopped_by"], summary["commits_behind"]) == ("SIGTERM", 1)
     assert _rows(r.path, "SELECT count(*) FROM commits") == [(1,)]
     assert _rows(r.path, "SELECT count(*) FROM ingest_failures") == [(0,)]
+
+
+def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers bound each commit too: the slow one is recorded as failed, the commits
+    around it are ingested, and the next catch-up reads nothing again."""
+    from warpline.git.repo import head_commit, open_repo
+    from warpline.store.db import Store
+    from warpline.store.ingest import Ingestor
+    from warpline.store.report import IngestReport
+
+    r = FixtureRepo(tmp_path / "repo")
+    r.commit({"a.py": _definitions("old", 1, 200, 150)}, "add")
+    slow = r.commit({"a.py": None, "b.py": _definitions("new", -1, 200, 150)}, "replace")
+    for n in range(3):
+        r.commit({"c.py": f"def c():\n    return {n}\n"}, f"edit {n}")
+    monkeypatch.setenv("WARPLINE_COMMIT_TIMEOUT_S", "1")
+    handle = open_repo(r.path)
+    with Store.open(r.path) as store:
+        ingestor = Ingestor(store, handle)
+        todo = ingestor.pending(head_commit(handle))
+        report = ingestor._run_in_workers(todo, 2, IngestReport(), None, 0)
+        assert [sha for sha, _ in report.failures] == [slow]
+        assert "WARPLINE_COMMIT_TIMEOUT_S" in report.failures[0][1]
+        assert report.commits_ingested == 4
+        assert Ingestor(store, handle).catch_up(head_commit(handle)).commits_ingested == 0
+    assert _rows(r.path, "SELECT limits_hit FROM commits WHERE sha = ?", slow) == [
+        ('["ingest_failed"]',)]
