@@ -78,6 +78,11 @@ def test_a_commit_past_the_bound_is_recorded_failed_skipped_and_retried_on_reque
     assert any(slow[:12] in w and "could not be read" in w for w in again["warnings"])
     assert _rows(r.path, "SELECT count(*) FROM ingest_failures") == [(1,)]
     assert [sha for sha, _ in unresolved_failures(store_path(r.path))] == [slow]
+    # A history or a count over the whole history says what it may miss.
+    for tool, args in (("timeline", {"entity": "python:function:a.old1"}),
+                       ("churn", {"entity_refs": ["python:function:a.old1"]})):
+        answer = _call(tool, repo=str(r.path), **args)
+        assert any(slow[:12] in w and "could not be read" in w for w in answer["warnings"])
 
     done = _cli("backfill", "--repo", str(r.path), "--json", "--retry-failed",
                 env={"WARPLINE_COMMIT_TIMEOUT_S": "600"})

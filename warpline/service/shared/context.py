@@ -207,6 +207,21 @@ def behind_warning(ctx: RepoContext, report: IngestReport) -> list[str]:
     return warnings
 
 
+def failed_warning(ctx: RepoContext) -> list[str]:
+    """An entity's history or count over the whole history may miss what the commits
+    recorded as failed changed: say so, naming the first ones."""
+    from warpline.store.events import failed_commits
+
+    count, shas = failed_commits(ctx.store.conn, 5)
+    if not count:
+        return []
+    more = f" and {count - len(shas)} more" if count > len(shas) else ""
+    return [f"{count} commits HEAD reaches could not be read (recorded as failed and "
+            "skipped; `warpline doctor` says why, `warpline backfill --retry-failed` tries "
+            "again): changes there are missing from this answer: "
+            f"{', '.join(sha[:12] for sha in shas)}{more}."]
+
+
 def ingest_status(ctx: RepoContext, report: IngestReport) -> dict[str, object]:
     """``data.ingest``: how far behind HEAD the answer's history is."""
     edge = ctx.boundary()
