@@ -182,3 +182,21 @@ def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
         assert Ingestor(store, handle).catch_up(head_commit(handle)).commits_ingested == 0
     assert _rows(r.path, "SELECT limits_hit FROM commits WHERE sha = ?", slow) == [
         ('["ingest_failed"]',)]
+
+
+def test_the_bound_puts_back_a_timer_already_armed() -> None:
+    """A test runner's own alarm (pytest-timeout's) survives a bounded commit."""
+    from warpline.store.bounded import CommitTimeout, bounded
+
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        with pytest.raises(CommitTimeout), bounded(0.05):
+            while True:
+                pass
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < left <= 30.0 and not fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
