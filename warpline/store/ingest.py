@@ -32,6 +32,7 @@ from warpline import settings
 from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
+from warpline.git.paths import shown
 from warpline.git.repo import release_caches, walk_all
 from warpline.store import lineages, shallow_ingest
 from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
@@ -339,6 +340,7 @@ class Ingestor:
         return None
 
     def _fail(self, sha: str, error: str, report: IngestReport) -> None:
+        error = shown(error)  # a message may quote a name that is not UTF-8
         self._tip_cache = None
         self._record_failure(sha, error, skip=not error.startswith(WORKER_LOST))
         report.failures.append((sha, error))
