@@ -129,6 +129,8 @@ def test_the_rename_limit_is_configurable_and_a_warning_says_when_it_was_hit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("WARPLINE_RENAME_LIMIT", "1000")
+    # A read stops at its budget even in the middle of one commit: this one takes seconds.
+    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "600")
     r, sha = _many_modules(tmp_path, 5000)
     changes = commit_changes(r.repo, resolve_commit(r.repo, sha))
     assert changes.limits_hit == ("rename_limit",)

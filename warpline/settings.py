@@ -55,6 +55,8 @@ PROGRESS_INTERVAL_S = Setting("WARPLINE_PROGRESS_INTERVAL_S", "seconds between t
 
 RENAME_LIMIT = Setting("WARPLINE_RENAME_LIMIT", "files git's rename detection examines per "
                        "commit (a commit past it is named in the answers' warnings)", "`10000`")
+COMMIT_TIMEOUT_S = Setting("WARPLINE_COMMIT_TIMEOUT_S", "how long reading one commit may "
+                           "take before it is recorded as failed and skipped", "`300`")
 RECORD = Setting("WARPLINE_RECORD", "`1`: the pytest plugin records a test map (as "
                  "`--warpline-record`)", "unset")
 
@@ -64,12 +66,13 @@ NO_COLOR = Setting("NO_COLOR", "set: CLI tables without colour (the no-color.org
 SETTINGS: tuple[Setting, ...] = (
     LOOMWEAVE_COMMAND, EDGE_SOURCES, FILIGREE_API_URL, INTERACTIVE_BUDGET_S,
     AUTO_CAPTURE_BUDGET_S, FILIGREE_DEADLINE_S, INGEST_WORKERS, LOG_LEVEL, DEBUG,
-    RENAME_LIMIT, RECORD, NO_COLOR, PROGRESS_INTERVAL_S, BACKGROUND_BACKFILL,
+    RENAME_LIMIT, COMMIT_TIMEOUT_S, RECORD, NO_COLOR, PROGRESS_INTERVAL_S, BACKGROUND_BACKFILL,
 )
 DEFAULT_RENAME_LIMIT = 10_000
 
 KNOWN_EDGE_SOURCES = ("loomweave", "builtin")
 DEFAULT_INTERACTIVE_BUDGET_S = 3.0
+DEFAULT_COMMIT_TIMEOUT_S = 300.0
 DEFAULT_AUTO_CAPTURE_BUDGET_S = 5.0
 DEFAULT_FILIGREE_DEADLINE_S = 3.0
 DEFAULT_PROGRESS_INTERVAL_S = 5.0
@@ -113,6 +116,12 @@ def interactive_budget_s() -> float:
     """How long a read tool may spend ingesting new commits before it answers with what
     it has (and says how far behind it is)."""
     return _seconds(INTERACTIVE_BUDGET_S, DEFAULT_INTERACTIVE_BUDGET_S, 0.0)
+
+
+def commit_timeout_s() -> float:
+    """How long the walker may spend on one commit (diff, parses, pairing) before the
+    commit is recorded as failed, with that reason, and skipped."""
+    return _seconds(COMMIT_TIMEOUT_S, DEFAULT_COMMIT_TIMEOUT_S, 0.01)
 
 
 def auto_capture_budget_s() -> float:

@@ -68,7 +68,7 @@ def _backfill(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
         with ingestlock.exclusive(ctx.root, _WAIT_S), stop_on_signals() as stop:
             report = catch_up(ctx, interactive=False, progress=stderr_progress("backfill"),
-                              stop=stop)
+                              stop=stop, retry_failed=args.retry_failed)
             code = _print(_report_dict(report, time.perf_counter() - started, ctx.root),
                           args.json)
     if stop.signum is not None:  # stopped between two commits; the next run resumes
@@ -92,6 +92,8 @@ def _ingest_commit(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: Any, common: Callable[..., None]) -> None:
     p = sub.add_parser("backfill", help="ingest the history reachable from HEAD (resumable)")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="read again the commits recorded as failed (skipped otherwise)")
     common(p, listing=False)
     p.set_defaults(run=_backfill)
     p = sub.add_parser("ingest-commit",

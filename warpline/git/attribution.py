@@ -63,6 +63,7 @@ from warpline.git.parsecache import (
     side_result,
     source_of,
 )
+from warpline.git.paths import shown
 from warpline.git.pyentities import EntityKey, split_lines
 from warpline.git.worktree import worktree_events
 from warpline.lang import language_of
@@ -112,8 +113,8 @@ def commit_changes(
         changes, unparsed = merge_changes(repo, commit, cache)
     else:
         changes, unparsed = _first_parent_changes(repo, commit, cache, limits)
-    return CommitChanges(commit_info(commit), finalize(changes), tuple(sorted(set(unparsed))),
-                         tuple(limits))
+    return CommitChanges(commit_info(commit), finalize(changes),
+                         tuple(sorted({shown(path) for path in unparsed})), tuple(limits))
 
 
 def worktree_changes(repo: pygit2.Repository,

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
 from warpline.git.locators import file_locator
+from warpline.git.paths import shown
 from warpline.git.pyentities import MODULE_KEY, EntityKey, FileEntities
 from warpline.git.pyincremental import Window
 from warpline.lang import WireKind, by_name
@@ -232,15 +233,31 @@ def whole_texts(entities: FileEntities, lines: list[bytes]) -> dict[EntityKey, l
     return own_texts(entities, lines, [(1, entities.line_count)], entities.keys())
 
 
+def _shown(change: EntityChange) -> EntityChange:
+    """The change with its paths and locators in their stored form (``paths.shown``: a
+    name that is not UTF-8 escaped), so the store and the wire can hold it."""
+    texts = (change.locator, change.path, change.previous_locator or "",
+             change.previous_path or "")
+    if all(text.isascii() for text in texts):
+        return change
+    return EntityChange(
+        shown(change.locator), change.kind, change.change_kind, shown(change.path),
+        None if change.previous_locator is None else shown(change.previous_locator),
+        None if change.previous_path is None else shown(change.previous_path),
+        change.also_modified)
+
+
 def finalize(changes: Iterable[EntityChange]) -> tuple[EntityChange, ...]:
-    """One event per (locator, change_kind), in a deterministic order.
+    """One event per (locator, change_kind), in a deterministic order, every path and
+    locator in its stored form (``warpline.git.paths``).
 
     An entity removed from one path and added at another under the same locator in one
     commit (a move git did not pair as a rename, ``a.py`` -> ``a/__init__.py``) is one
     ``modified`` event carrying the previous path.
     """
     by_locator: dict[str, dict[str, EntityChange]] = {}
-    for change in sorted(changes, key=lambda c: (c.locator, c.change_kind, c.path)):
+    for change in sorted(map(_shown, changes), key=lambda c: (c.locator, c.change_kind,
+                                                              c.path)):
         # The first per kind wins (by path): one event per entity per commit.
         by_locator.setdefault(change.locator, {}).setdefault(change.change_kind, change)
     out: list[EntityChange] = []

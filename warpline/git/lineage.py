@@ -31,7 +31,10 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
 The work is bounded: every removed/added pair is scored only when there are at most
 ``MAX_COMPARISONS`` of them in one round; past that, only exact text matches and pairs
 keeping their name are looked up (by hashing), and when definitions stay unpaired the
-commit says so (``limit_hit``).
+commit says so (``limit_hit``). Exact texts are paired group by group in linear time
+(``_pair_exact``), and the same-name lookups stop at ``_NAME_STEPS`` pairs looked at or
+``_NAME_COMPARISONS`` scored: a commit moving 20,000 identical files past git's rename
+limit ranked every pair of them (400 million) and never finished.
 """
 
 from __future__ import annotations
@@ -74,6 +77,14 @@ __all__ = [
     "pair_definitions",
     "score",
 ]
+
+# Above this many pairs, an exact-text group is paired by buckets (``_pair_exact``).
+_SMALL_GROUP = 4096
+# Past the budget, what the same-name lookups may still cost in one round: pairs looked
+# at, and pairs scored. Thousands of definitions sharing a name (``test``, ``Meta``) in a
+# commit past the rename limit would otherwise cost their product.
+_NAME_STEPS = 1_000_000
+_NAME_COMPARISONS = 4 * MAX_COMPARISONS
 
 # Diagnostics for bench/bench_lineage.py: when a list, every scored pair is appended as
 # (score, old locator, new locator, same name); None (the default) records nothing.
@@ -161,35 +172,46 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
     """Pair ``olds`` with ``news`` (same kind), best first, one-to-one.
 
     Exact texts and same names are looked up by hashing; every other pair costs one step
-    of the budget, and past it only those lookups remain (``limit_hit``)."""
-    scored: list[tuple[float, int, int, str, str, int, int]] = []
+    of the budget, and past it only those lookups remain (``limit_hit``), the same-name
+    comparisons themselves bounded by the budget too."""
     by_text: dict[tuple[str, Text], list[int]] = {}
     by_name: dict[tuple[str, bytes], list[int]] = {}
     for j, new in enumerate(news):
         by_text.setdefault((new.key[0], new.text), []).append(j)
         by_name.setdefault((new.key[0], new.name), []).append(j)
-    open_budget = len(olds) * len(news) <= MAX_COMPARISONS
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    # Exact texts score 1.0, above any other pair, and each definition has one text:
+    # each group of equal texts is paired on its own, before everything else.
+    groups: dict[tuple[str, Text], list[int]] = {}
     for i, old in enumerate(olds):
-        exact = by_text.get((old.key[0], old.text), [])
-        for j in exact:
-            if _eligible(old, news[j], 1.0):
-                scored.append(_ranked(1.0, old, news[j], i, j))
+        if (old.key[0], old.text) in by_text:
+            groups.setdefault((old.key[0], old.text), []).append(i)
+    for text_key, group in groups.items():
+        _pair_exact(olds, group, news, by_text[text_key], used_old, used_new, state)
+    open_budget = len(olds) * len(news) <= MAX_COMPARISONS
+    spent, steps = state.comparisons, 0
+    scored: list[tuple[float, int, int, str, str, int, int]] = []
+    for i, old in enumerate(olds):
+        if i in used_old:
+            continue
         if open_budget:
             others: list[int] | range = range(len(news))
         else:
             others = by_name.get((old.key[0], old.name), [])
             if len(others) > len(news) // 2:
                 others = []
+            steps += len(others)
+            if steps > _NAME_STEPS or state.comparisons - spent >= _NAME_COMPARISONS:
+                break  # thousands sharing a name: the rest is left unpaired (limit_hit)
         for j in others:
             new = news[j]
-            if new.key[0] != old.key[0] or j in exact:
-                continue
+            if j in used_new or new.key[0] != old.key[0] or new.text == old.text:
+                continue  # paired by its exact text already, or another kind
             value = _compare(old, new, state)
             if value is not None and _eligible(old, new, value):
                 scored.append(_ranked(value, old, new, i, j))
     scored.sort(key=lambda s: (-s[0], s[1], s[2], s[3], s[4]))
-    used_old: set[int] = set()
-    used_new: set[int] = set()
     for *_, i, j in scored:
         if i in used_old or j in used_new:
             continue
@@ -198,6 +220,54 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
         state.pairs.append((olds[i], news[j]))
     if not open_budget and len(used_old) < len(olds) and len(used_new) < len(news):
         state.limit_hit = True  # pairs beyond the budget were not looked for
+
+
+def _pair_exact(olds: list[Candidate], group: list[int], news: list[Candidate],
+                matches: list[int], used_old: set[int], used_new: set[int],
+                state: _Pairing) -> None:
+    """Pair definitions of one exact text in the order scoring every pair would (same
+    name and file first, then same name, then same file, then any; locator order within),
+    in linear time: a commit renaming thousands of identical files (generated code, empty
+    ``__init__``s) would otherwise rank every pair of them.
+
+    Once the same-name-and-file pairs are taken, no old and new left share both, so each
+    later stage is one pass over buckets (a name, a file, everything)."""
+    if len(group) * len(matches) <= _SMALL_GROUP:  # the plain greedy, cheap at this size
+        ranked = sorted(_ranked(1.0, olds[i], news[j], i, j) for i in group for j in matches
+                        if _eligible(olds[i], news[j], 1.0))
+        for *_, i, j in ranked:
+            if i not in used_old and j not in used_new:
+                used_old.add(i)
+                used_new.add(j)
+                state.pairs.append((olds[i], news[j]))
+        return
+    stages: tuple[Callable[[Candidate], object], ...] = (
+        lambda c: (c.name, c.change.path), lambda c: c.name, lambda c: c.change.path,
+        lambda c: None)
+    old_order = sorted(group, key=lambda i: (olds[i].change.locator, i))
+    new_order = sorted(matches, key=lambda j: (news[j].change.locator, j))
+    for bucket in stages:
+        waiting: dict[object, list[int]] = {}
+        for j in new_order:
+            if j not in used_new:
+                waiting.setdefault(bucket(news[j]), []).append(j)
+        taken: dict[object, int] = {}
+        for i in old_order:
+            if i in used_old:
+                continue
+            key = bucket(olds[i])
+            found = waiting.get(key)
+            if not found:
+                continue
+            at = taken.get(key, 0)
+            # Equal texts, and a bucket shares what ``_eligible`` looks at (same name or
+            # not, same file or not, the text's length): its first pair speaks for all.
+            if at < len(found) and _eligible(olds[i], news[found[at]], 1.0):
+                j = found[at]
+                taken[key] = at + 1
+                used_old.add(i)
+                used_new.add(j)
+                state.pairs.append((olds[i], news[j]))
 
 
 def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:

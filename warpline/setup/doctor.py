@@ -245,8 +245,10 @@ def _failures(root: Path, probe: StoreProbe) -> Check:
     fix = _install_fix(root) + "  (retries the ingest)"
     if unresolved:
         sha, error = unresolved[0]
+        # Recorded as failed and skipped by every run: only an explicit retry reads them.
+        retry = f"warpline backfill --retry-failed --repo {shlex.quote(str(root))}"
         return Check("ingest", "fail", True, f"{len(unresolved)} commit(s) could not be "
-                     f"ingested; latest {sha[:12]}: {error}", fix, "backfill")
+                     f"ingested; latest {sha[:12]}: {error}", retry)
     if last is not None and not last.get("ok"):
         return Check("ingest", "fail", True, f"the last unattended ingest ({last.get('hook')}, "
                      f"{last.get('at')}) failed: {last.get('error')}", fix, "backfill")

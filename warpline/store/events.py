@@ -157,6 +157,15 @@ def unread_commits(conn: sqlite3.Connection,
             for sha, unparsed, limits in rows]
 
 
+def failed_commits(conn: sqlite3.Connection, limit: int) -> tuple[int, list[str]]:
+    """How many commits HEAD reaches are recorded as failed (``ingest.FAILED``: no
+    events), and the first ``limit`` of their shas, newest first."""
+    rows = [str(r[0]) for r in conn.execute(
+        "SELECT sha FROM commits WHERE limits_hit = '[\"ingest_failed\"]' AND reachable = 1 "
+        "ORDER BY topo DESC, id DESC")]
+    return len(rows), rows[:limit]
+
+
 def reachable_commit_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM commits WHERE reachable = 1").fetchone()[0])
 

@@ -8,6 +8,10 @@ from pathlib import Path
 
 from warpline.store.probe import open_read_only
 
+# ``commits.limits_hit`` of a commit recorded as failed (``warpline.store.ingest.FAILED``):
+# its row keeps it from being read again, its failure stays unresolved.
+FAILED_LIMITS = '["ingest_failed"]'
+
 
 def damage(path: Path) -> str | None:
     """SQLite's own page-level check, read-only; None when it finds nothing wrong."""
@@ -26,7 +30,8 @@ def unresolved_failures(path: Path, limit: int = 20) -> list[tuple[str, str]]:
         with open_read_only(path) as conn:
             return [(str(r[0]), str(r[1])) for r in conn.execute(
                 "SELECT f.sha, f.error FROM ingest_failures f WHERE NOT EXISTS "
-                "(SELECT 1 FROM commits c WHERE c.sha = f.sha) GROUP BY f.sha "
-                "ORDER BY max(f.failed_at) DESC LIMIT ?", (limit,))]
+                "(SELECT 1 FROM commits c WHERE c.sha = f.sha AND c.limits_hit != ?) "
+                "GROUP BY f.sha "
+                "ORDER BY max(f.failed_at) DESC LIMIT ?", (FAILED_LIMITS, limit))]
     except sqlite3.Error as exc:
         return [("?" * 12, f"the failures table cannot be read: {exc}")]

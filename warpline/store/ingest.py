@@ -6,6 +6,16 @@ same within a time budget for interactive read tools (newest first on a long bac
 (``warpline.store.reach``); ``ingest_one`` is the hook's entry point. A commit is recorded
 by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill, and several
 processes ingesting at once all converge on one row per commit.
+
+A commit whose reading fails, or takes longer than ``WARPLINE_COMMIT_TIMEOUT_S``
+(``warpline.store.bounded``), or whose rows cannot be written, is recorded as failed: its
+reason in ``ingest_failures`` and a ``commits`` row without events whose ``limits_hit``
+says ``ingest_failed`` (answers covering it name it). It is skipped from then on, by
+reads, hooks and backfills alike, until ``warpline backfill --retry-failed`` (or
+``catch_up(retry_failed=True)``) tries it again. A failure that is not the commit's own
+(a worker process that died, a stop) records only the reason: the next run retries it. A
+read tool's budget running out in the middle of a commit is no failure either: the answer
+says how far behind it is.
 """
 
 from __future__ import annotations
@@ -23,21 +33,27 @@ from warpline import settings
 from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
+from warpline.git.paths import shown
 from warpline.git.repo import release_caches, walk_all
 from warpline.store import lineages, relineage, shallow_ingest
+from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
 from warpline.store.caughtup import ingested_among
 from warpline.store.db import Store, environmental
+from warpline.store.metakeys import TIPS_KEY
 from warpline.store.reach import refresh_reachability
 from warpline.store.relineage import UNORDERED_KEY
-from warpline.store.report import IngestReport, Progress
-from warpline.store.stopping import StopRequest
+from warpline.store.report import WORKER_LOST, IngestReport, Progress
+from warpline.store.stopping import StopNow, StopRequest
 
 if TYPE_CHECKING:
     from warpline.store import pipeline
 
 # Ancestry-complete tips: every ancestor of each of these commits is ingested, so a walk
 # for pending work may hide them. Kept short; stale entries only cost walk time.
-_TIPS_KEY = "complete_tips"
+_TIPS_KEY = TIPS_KEY
+# ``commits.limits_hit`` of a commit recorded as failed (no events; reason in
+# ``ingest_failures``).
+FAILED = "ingest_failed"
 _MAX_TIPS = 16
 # How a long (worker) backfill groups commits into transactions: a transaction ends after
 # WRITE_BATCH commits or once WRITE_INTERVAL_S has passed since the last one ended,
@@ -147,7 +163,12 @@ class Ingestor:
             if deadline is not None and time.monotonic() > deadline:
                 report.commits_behind = len(todo) - index
                 break
-            self._ingest(commit, report)
+            cut = self._ingest(commit, report, deadline, stop)
+            if cut is not None:  # the answer's budget ran out, or a stop, mid-commit
+                report.commits_behind = len(todo) - index
+                if stop is not None and stop.requested:
+                    report.stopped_by = stop.name
+                break
             if progress is not None:
                 progress(index + 1, total or len(todo))
         return report
@@ -180,7 +201,7 @@ class Ingestor:
         # libgit2's caches (tens of MB on a long history) would be held once per process.
         todo.clear()
         _release_memory(self.repo)
-        stream = _pipeline().changes_in_workers(self.repo.path, shas, workers)
+        stream = _pipeline().changes_in_workers(self.repo.path, shas, workers, stop)
         done = 0
         batch: list[pipeline.Outcome] = []
         policy = FlushPolicy()
@@ -211,6 +232,12 @@ class Ingestor:
                     continue
                 flush(batch)
                 batch = []
+            if stop is not None and stop.requested:  # the stream ended for the stop
+                kept = _until_failure(batch)
+                if kept:
+                    flush(kept)
+                report.commits_behind, report.stopped_by = len(shas) - done, stop.name
+                return report
             if batch:  # the stream ended early (it does not, but never drop outcomes)
                 flush(batch)
         finally:
@@ -231,7 +258,7 @@ class Ingestor:
                     fresh: dict[str, tuple[int, str]] = {}
                     try:
                         written = self._write_in(conn, changes, fresh, learned)
-                    except Exception as exc:  # recorded, reported, retried next run
+                    except Exception as exc:  # recorded as failed, reported, skipped from now on
                         if environmental(exc):
                             raise  # not the commit's fault: the run stops, nothing recorded
                         conn.execute("ROLLBACK TO warpline_commit")
@@ -275,7 +302,10 @@ class Ingestor:
         budget_s: float | None = None,
         progress: Progress | None = None,
         stop: StopRequest | None = None,
+        retry_failed: bool = False,
     ) -> IngestReport:
+        if retry_failed and self.reopen_failed():
+            self._tip_cache = None
         reopened = shallow_ingest.reopen_deepened(self.store, shallow.boundary(self.repo))
         if reopened:
             self._tip_cache = None  # the deepened history is walked from HEAD again
@@ -311,26 +341,43 @@ class Ingestor:
                 self.store.meta_set(conn, UNORDERED_KEY, "1")
 
     # -- one commit ---------------------------------------------------------------
-    def _ingest(self, commit: pygit2.Commit, report: IngestReport) -> None:
+    def _ingest(self, commit: pygit2.Commit, report: IngestReport,
+                deadline: float | None = None, stop: StopRequest | None = None) -> str | None:
+        """Read and write one commit; ``"budget"`` or ``"stopped"`` when the answer's
+        deadline or a stop cut its reading short (nothing recorded: it is still to do)."""
         if self.ingested_among([str(commit.id)]):
             report.commits_skipped += 1  # no need to diff and parse what is stored
-            return
+            return None
+        limit = settings.commit_timeout_s()
+        left = None if deadline is None else deadline - time.monotonic()
         try:
-            changes = commit_changes(self.repo, commit, cache=self.cache)
-        except Exception as exc:  # recorded, reported, retried next run
+            with bounded(limit if left is None else min(limit, left), stop):
+                changes = commit_changes(self.repo, commit, cache=self.cache)
+        except CommitTimeout:
+            self.cache = DefinitionCache()  # a walk cut short may leave it half-updated
+            if left is not None and left < limit:
+                return "budget"
+            self._fail(str(commit.id), timeout_reason(limit), report)
+            return None
+        except StopNow:
+            self.cache = DefinitionCache()
+            return "stopped"
+        except Exception as exc:  # recorded as failed, reported, skipped from now on
             self._fail(str(commit.id), f"{type(exc).__name__}: {exc}", report)
-            return
+            return None
         self._store(changes, report)
+        return None
 
     def _fail(self, sha: str, error: str, report: IngestReport) -> None:
+        error = shown(error)  # a message may quote a name that is not UTF-8
         self._tip_cache = None
-        self._record_failure(sha, error)
+        self._record_failure(sha, error, skip=not error.startswith(WORKER_LOST))
         report.failures.append((sha, error))
 
     def _store(self, changes: CommitChanges, report: IngestReport) -> None:
         try:
             written = self._write(changes)
-        except Exception as exc:  # recorded, reported, retried next run
+        except Exception as exc:  # recorded as failed, reported, skipped from now on
             if environmental(exc):
                 raise  # a full disk or read-only store: store_unwritable, nothing recorded
             self._fail(changes.commit.sha, f"{type(exc).__name__}: {exc}", report)
@@ -428,15 +475,44 @@ class Ingestor:
         return entity_id
 
     # -- bookkeeping --------------------------------------------------------------
-    def _record_failure(self, sha: str, error: str) -> None:
+    def _record_failure(self, sha: str, error: str, *, skip: bool) -> None:
+        """The reason, and (``skip``: the commit's own failure) a ``commits`` row without
+        events that keeps every later run from reading it again."""
         try:
             with self.store.transaction() as conn:
                 conn.execute(
                     "INSERT INTO ingest_failures (sha, error, failed_at) VALUES (?, ?, ?)",
                     (sha, error[:2000], int(time.time())),
                 )
+                if skip:
+                    self._failed_row(conn, sha)
         except Exception:
-            pass
+            if skip:  # the row could not be written: at least keep the reason
+                self._record_failure(sha, error, skip=False)
+
+    def _failed_row(self, conn: sqlite3.Connection, sha: str) -> None:
+        commit = self.repo.get(sha)
+        if not isinstance(commit, pygit2.Commit):
+            return
+        author = commit.author
+        conn.execute(
+            "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
+            " committed_at, parent_count, event_count, unparsed_files, ingested_at,"
+            " limits_hit, reachable) VALUES (?, ?, ?, ?, ?, ?, 0, '[]', ?, ?, 0)",
+            (sha, _text(author.raw_name), _text(author.raw_email), int(author.time),
+             int(commit.commit_time), len(commit.parent_ids), int(time.time()),
+             json.dumps([FAILED])))
+
+    def reopen_failed(self) -> int:
+        """Forget the commits recorded as failed, so this run reads them again; how many.
+        The ancestry-complete tips go too: the walk for pending work must reach them."""
+        with self.store.transaction() as conn:
+            gone = conn.execute(
+                "DELETE FROM commits WHERE event_count = 0 AND limits_hit = ?",
+                (json.dumps([FAILED]),)).rowcount
+            if gone:
+                self.store.meta_set(conn, _TIPS_KEY, json.dumps([]))
+        return int(gone)
 
     def ingested_among(self, shas: list[str]) -> set[str]:
         return ingested_among(self.store, shas)
@@ -460,6 +536,11 @@ class Ingestor:
             return
         with self.store.transaction() as own:
             self.store.meta_set(own, _TIPS_KEY, json.dumps(tips))
+
+
+def _text(raw: bytes) -> str:
+    """An author's name or address as stored: UTF-8, anything else escaped, never lost."""
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _pipeline() -> ModuleType:

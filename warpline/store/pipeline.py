@@ -37,10 +37,13 @@ from typing import Any
 
 import pygit2
 
+from warpline import settings
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import release_caches
-from warpline.store.stopping import reset_in_child
+from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
+from warpline.store.report import WORKER_LOST
+from warpline.store.stopping import StopRequest, reset_in_child
 
 # Below this many commits, starting workers costs more than it saves.
 MIN_COMMITS = 300
@@ -127,14 +130,20 @@ def _start_afresh() -> None:
 
 
 def _work(shas: Sequence[str]) -> list[Outcome]:
+    global _cache
     assert _repo is not None and _cache is not None
     out: list[Outcome] = []
+    limit = settings.commit_timeout_s()
     for sha in shas:
         try:
             commit = _repo.get(sha)
             if not isinstance(commit, pygit2.Commit):
                 raise KeyError(f"commit {sha} not found")
-            out.append((sha, commit_changes(_repo, commit, cache=_cache), None))
+            with bounded(limit):
+                out.append((sha, commit_changes(_repo, commit, cache=_cache), None))
+        except CommitTimeout:  # the writer records it as failed, and it is skipped
+            _cache = _worker_cache()  # a walk cut short may leave it half-updated
+            out.append((sha, None, timeout_reason(limit)))
         except Exception as exc:  # reported per commit by the writer
             out.append((sha, None, f"{type(exc).__name__}: {exc}"))
     return out
@@ -203,9 +212,10 @@ def _slices(shas: Sequence[str], workers: int) -> list[list[str]]:
     return [list(shas[i : i + size]) for i in range(0, len(shas), size)]
 
 
-def changes_in_workers(repo_path: str, shas: Sequence[str],
-                       workers: int) -> Generator[Outcome, None, None]:
-    """``(sha, changes, error)`` for each sha, in the given order.
+def changes_in_workers(repo_path: str, shas: Sequence[str], workers: int,
+                       stop: StopRequest | None = None) -> Generator[Outcome, None, None]:
+    """``(sha, changes, error)`` for each sha, in the given order; it ends early, within
+    about a second, once ``stop`` is requested (however long a worker's commit takes).
 
     The writer hands each worker the next slice when it finishes one (so a slow worker
     never leaves the others idle) and reads slice after slice, keeping what arrives early
@@ -229,9 +239,10 @@ def changes_in_workers(repo_path: str, shas: Sequence[str],
             child_end.close()
     ends = [writer_end for writer_end, _ in pipes]
     try:
-        yield from _Reader(slices, procs, ends).outcomes()
-        for proc in procs:
-            proc.join()
+        yield from _Reader(slices, procs, ends, stop).outcomes()
+        if stop is None or stop.signum is None:  # else still busy: terminated below
+            for proc in procs:
+                proc.join()
     finally:
         for end in ends:
             end.close()
@@ -247,7 +258,8 @@ class _Reader:
     from whichever worker computes each."""
 
     def __init__(self, slices: Sequence[Sequence[str]], procs: Sequence[Any],
-                 ends: Sequence[Connection]) -> None:
+                 ends: Sequence[Connection], stop: StopRequest | None = None) -> None:
+        self.stop = stop
         self.slices = slices
         self.procs = procs
         self.ends = ends
@@ -282,8 +294,13 @@ class _Reader:
                     # reported as failed, so it is retried on the next run.
                     code = self._exitcode(index)
                     for sha in part[done:]:
-                        yield (sha, None, f"ingest worker exited with {code}")
+                        yield (sha, None, f"{WORKER_LOST} with {code}")
                     break
+                if self.stop is not None and self.stop.signum is not None:
+                    # A stop while every worker is still busy (one huge commit): the
+                    # writer's own check, once per outcome, would wait for the next one.
+                    # The workers are terminated by the caller's clean-up.
+                    return
                 self._receive(1.0)
             release_free_heap()  # what this slice's messages held
         self._hand_out()  # every slice is read: the idle workers are told to stop

@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_UNPARSED", "IngestReport", "Progress"]
+__all__ = ["MAX_UNPARSED", "WORKER_LOST", "IngestReport", "Progress"]
 
 MAX_UNPARSED = 100
+# How a failure that is not the commit's own begins (its worker died): such a commit is
+# retried by the next run, not recorded as failed.
+WORKER_LOST = "ingest worker exited"
 
 Progress = Callable[[int, int], None]
 

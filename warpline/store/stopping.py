@@ -6,7 +6,10 @@ backfill first writes the commits its open batch holds), the one in flight is ro
 the workers are terminated (and would die with the parent anyway,
 ``pipeline.die_with_parent``), and the next run resumes where this one stopped.
 ``stop_on_signals`` turns the first signal into a request the ingest loop checks between
-commits; a second one interrupts at once (``KeyboardInterrupt``).
+commits; a second one interrupts at once (``KeyboardInterrupt``). While one commit is
+being read (``interruptible``: diffing and parsing, nothing written yet) the first signal
+interrupts that reading at once (``StopNow``): one huge commit must not hold a stop for
+minutes, and the work dropped is redone by the next run.
 """
 
 from __future__ import annotations
@@ -21,10 +24,17 @@ from types import FrameType
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
+class StopNow(BaseException):
+    """A stop signal arrived while a commit was being read (not an ``Exception``: the
+    walker's own handlers, a parse error's, must not take it for the commit's fault)."""
+
+
 @dataclass(slots=True)
 class StopRequest:
     """The signal that asked the run to stop, if any."""
     signum: int | None = None
+    # True while a commit is being read: the signal raises ``StopNow`` there.
+    interruptible: bool = False
 
     @property
     def requested(self) -> bool:
@@ -48,6 +58,9 @@ def stop_on_signals() -> Iterator[StopRequest]:
         if request.requested:
             raise KeyboardInterrupt  # asked twice: stop now
         request.signum = signum
+        if request.interruptible:
+            request.interruptible = False
+            raise StopNow(signum)
 
     previous = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
     try:

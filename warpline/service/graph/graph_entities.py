@@ -15,6 +15,7 @@ import networkx as nx
 
 from warpline.graph.loomweave_source import index_path, resolve_seis
 from warpline.graph.model import GraphEdge
+from warpline.models.wire import language_fields
 from warpline.service.graph.seeds import Seed
 from warpline.service.shared.context import RepoContext
 from warpline.service.shared.resolve import by_locators
@@ -80,7 +81,7 @@ class EntityBook:
         path = node.get("path") or (row.path if row else None) or (seed.path if seed else None)
         key_id = row.id if row else (seed.key_id if seed else None)
         return {"locator": locator, "sei": self.sei(locator), "warpline_entity_key_id": key_id,
-                "path": path, "kind": kind}
+                "path": path, "kind": kind, **language_fields(locator, path)}
 
     def lineage(self, locator: str) -> int | None:
         if locator not in self._fetched:

@@ -12,6 +12,7 @@ from warpline.errors import InvalidRevRange, StoreUnwritable
 from warpline.git.repo import commits_in_range, head_commit, range_commits, resolve_commit
 from warpline.models import ChangeListEnvelope
 from warpline.models.inputs import ChangeListInput
+from warpline.models.wire import language_fields
 from warpline.service.history import events_query as eq
 from warpline.service.shared.context import (
     RepoContext,
@@ -36,7 +37,8 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
         range_warnings: list[str] = []
-        shas, range_info = _range_commits(ctx, params, range_warnings)
+        shas, range_info = _range_commits(ctx, params, range_warnings,
+                                              report.commits_behind > 0)
         range_complete = None if shas is None else not range_warnings
         warnings = behind_warning(ctx, report, range_complete) + range_warnings
         range_text = range_info["rev_range"]
@@ -80,8 +82,8 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         )
 
 
-def _range_commits(ctx: RepoContext, params: Any,
-                   warnings: list[str]) -> tuple[list[str] | None, dict[str, Any]]:
+def _range_commits(ctx: RepoContext, params: Any, warnings: list[str],
+                   spent: bool = False) -> tuple[list[str] | None, dict[str, Any]]:
     """The commit shas the answer covers (None: every recorded commit) and the range."""
     if params.rev_range is not None and (params.base_ref or params.head_ref):
         raise InvalidRevRange("Pass either `rev_range` or `base_ref`/`head_ref`, not both.",
@@ -101,21 +103,27 @@ def _range_commits(ctx: RepoContext, params: Any,
                       "head_commit": None if tip is None else str(tip.id),
                       "commit_count": reachable_commit_count(ctx.store.conn)}
     commits = single if single is not None else commits_in_range(ctx.repo, base, head)
-    _ensure_ingested(ctx, commits, warnings)
+    _ensure_ingested(ctx, commits, warnings, spent)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),
             "head_commit": str(head.id), "commit_count": len(commits)}
     return [str(c.id) for c in commits], info
 
 
 def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
-                     warnings: list[str]) -> None:
+                     warnings: list[str], spent: bool = False) -> None:
     """A range off HEAD's history (another branch), or one the catch-up has not reached
-    yet, is ingested on demand, within budget; each commit it could not ingest adds a
-    warning (none: the range is whole)."""
+    yet, is ingested on demand, within budget; not at all when the catch-up to HEAD
+    already ``spent`` this answer's budget. Each commit it could not ingest adds a warning
+    (none: the range is whole)."""
     shas = [str(c.id) for c in commits]
     done = ingested_among(ctx.store, shas)
     missing = [c for c in reversed(commits) if str(c.id) not in done]
     if not missing:
+        return
+    if spent:
+        warnings.append(
+            f"{len(missing)} commits of the range are not ingested yet: this answer is "
+            f"partial. Run `warpline backfill --repo {ctx.root}` and ask again.")
         return
     from warpline.store.ingest import Ingestor  # the walker, only when there is work
 
@@ -155,7 +163,8 @@ def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
         item = {
             "change_id": None,
             "entity": {"locator": change.locator, "sei": None, "warpline_entity_key_id": None,
-                       "path": change.path, "kind": change.kind},
+                       "path": change.path, "kind": change.kind,
+                       **language_fields(change.locator, change.path)},
             "change_kind": change.change_kind,
             "actor": None,
             "commit": None,

@@ -24,7 +24,13 @@ from warpline.models.wire import language_fields
 from warpline.service.history.churn_input import ChurnArgs
 from warpline.service.history.churn_wire import churn_envelope
 from warpline.service.shared.closest import NameIndex, unknown_entity_warning
-from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.shared.context import (
+    behind_warning,
+    catch_up,
+    failed_warning,
+    ingest_status,
+    open_context,
+)
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import Ref, parse_refs, resolve
@@ -43,7 +49,7 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
     refs = parse_refs(params.entity_refs, field="entity_refs", error=InvalidEntityRef)
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
-        warnings = behind_warning(ctx, report)
+        warnings = behind_warning(ctx, report) + failed_warning(ctx)
         sei_locators = backfill_seis(ctx, refs)
         conn = ctx.store.conn
         resolved = resolve(conn, refs)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from warpline.lang import read_only_as_files
+from warpline.models.wire import language_fields
 from warpline.service.shared.envelope import iso_z, parse_instant
 from warpline.store.events import (
     Where,
@@ -37,7 +38,7 @@ def item_from_row(row: Sequence[Any]) -> dict[str, Any]:
     return {
         "change_id": f"warpline:change:{row[0]}",
         "entity": {"locator": row[6], "sei": row[8], "warpline_entity_key_id": row[5],
-                   "path": row[2], "kind": row[7]},
+                   "path": row[2], "kind": row[7], **language_fields(row[6], row[2])},
         "change_kind": row[1],
         "actor": f"{row[10]} <{row[11]}>",
         "commit": row[9],
@@ -113,6 +114,9 @@ _LIMIT_WORDS = {
     "lineage_limit": ("had more removed and added definitions than lineage pairing compares: "
                       "some renamed or moved definitions there are recorded as removed plus "
                       "added"),
+    "ingest_failed": ("could not be read (recorded as failed and skipped; `warpline doctor` "
+                      "says why, `warpline backfill --retry-failed` tries again): their "
+                      "changes are missing from this answer"),
 }
 
 

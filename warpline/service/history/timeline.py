@@ -14,7 +14,13 @@ from warpline.errors import InvalidEntityRef, MissingRequiredField
 from warpline.models import EntityTimelineEnvelope
 from warpline.models.inputs import EntityTimelineInput
 from warpline.service.shared.closest import unknown_entity_warning
-from warpline.service.shared.context import behind_warning, catch_up, ingest_status, open_context
+from warpline.service.shared.context import (
+    behind_warning,
+    catch_up,
+    failed_warning,
+    ingest_status,
+    open_context,
+)
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import parse_ref, resolve
@@ -47,7 +53,7 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
     ref = parse_ref(raw, field=field)
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
-        warnings = behind_warning(ctx, report)
+        warnings = behind_warning(ctx, report) + failed_warning(ctx)
         backfill_seis(ctx, [ref])
         rows = resolve(ctx.store.conn, [ref])[0]
         entity = _choose(rows, ref.kind, ref.value)

@@ -138,7 +138,7 @@ def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
 
 def catch_up(ctx: RepoContext, *, interactive: bool = True,
              progress: Progress | None = None,
-             stop: StopRequest | None = None) -> IngestReport:
+             stop: StopRequest | None = None, retry_failed: bool = False) -> IngestReport:
     """The one catch-up to HEAD: ingest new commits reachable from it. A tool answering
     now (``interactive``) stops at ``WARPLINE_INTERACTIVE_BUDGET_S`` (on a long backlog
     having ingested the newest commits first), leaves the rest to a background backfill
@@ -153,7 +153,7 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     ``store_unwritable``."""
     # The usual case, and the one "is it a no-op?" check (``readonly.pending(...).nothing``
     # agrees with it exactly): skip loading pygit2 and the walker.
-    if is_caught_up(ctx.store, ctx.head_sha(), ctx.boundary()):
+    if not retry_failed and is_caught_up(ctx.store, ctx.head_sha(), ctx.boundary()):
         return IngestReport()
     from warpline.git.repo import head_commit
     from warpline.store.ingest import Ingestor
@@ -165,7 +165,8 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     budget = settings.interactive_budget_s() if interactive else None
     try:
         report = Ingestor(ctx.store, ctx.repo).catch_up(head, budget_s=budget,
-                                                        progress=progress, stop=stop)
+                                                        progress=progress, stop=stop,
+                                                        retry_failed=retry_failed)
     except StoreUnwritable as exc:
         if not interactive:
             raise
@@ -246,10 +247,26 @@ def behind_warning(ctx: RepoContext, report: IngestReport,
     if report.failures:
         warnings.append(
             f"{len(report.failures)} commits could not be ingested (first: "
-            f"{report.failures[0][0][:12]}: {report.failures[0][1]}); they are retried on "
-            "the next run and listed by `warpline doctor`."
+            f"{report.failures[0][0][:12]}: {report.failures[0][1]}); they are recorded as "
+            "failed and skipped (`warpline doctor` lists them, `warpline backfill "
+            "--retry-failed` reads them again)."
         )
     return warnings
+
+
+def failed_warning(ctx: RepoContext) -> list[str]:
+    """An entity's history or count over the whole history may miss what the commits
+    recorded as failed changed: say so, naming the first ones."""
+    from warpline.store.events import failed_commits
+
+    count, shas = failed_commits(ctx.store.conn, 5)
+    if not count:
+        return []
+    more = f" and {count - len(shas)} more" if count > len(shas) else ""
+    return [f"{count} commits HEAD reaches could not be read (recorded as failed and "
+            "skipped; `warpline doctor` says why, `warpline backfill --retry-failed` tries "
+            "again): changes there are missing from this answer: "
+            f"{', '.join(sha[:12] for sha in shas)}{more}."]
 
 
 def ingest_status(ctx: RepoContext, report: IngestReport,

@@ -124,8 +124,13 @@ _OTHER_KINDS: tuple[tuple[str, str], ...] = tuple(dict.fromkeys(
     for kind in lang.kinds))
 
 
+# A backslash is a Windows separator, except in ``\xff``: a byte of a name that is not
+# UTF-8, as warpline shows it (``warpline.git.paths``).
+_SEPARATOR = re.compile(r"\\(?!x[89a-f][0-9a-f])")
+
+
 def normalise_path(value: str) -> str:
-    path = value.replace("\\", "/")
+    path = _SEPARATOR.sub("/", value)
     while path.startswith("./"):
         path = path[2:]
     return path.strip("/")
