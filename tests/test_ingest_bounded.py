@@ -97,8 +97,12 @@ def test_a_read_answers_at_its_budget_in_the_middle_of_a_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     r, _ = _slow_repo(tmp_path / "repo")
-    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "0.05")
-    env = _call("changed", repo=str(r.path), rev_range="HEAD")
+    # A fresh process, as an MCP client's or a CLI call is: nothing an earlier test left in
+    # this one (caches, signal state) can make the commit fast or the bound silent.
+    done = _cli("changed", "HEAD", "--repo", str(r.path), "--json",
+                env={"WARPLINE_INTERACTIVE_BUDGET_S": "0.05"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    env = json.loads(done.stdout)
     assert env["data"]["ingest"]["commits_behind"] == 1  # not ingested, not failed
     assert any("behind" in w for w in env["warnings"])
     assert _rows(r.path, "SELECT count(*) FROM ingest_failures") == [(0,)]
