@@ -323,3 +323,42 @@ def test_without_its_range_the_job_says_why_and_runs_everything(forge: Forge) ->
                      "--no-fetch", "--head", "HEAD", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["record"]["data"]["scope"] == "attested"
+
+
+def test_the_map_main_records_travels_and_selects_the_failing_test_in_the_pr_job(
+        forge: Forge) -> None:
+    """On main, CI records the map over the whole suite and `warpline ci --record` pushes
+    it with the notes; the PR job fetches it, selects map-first from the nearest mapped
+    ancestor (the PR's base), the selected run fails on the bug, and no pass is recorded."""
+    main = _git(forge.dev, "rev-parse", "main")
+    ck = forge.tmp / "main-push"
+    ck.mkdir()
+    _git(ck, "init", "-q")
+    _git(ck, "remote", "add", "origin", f"file://{forge.remote}")
+    _git(ck, "fetch", "-q", "--no-tags", "--depth=1", "origin",
+         f"+{main}:refs/remotes/origin/main")
+    _git(ck, "checkout", "-q", "--detach", main)
+    event = forge.tmp / "main-push.json"
+    event.write_text(json.dumps({"before": main, "after": main}))
+    env = _env(GITHUB_ACTIONS="true", CI="true", GITHUB_EVENT_NAME="push",
+               GITHUB_EVENT_PATH=str(event), GITHUB_SHA=main, GITHUB_RUN_ID="7")
+    recorded = _pytest(ck, env, "--warpline-record")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    done = _warpline(ck, env, "ci", "--record", "test_pass", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["sync"]["maps"]["pushed"] == 1
+    assert _git(forge.remote, "ls-tree", "--name-only", "refs/warpline/testmaps") == \
+        f"{main}.zlib"
+
+    pull = forge.pull_request("bug", [{"calc/ops.py": OPS.replace("a * b", "a * b + 1")}])
+    pr = forge.github_checkout(pull, 1, "pr")
+    pr_env = forge.github_env(pull, pr)
+    selection = _report(pr, pr_env)["reverify"]["data"]["selection"]
+    assert selection["basis"] == "map", selection
+    assert selection["map_commit"] == main and selection["map_commits_behind"] >= 1
+    assert "tests/test_ops.py::test_mul" in selection["tests"]
+    run = _pytest(pr, pr_env, "--warpline-select")
+    assert run.returncode == 1 and "FAILED tests/test_ops.py::test_mul" in run.stdout
+    refused = _warpline(pr, pr_env, "ci", "--record", "test_pass", "--json")
+    assert json.loads(refused.stdout)["error_code"] == "unbacked_pass"
+    assert pull["merge"] not in _remote_notes(forge)

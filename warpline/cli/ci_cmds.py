@@ -27,11 +27,15 @@ DEFAULT_MARKDOWN = "warpline-reverify.md"
 def _selection(root: Path, envelope: dict[str, Any]) -> list[str]:
     """The reverify selection (``data.selection.tests``) as commands, one per pytest
     rootdir: what ``reverify --format pytest`` and ``pytest --warpline-select`` run.
-    ``pytest`` (the whole suite) when no test is known."""
+    When no test is known, the worklist's own command (``pytest``, the whole suite, in a
+    change pytest runs; none for code in another language)."""
+    from warpline.cli.formats import selection_command
     from warpline.service.testing.testcommand import group_commands
 
     selection = envelope["data"].get("selection") or {}
-    return group_commands(root, list(selection.get("tests") or [])) or ["pytest"]
+    whole = selection_command(envelope)
+    return group_commands(root, list(selection.get("tests") or [])) or \
+        ([whole] if whole else [])
 
 
 def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str]) -> Any:
@@ -111,17 +115,18 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
              f"{counts.get('unverified', 0)} unverified",
              f"markdown: {target}" + (" (and $GITHUB_STEP_SUMMARY)" if summary_file else "")]
     lines += [f"fetched: {what}" for what in found.fetched]
-    lines.append(_selection_line(envelope["data"].get("selection") or {}))
+    lines.append(_selection_line(envelope["data"].get("selection") or {}, bool(selection)))
     lines += [f"  {command}" for command in selection]
     lines += [f"warning: {w}" for w in warnings + envelope["warnings"]]
     emit_text("\n".join(lines))
     return EXIT_OK
 
 
-def _selection_line(selection: dict[str, Any]) -> str:
+def _selection_line(selection: dict[str, Any], runnable: bool) -> str:
     tests = selection.get("tests") or []
     if not tests:
-        return "tests to run: the whole suite (no test is known to exercise the changes)"
+        return ("tests to run: the whole suite (no test is known to exercise the changes)"
+                if runnable else "tests to run: none proposed (see the warnings)")
     where = f", map {str(selection['map_commit'])[:10]}" if selection.get("map_commit") else ""
     return f"tests to run: {len(tests)} (basis {selection.get('basis')}{where})"
 

@@ -447,10 +447,11 @@ def _dot_impact(data: Env, envelope: Env) -> str:
 
 def _pytest_command(data: Env, envelope: Env) -> str:
     """Only the selection's command (``reverify --format pytest``): ready for a shell,
-    e.g. ``$(warpline reverify HEAD~1..HEAD --format pytest)`` or ``eval``. Never empty:
-    without any known test it is the whole suite, ``pytest``. The warnings go to stderr
-    (``WARNINGS_TO_STDERR``)."""
-    return selection_command(envelope) or "pytest"
+    e.g. ``$(warpline reverify HEAD~1..HEAD --format pytest)`` or ``eval``. Without any
+    known test it is the whole suite, ``pytest``, when pytest is the change's runner, and
+    empty when it is not (code in another language: the warnings, on stderr
+    (``WARNINGS_TO_STDERR``), name that project's own command)."""
+    return selection_command(envelope) or ""
 
 
 # Formats whose output must stay machine-ready: their warnings go to stderr instead.

@@ -193,20 +193,22 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
                 *(("WORK",) if linked else ()), "CHECK")
         lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")
-    lines.append(_selection_line(d.get("selection") or {}))
+    from warpline.cli.formats import selection_command
+
+    lines.append(_selection_line(d.get("selection") or {}, selection_command(env) is not None))
     from warpline.cli.formats import co_change_lines
 
     lines += co_change_lines(d)
     return lines
 
 
-def _selection_line(selection: dict[str, Any]) -> str:
+def _selection_line(selection: dict[str, Any], runnable: bool) -> str:
     """The one selection in a line (its command is the first ``next:``)."""
     tests = selection.get("tests") or []
     where = f", map {str(selection['map_commit'])[:10]}" if selection.get("map_commit") else ""
     if not tests:
-        return f"tests: none known (basis {selection.get('basis', 'none')}{where}): " \
-               "run the whole suite"
+        return f"tests: none known (basis {selection.get('basis', 'none')}{where}): " + \
+            ("run the whole suite" if runnable else "no runner proposed (see the warnings)")
     return f"tests: {len(tests)} selected (basis {selection.get('basis')}{where})"
 
 

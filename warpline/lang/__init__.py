@@ -73,6 +73,10 @@ class Language:
     # The module is the directory's, shared by its files (a Go or Java package): a file
     # added to (removed from) a directory that has (keeps) another such file modifies it.
     shared_module: bool = False
+    # The project's own test command, the way its ecosystem runs a whole suite. Only
+    # Python's tests are selected (pytest) so far; for the others an answer names this as
+    # what to run instead of proposing a runner the repository does not use.
+    test_command: str = ""
 
     @property
     def wire_name(self) -> str:
@@ -185,19 +189,22 @@ _SCRIPT_KINDS: dict[str, WireKind] = {
 }
 
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
-                  incremental=True)
-RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read)
-GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True)
+                  incremental=True, test_command="pytest")
+RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read,
+                test_command="cargo test")
+GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True,
+              test_command="go test ./...")
 JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read,
-                type_first_params=True, shared_module=True)
+                type_first_params=True, shared_module=True,
+                test_command="mvn test (or gradle test)")
 # TypeScript and JavaScript share the ``ts`` prefix: a .js -> .ts migration keeps its ids.
 # .tsx has a grammar of its own (JSX), reported as typescript.
 TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
-                      _script_module, _ts_read)
+                      _script_module, _ts_read, test_command="npm test")
 TSX = Language("tsx", "ts", (".tsx",), _SCRIPT_KINDS, _script_module, _tsx_read,
-               label="typescript")
+               label="typescript", test_command="npm test")
 JAVASCRIPT = Language("javascript", "ts", (".js", ".jsx", ".mjs", ".cjs"), _SCRIPT_KINDS,
-                      _script_module, _js_read)
+                      _script_module, _js_read, test_command="npm test")
 
 LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA, TYPESCRIPT, TSX, JAVASCRIPT)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}
@@ -215,6 +222,13 @@ LOCATOR_HEAD = "core:file:|(?:" + "|".join(sorted(_BY_PREFIX)) + "):[a-z_]+:"
 def by_locator(locator: str) -> Language | None:
     """The row whose prefix a locator carries (the first of rows sharing it)."""
     return _BY_PREFIX.get(locator.partition(":")[0])
+
+
+def of_change(locator: str, path: str | None) -> Language | None:
+    """The row an entity (by its locator) or a changed file (by its suffix) belongs to."""
+    if locator.startswith("core:file:"):
+        return language_of(path or locator.removeprefix("core:file:"))
+    return by_locator(locator)
 
 
 def by_name(name: str) -> Language:

@@ -109,11 +109,15 @@ def sort_affected(view: GraphView, items: list[tuple[str, Affected]], sort_by: s
 
 
 def seed_warnings(view: GraphView, seeds: Seeds, shown: int) -> list[str]:
-    warnings = []
+    from warpline.service.history.events_query import unread_language_note
+
+    warnings = unread_language_note([{"kind": "locator", "value": s.locator}
+                                     for s in seeds.items if s.locator.startswith("core:file:")])
     if shown < len(seeds.items):
         warnings.append(f"{len(seeds.items)} entities changed; `changed` lists the first "
                         f"{shown} (all of them seeded the walk).")
     if view.graph is not None:
+        warnings += _unseen_languages(view, seeds)
         missing = [s.locator for s in seeds.items
                    if s.locator not in view.graph and not s.locator.startswith("core:file:")]
         if missing:
@@ -122,6 +126,31 @@ def seed_warnings(view: GraphView, seeds: Seeds, shown: int) -> list[str]:
                 f"it, removed, or not Python; first: {missing[0]}): their dependents are "
                 "unknown, not absent.")
     return warnings
+
+
+def _unseen_languages(view: GraphView, seeds: Seeds) -> list[str]:
+    """Changed entities of a language the graph holds nothing of: its sources could not
+    see that code, so the answer is no ``FULL`` answer for them (``DELTA``, and said)."""
+    assert view.graph is not None
+    held = view.graph.graph.get("prefixes")
+    if held is None:
+        held = view.graph.graph["prefixes"] = {str(n).partition(":")[0] for n in view.graph}
+    unseen: dict[str, int] = {}
+    for seed in seeds.items:
+        prefix = seed.locator.partition(":")[0]
+        if prefix != "core" and prefix not in held:
+            unseen[prefix] = unseen.get(prefix, 0) + 1
+    if not unseen:
+        return []
+    if view.completeness == "FULL":
+        view.completeness = "DELTA"
+    if view.edges_enrichment == "present":
+        view.edges_enrichment = "partial"
+    read = ", ".join(sorted(p for p in held if p != "core")) or "no language"
+    counts = ", ".join(f"{n} {prefix}" for prefix, n in sorted(unseen.items()))
+    return [f"The edge snapshot holds no entity of the changed code's language ({counts} "
+            f"changed entities; the snapshot's sources read: {read}): their dependents are "
+            "unknown, not absent, so this answer is DELTA, not FULL."]
 
 
 def seed_arguments(root: Path, params: Any) -> dict[str, Any]:

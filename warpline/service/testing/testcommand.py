@@ -51,6 +51,12 @@ def _declares_pytest(directory: str) -> bool:
     return False
 
 
+def uses_pytest(root: Path) -> bool:
+    """The repository's root declares pytest, or holds a ``conftest.py``: a project whose
+    whole suite ``pytest`` runs."""
+    return _declares_pytest(str(root)) or (root / "conftest.py").is_file()
+
+
 def rootdir_of(root: Path, test_file: str) -> str:
     """The repo-relative directory whose pytest configuration governs ``test_file``
     (``""`` for the repository root)."""

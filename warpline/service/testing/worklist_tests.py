@@ -57,19 +57,61 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
 def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
                    per_item: dict[str, list[dict[str, Any]]],
                    select_args: str | None) -> WorklistTests:
-    """The one selection of a worklist (``testselect.select``) and the command running it."""
+    """The one selection of a worklist (``testselect.select``) and the command running it.
+    Only the changes pytest runs are selected; code in another language gets no pytest
+    command, and a warning names its own ecosystem's (``Runners``)."""
     static = _by_seed(items, per_item)
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
         static.update(static_entries(graph, unlisted))
     basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
-    selection = select(ctx.store.conn, ctx.repo, ctx.root, basis, seeds)
+    runners = Runners.of(ctx.root, seeds)
+    selection = select(ctx.store.conn, ctx.repo, ctx.root, basis, runners.python_seeds) \
+        if runners.pytest else Selection(basis="none")
+    selection.warnings += runners.warnings()
     out = dict(per_item)
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
                 out[locator] = _map_entries(selection, locator)
-    return WorklistTests(selection, out, commands_of(ctx.root, selection, select_args))
+    commands = commands_of(ctx.root, selection, select_args) if runners.pytest else []
+    return WorklistTests(selection, out, commands)
+
+
+@dataclass(slots=True)
+class Runners:
+    """Which changes pytest runs, and the others' own whole-suite commands (language ->
+    command): warpline selects Python's tests only so far."""
+
+    pytest: bool
+    python_seeds: list[Seed]
+    others: dict[str, str]
+
+    @classmethod
+    def of(cls, root: Path, seeds: list[Seed]) -> Runners:
+        from warpline.lang import PYTHON, of_change
+
+        python_seeds: list[Seed] = []
+        others: dict[str, str] = {}
+        python_code = False
+        for seed in seeds:
+            lang = of_change(seed.locator, seed.path)
+            if lang is None or lang.name == PYTHON.name:
+                python_seeds.append(seed)  # Python, or a file pytest may read (config)
+                python_code = python_code or lang is not None
+            elif lang.test_command:
+                others[lang.wire_name] = lang.test_command
+        pytest = python_code or (bool(python_seeds) and testcommand.uses_pytest(root))
+        return cls(pytest, python_seeds if pytest else [], others)
+
+    def warnings(self) -> list[str]:
+        if not self.others:
+            return []
+        return ["warpline selects tests for Python (pytest) only so far: no command here "
+                f"runs the changed {', '.join(sorted(self.others))} code. Run the project's "
+                "own tests for it ("
+                + "; ".join(f"{name}: `{command}`" for name, command in sorted(self.others.items()))
+                + ")."]
 
 
 def commands_of(root: Path, selection: Selection,

@@ -1,0 +1,96 @@
+"""Honest where warpline cannot see (issue 26, item 6): a change in a language the edge
+snapshot holds nothing of is never answered ``FULL``; no ``pytest`` is proposed for code
+that is not Python (the project's own command is named instead); a changed file in a
+language no row reads is named. Real git repositories, the real CLI in fresh processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gitfixture import FixtureRepo
+
+CARGO = '[package]\nname = "demo-crate"\nversion = "0.1.0"\n'
+LIB = ("pub fn area(w: u32, h: u32) -> u32 {\n    w * h\n}\n\n"
+       "pub fn double(x: u32) -> u32 {\n    x * 2\n}\n")
+
+
+@pytest.fixture(autouse=True)
+def _builtin_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARPLINE_EDGE_SOURCES", "builtin")
+
+
+def _cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "WARPLINE_EDGE_SOURCES": "builtin",
+           "WARPLINE_INTERACTIVE_BUDGET_S": "30"}
+    return subprocess.run([sys.executable, "-m", "warpline.cli", *args, "--repo", str(repo)],
+                          capture_output=True, text=True, timeout=300, env=env, check=False)
+
+
+def _json(repo: Path, *args: str) -> dict[str, Any]:
+    done = _cli(repo, *args, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+@pytest.fixture()
+def crate(tmp_path: Path) -> FixtureRepo:
+    repo = FixtureRepo(tmp_path / "crate")
+    repo.commit({"Cargo.toml": CARGO, "src/lib.rs": LIB}, message="one")
+    repo.commit({"src/lib.rs": LIB.replace("w * h", "h * w")}, message="two")
+    return repo
+
+
+def _commands(answer: dict[str, Any]) -> list[str]:
+    return [str(c["command"]) for c in answer.get("next_actions", {}).get("commands", [])]
+
+
+def test_a_rust_change_is_never_full_over_a_graph_that_saw_no_rust(crate: FixtureRepo) -> None:
+    for tool in ("reverify", "blast-radius"):
+        answer = _json(crate.path, tool, "HEAD~1..HEAD")
+        assert answer["data"]["completeness"] != "FULL", tool
+        assert any("rust" in w and "not absent" in w for w in answer["warnings"]), tool
+
+
+def test_no_pytest_is_proposed_for_rust_and_its_own_command_is_named(
+        crate: FixtureRepo) -> None:
+    answer = _json(crate.path, "reverify", "HEAD~1..HEAD")
+    assert "rust:function:demo_crate.area" in {
+        i["entity"]["locator"] for i in answer["data"]["items"]}
+    assert not any(c.startswith("pytest") for c in _commands(answer))
+    assert any("cargo test" in w for w in answer["warnings"])
+    done = _cli(crate.path, "reverify", "HEAD~1..HEAD", "--format", "pytest")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""  # nothing for a shell to run as pytest
+    assert "cargo test" in done.stderr
+    table = _cli(crate.path, "reverify", "HEAD~1..HEAD").stdout.splitlines()
+    assert not any(line.startswith("next: pytest") for line in table), table
+    assert any(line.startswith("tests: none known") and "no runner proposed" in line
+               for line in table), table
+
+
+def test_a_python_change_still_gets_the_whole_suite_when_no_test_is_known(
+        tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "py")
+    repo.commit({"app/core.py": "def f():\n    return 1\n"}, message="one")
+    repo.commit({"app/core.py": "def f():\n    return 2\n"}, message="two")
+    answer = _json(repo.path, "reverify", "HEAD~1..HEAD")
+    assert _commands(answer)[0] == "pytest"
+
+
+def test_a_file_in_a_language_no_row_reads_is_named(tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "c")
+    repo.commit({"src/main.c": "int main(void) { return 0; }\n"}, message="one")
+    repo.commit({"src/main.c": "int main(void) { return 1; }\n"}, message="two")
+    for tool in ("changed", "reverify"):
+        answer = _json(repo.path, tool, "HEAD~1..HEAD")
+        assert any("src/main.c" in w and "only as files" in w for w in answer["warnings"]), tool
+    answer = _json(repo.path, "reverify", "HEAD~1..HEAD")
+    assert not any(c.startswith("pytest") for c in _commands(answer))
