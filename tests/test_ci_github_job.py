@@ -128,6 +128,21 @@ class Forge:
         _git(ck, "config", "user.email", "actions@example.com")
         return ck
 
+    def push_checkout(self, before: str, after: str, name: str) -> tuple[Path, dict[str, str]]:
+        """As actions/checkout@v4 does for a push event (depth 1), and the job's env."""
+        ck = self.tmp / name
+        ck.mkdir()
+        _git(ck, "init", "-q")
+        _git(ck, "remote", "add", "origin", f"file://{self.remote}")
+        _git(ck, "fetch", "-q", "--no-tags", "--depth=1", "origin",
+             f"+{after}:refs/remotes/origin/main")
+        _git(ck, "checkout", "-q", "--detach", after)
+        event = self.tmp / f"{name}.json"
+        event.write_text(json.dumps({"before": before, "after": after}))
+        return ck, _env(GITHUB_ACTIONS="true", CI="true", GITHUB_EVENT_NAME="push",
+                        GITHUB_EVENT_PATH=str(event), GITHUB_SHA=after,
+                        GITHUB_RUN_ID=f"push-{name}")
+
     def github_env(self, pull: dict[str, str], ck: Path) -> dict[str, str]:
         event = ck.parent / f"{ck.name}-event.json"
         event.write_text(json.dumps({
@@ -282,17 +297,7 @@ def test_a_push_job_at_depth_1_fetches_the_commit_before_the_push(forge: Forge) 
     _git(forge.dev, "commit", "-qam", "main: mul")
     after = _git(forge.dev, "rev-parse", "HEAD")
     _git(forge.dev, "push", "-q", "origin", "main")
-    ck = forge.tmp / "push"
-    ck.mkdir()
-    _git(ck, "init", "-q")
-    _git(ck, "remote", "add", "origin", f"file://{forge.remote}")
-    _git(ck, "fetch", "-q", "--no-tags", "--depth=1", "origin",
-         f"+{after}:refs/remotes/origin/main")
-    _git(ck, "checkout", "-q", "--detach", after)
-    event = forge.tmp / "push.json"
-    event.write_text(json.dumps({"before": before, "after": after}))
-    env = _env(GITHUB_ACTIONS="true", CI="true", GITHUB_EVENT_NAME="push",
-               GITHUB_EVENT_PATH=str(event), GITHUB_SHA=after, GITHUB_RUN_ID="9")
+    ck, env = forge.push_checkout(before, after, "push")
     report = _report(ck, env)
     assert report["ci"]["rev_range"] == f"{before}..{after}"
     assert set(_items(report)) >= {MUL}
@@ -331,17 +336,7 @@ def test_the_map_main_records_travels_and_selects_the_failing_test_in_the_pr_job
     it with the notes; the PR job fetches it, selects map-first from the nearest mapped
     ancestor (the PR's base), the selected run fails on the bug, and no pass is recorded."""
     main = _git(forge.dev, "rev-parse", "main")
-    ck = forge.tmp / "main-push"
-    ck.mkdir()
-    _git(ck, "init", "-q")
-    _git(ck, "remote", "add", "origin", f"file://{forge.remote}")
-    _git(ck, "fetch", "-q", "--no-tags", "--depth=1", "origin",
-         f"+{main}:refs/remotes/origin/main")
-    _git(ck, "checkout", "-q", "--detach", main)
-    event = forge.tmp / "main-push.json"
-    event.write_text(json.dumps({"before": main, "after": main}))
-    env = _env(GITHUB_ACTIONS="true", CI="true", GITHUB_EVENT_NAME="push",
-               GITHUB_EVENT_PATH=str(event), GITHUB_SHA=main, GITHUB_RUN_ID="7")
+    ck, env = forge.push_checkout(main, main, "main-push")
     recorded = _pytest(ck, env, "--warpline-record")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     done = _warpline(ck, env, "ci", "--record", "test_pass", "--json")

@@ -12,10 +12,10 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from tests import langwalk
 from tests.gitfixture import FixtureRepo
-from warpline.git.attribution import commit_changes, worktree_changes
-from warpline.git.events import CommitChanges
-from warpline.git.repo import open_repo, resolve_commit
+from warpline.git.attribution import worktree_changes
+from warpline.git.repo import open_repo
 from warpline.lang import describe_locator, language_of
 from warpline.lang.rust import module_name, read
 from warpline.lang.snapshot import tree_locators
@@ -233,14 +233,7 @@ def test_the_table_routes_rust_files() -> None:
 
 # -- the walker ----------------------------------------------------------------------------
 
-def _changes(repo: FixtureRepo, sha: str) -> CommitChanges:
-    handle = open_repo(repo.path)
-    return commit_changes(handle, resolve_commit(handle, sha))
-
-
-def _events(changes: CommitChanges) -> dict[str, tuple[str, str, str | None]]:
-    return {c.locator: (c.change_kind, c.kind, c.previous_locator) for c in changes.changes
-            if not c.locator.startswith("core:")}
+_changes, _events = langwalk.changes, langwalk.events
 
 
 @pytest.fixture

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import langwalk
 from tests.gitfixture import FixtureRepo
-from warpline.git.attribution import commit_changes
-from warpline.git.events import CommitChanges
-from warpline.git.repo import open_repo, resolve_commit
 from warpline.lang import describe_locator, language_of
 from warpline.lang.script import module_name, read_javascript, read_tsx, read_typescript
 
@@ -100,14 +98,7 @@ def test_overloads_and_accessor_pairs_are_one_entity() -> None:
     assert ("class", "App") in _keys(read_tsx(jsx))
 
 
-def _changes(repo: FixtureRepo, sha: str) -> CommitChanges:
-    handle = open_repo(repo.path)
-    return commit_changes(handle, resolve_commit(handle, sha))
-
-
-def _events(changes: CommitChanges) -> dict[str, tuple[str, str, str | None]]:
-    return {c.locator: (c.change_kind, c.kind, c.previous_locator) for c in changes.changes
-            if not c.locator.startswith("core:")}
+_changes, _events = langwalk.changes, langwalk.events
 
 
 @pytest.fixture

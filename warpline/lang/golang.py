@@ -20,12 +20,12 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
+    captured,
     comments_above,
     last_line,
     load_query,
     nest,
     never_raises,
-    parse,
 )
 
 __all__ = ["module_name", "read"]
@@ -58,14 +58,10 @@ def _grammar() -> tuple[Any, Any]:
 
 @never_raises
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
-    import tree_sitter
-
-    parser, query = _grammar()
-    tree = parse(parser, source, edit)
-    if tree is None:
+    read_out = captured(*_grammar(), source, edit)
+    if read_out is None:
         return None
-    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
-    found = [(node, kind) for kind, nodes in captures.items() for node in nodes]
+    tree, found = read_out
     defs: list[Def] = []
     for node, kind, _ in nest(found):  # Go has no nested named definitions
         name = _name(node, kind)

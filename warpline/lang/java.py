@@ -19,12 +19,12 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
+    captured,
     comments_above,
     last_line,
     load_query,
     nest,
     never_raises,
-    parse,
 )
 
 __all__ = ["module_name", "read"]
@@ -61,15 +61,11 @@ def _grammar() -> tuple[Any, Any]:
 
 @never_raises
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
-    import tree_sitter
-
-    parser, query = _grammar()
-    tree = parse(parser, source, edit)
-    if tree is None:
+    read_out = captured(*_grammar(), source, edit)
+    if read_out is None:
         return None
-    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
-    found = [(node, kind) for kind, nodes in captures.items() for node in nodes
-             if not _anonymous_member(node)]
+    tree, found = read_out
+    found = [(node, kind) for node, kind in found if not _anonymous_member(node)]
     return build(source, _defs(nest(found), ""), tree.root_node.has_error, "java")
 
 

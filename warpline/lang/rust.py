@@ -25,11 +25,11 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
+    captured,
     escape,
     last_line,
     load_query,
     never_raises,
-    parse,
     squash,
 )
 
@@ -136,14 +136,12 @@ class _Item:
 @never_raises
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     """The definitions of one Rust source; None when it cannot be read."""
-    import tree_sitter
-
     _, parser, query = _grammar()
-    tree = parse(parser, source, edit)
-    if tree is None:
+    read_out = captured(parser, query, source, edit)
+    if read_out is None:
         return None
-    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
-    found = [_Item(node, kind) for kind, nodes in captures.items() for node in nodes]
+    tree, captures = read_out
+    found = [_Item(node, kind) for node, kind in captures]
     found.sort(key=lambda item: (item.start, -item.end))
     top: list[_Item] = []
     stack: list[_Item] = []

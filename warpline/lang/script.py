@@ -21,12 +21,12 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
+    captured,
     comments_above,
     last_line,
     load_query,
     nest,
     never_raises,
-    parse,
 )
 
 __all__ = ["module_name", "read_javascript", "read_tsx", "read_typescript"]
@@ -76,14 +76,11 @@ def read_tsx(source: bytes, edit: Edit | None = None) -> FileEntities | None:
 
 
 def _read(source: bytes, dialect: str, edit: Edit | None) -> FileEntities | None:
-    import tree_sitter
-
-    parser, query = _grammar(dialect)
-    tree = parse(parser, source, edit)
-    if tree is None:
+    read_out = captured(*_grammar(dialect), source, edit)
+    if read_out is None:
         return None
-    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
-    found = [(_outer(node, role), role) for role, nodes in captures.items() for node in nodes]
+    tree, captures = read_out
+    found = [(_outer(node, role), role) for node, role in captures]
     seen: set[int] = set()
     unique = []
     for outer, role in found:  # a node captured twice (an exported binding) counts once

@@ -94,6 +94,19 @@ _TREES_BYTES = 768 << 10
 _trees_bytes = 0
 
 
+def captured(parser: Any, query: Any, source: bytes,
+             edit: Edit | None) -> tuple[Any, list[tuple[Any, str]]] | None:
+    """The tree of ``source`` (``parse``) and every (node, capture name) the definitions
+    query finds in it, run in C; None when the source cannot be read."""
+    import tree_sitter
+
+    tree = parse(parser, source, edit)
+    if tree is None:
+        return None
+    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
+    return tree, [(node, name) for name, nodes in captures.items() for node in nodes]
+
+
 def parse(parser: Any, source: bytes, edit: Edit | None = None) -> Any | None:
     """The tree of ``source`` (re-parsed from the old version's tree when ``edit`` names
     it and that tree is kept); None when it is past the per-file caps, or when error
