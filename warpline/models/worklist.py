@@ -133,6 +133,20 @@ class VerificationSummary(WireModel):
     unverified: Count = 0
 
 
+class CachedEntity(WireModel):
+    """A changed definition whose results are cached (``functools.cache``, ``lru_cache``,
+    ``cached_property`` and the like): its body runs on the first call only, so a test map
+    links it to the first test that called it; its callers' tests were added."""
+
+    locator: str
+    decorator: str = Field(description="The caching decorator as written, e.g. "
+                           "functools.lru_cache.")
+    callers: Count = Field(description="Definitions with an edge into it in the snapshot "
+                           "(climbing through callers cached themselves).")
+    map_tests: Count = Field(description="Tests the map saw execute one of those callers.")
+    static_tests: Count = Field(description="Tests the static graph reaches it from.")
+
+
 class Selection(WireModel):
     """How the worklist's tests were chosen (see docs/test-map.md)."""
 
@@ -174,6 +188,9 @@ class Selection(WireModel):
     floor_files: Count = Field(
         default=0, description="Test files selected whole because they import a changed "
         "entity's module (the import floor).")
+    cached_entities: list[CachedEntity] = Field(
+        default_factory=list, description="Changed definitions whose results are cached, "
+        "and the tests added through their callers (additive; see docs/test-map.md).")
 
 
 class CoChangePartner(WireModel):

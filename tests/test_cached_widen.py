@@ -1,0 +1,127 @@
+"""A changed memoized definition selects the tests of its callers (``cached_widen``).
+
+Real git, a real ``pytest --warpline-record`` run for the map, and the truth from really
+running the whole suite with the helper broken: every failing test must be selected.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cachedproject import BREAK, CALLERS_TESTS, SPLIT, make_cached_project
+from tests.dispatchproject import run_pytest
+from tests.gitfixture import FixtureRepo
+from tests.graphfixture import call
+from warpline.git.pycached import cached_definitions
+
+
+@pytest.fixture(autouse=True)
+def _builtin_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARPLINE_EDGE_SOURCES", "builtin")
+    monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "30")
+
+
+def _recorded_then_broken(root: Path, cached: bool) -> FixtureRepo:
+    repo = make_cached_project(root, cached=cached)
+    recorded = run_pytest(root, "--warpline-record")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    text = (root / "app/paths.py").read_text()
+    repo.commit({"app/paths.py": text.replace(*BREAK)}, "break split")
+    return repo
+
+
+def _selected(env: dict[str, Any]) -> set[str]:
+    command = env["next_actions"]["commands"][0]["command"]
+    assert command.startswith("pytest ")
+    return set(command.split()[1:])
+
+
+def _failing(root: Path) -> set[str]:
+    run = run_pytest(root, "-rf", "-p", "no:warpline")
+    assert run.returncode == 1, run.stdout + run.stderr
+    return set(re.findall(r"^FAILED (\S+)", run.stdout, re.M))
+
+
+def test_a_changed_cached_helper_selects_its_callers_tests_and_says_why(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    repo = _recorded_then_broken(root, cached=True)
+    env = call("reverify", repo=str(repo.path), rev_range="HEAD~1..HEAD")
+    selection = env["data"]["selection"]
+    failing = _failing(root)
+    assert failing == CALLERS_TESTS  # the whole suite's truth: every caller's test fails
+    assert failing <= _selected(env)
+    assert "tests/test_e_other.py::test_other" not in _selected(env)
+    # The map alone links the helper to the first test only (the blind spot).
+    items = {i["entity"]["locator"]: i for i in env["data"]["items"]}
+    assert items[SPLIT]["map_tests"] == 1
+    (widened,) = selection["cached_entities"]
+    assert widened["locator"] == SPLIT
+    assert widened["decorator"] == "lru_cache"
+    assert widened["callers"] >= 4  # depth, parent, root, and describe through root's cache
+    assert widened["map_tests"] >= 3
+    assert any(SPLIT in w and "cached" in w for w in env["warnings"])
+
+
+def test_without_a_cache_decorator_nothing_is_widened(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    repo = _recorded_then_broken(root, cached=False)
+    env = call("reverify", repo=str(repo.path), rev_range="HEAD~1..HEAD")
+    selection = env["data"]["selection"]
+    assert selection["cached_entities"] == []
+    assert selection["basis"] == "map"
+    assert _selected(env) == _failing(root) == CALLERS_TESTS  # the map's links, exactly
+    assert not any("cached" in w for w in env["warnings"])
+
+
+def test_the_reader_finds_every_caching_decorator_spelling() -> None:
+    source = b'''\
+import functools, functools as ft
+from functools import cache, lru_cache, cached_property
+
+
+@functools.cache
+def a(): pass
+
+
+@functools.lru_cache(maxsize=8)
+def b(): pass
+
+
+@lru_cache
+def c(): pass
+
+
+@ft.lru_cache()
+def d(): pass
+
+
+class K:
+    @cached_property
+    def e(self): pass
+
+    @property
+    def f(self): pass
+
+    if True:
+        @cache
+        def g(self): pass
+
+
+def outer():
+    @cache
+    def inner(): pass
+    return inner
+
+
+@staticmethod
+def plain(): pass
+'''
+    assert cached_definitions(source) == {
+        "a": "functools.cache", "b": "functools.lru_cache", "c": "lru_cache",
+        "d": "ft.lru_cache", "K.e": "cached_property", "K.g": "cache",
+        "outer.<locals>.inner": "cache"}
+    assert cached_definitions(b"def broken(:\n") == {}

@@ -1,0 +1,152 @@
+"""Cached definitions: the tests a test map cannot link to them, found through their callers.
+
+A function decorated with ``functools.cache``, ``lru_cache``, ``cached_property`` and the
+like (``warpline.git.pycached``) runs its body on the first call only: the map links it to
+the test that happened to call it first, and to no later test that used its (now broken)
+result. For each changed cached definition the selection adds
+
+* the tests the map saw execute its callers (the snapshot's edges into it, both kinds: a
+  reference hands the function on to be called), climbing further through callers that
+  are cached themselves;
+* every test the static graph reaches it from (``suggest.reaching_tests``).
+
+Whether a definition is cached is read from the source: the work tree's for an uncommitted
+change, else HEAD's, and the map's commit (the version the map was recorded on). Only
+functions the graph and the commits name are read; nothing is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from warpline.git.filecaps import MAX_PARSE_BYTES
+from warpline.git.locators import dotted_module, function_locator
+from warpline.git.lookups import blob_at
+from warpline.git.pycached import cached_definitions
+from warpline.service.graph import suggest
+from warpline.service.graph.seeds import Seed
+from warpline.service.testing.discovery import collected_ids
+from warpline.store.testmaps import tests_executing
+
+MAX_CALLERS = 500  # callers whose map links are read, per cached definition
+MAX_CLIMB = 3  # levels climbed through callers that are cached themselves
+
+
+@dataclass(slots=True)
+class CachedWidening:
+    """How one changed cached definition's tests were widened."""
+    locator: str
+    decorator: str
+    callers: int = 0
+    map_tests: list[str] = field(default_factory=list)  # tests that ran a caller
+    static_tests: list[str] = field(default_factory=list)  # tests reaching it statically
+    graph_known: bool = True
+
+    def wire(self) -> dict[str, Any]:
+        return {"locator": self.locator, "decorator": self.decorator,
+                "callers": self.callers, "map_tests": len(self.map_tests),
+                "static_tests": len(self.static_tests)}
+
+
+class _Sources:
+    """Cached definitions per file, read once per (revision, path)."""
+
+    def __init__(self, repo: Any, root: Path, revs: list[str]) -> None:
+        self.repo, self.root, self.revs = repo, root, revs
+        self._read: dict[tuple[str, str], dict[str, str]] = {}
+
+    def decorator(self, locator: str, path: str | None, worktree: bool) -> str | None:
+        """The caching decorator of the function ``locator`` in any version read."""
+        if not path or not path.endswith(".py") or not locator.startswith("python:function:"):
+            return None
+        dotted = dotted_module(path)
+        prefix = function_locator(dotted, "") if dotted else ""
+        if not dotted or not locator.startswith(prefix):
+            return None
+        qualname = locator[len(prefix):]
+        for rev in (["WORKTREE"] if worktree else []) + self.revs:
+            found = self._definitions(rev, path).get(qualname)
+            if found is not None:
+                return found
+        return None
+
+    def _definitions(self, rev: str, path: str) -> dict[str, str]:
+        key = (rev, path)
+        if key not in self._read:
+            source = self._worktree(path) if rev == "WORKTREE" else \
+                blob_at(self.repo, rev, path, MAX_PARSE_BYTES) if self.repo is not None else None
+            self._read[key] = cached_definitions(source) if source is not None else {}
+        return self._read[key]
+
+    def _worktree(self, path: str) -> bytes | None:
+        disk = self.root / path
+        try:
+            if disk.is_symlink() or not disk.is_file() or disk.stat().st_size > MAX_PARSE_BYTES:
+                return None
+            return disk.read_bytes()
+        except OSError:
+            return None
+
+
+def widen(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: list[Seed],
+          map_id: int | None, map_commit: str | None) -> list[CachedWidening]:
+    """The widening of every changed cached definition among ``seeds`` (empty when none is
+    cached: the selection is then exactly what it was)."""
+    sources = _Sources(repo, root, ["HEAD", *([map_commit] if map_commit else [])])
+    out: list[CachedWidening] = []
+    for seed in seeds:
+        decorator = sources.decorator(seed.locator, seed.path, seed.uncommitted)
+        if decorator is None:
+            continue
+        found = CachedWidening(seed.locator, decorator, graph_known=graph is not None)
+        if graph is not None and seed.locator in graph._node:
+            callers = _callers(graph, seed.locator, sources)
+            found.callers = len(callers)
+            if map_id is not None and callers:
+                executed = tests_executing(conn, map_id, callers)
+                found.map_tests = sorted({t for tests in executed.values() for t in tests})
+            reaching = suggest.reaching_tests(graph, [seed.locator])
+            found.static_tests = sorted({i for test in reaching
+                                         for i in collected_ids(graph, test)})
+        out.append(found)
+    return out
+
+
+def _callers(graph: nx.DiGraph, locator: str, sources: _Sources) -> list[str]:
+    """The definitions with an edge into ``locator``, and into each caller that is cached
+    itself (up to ``MAX_CLIMB`` levels, ``MAX_CALLERS`` in all)."""
+    pred: dict[str, dict[str, Any]] = graph._pred
+    nodes: dict[str, dict[str, Any]] = graph._node
+    found: dict[str, None] = {}
+    frontier = [locator]
+    for _ in range(MAX_CLIMB):
+        step: list[str] = []
+        for node in frontier:
+            for caller in pred.get(node, {}):
+                if caller == locator or caller in found or len(found) >= MAX_CALLERS:
+                    continue
+                found[caller] = None
+                if sources.decorator(caller, nodes.get(caller, {}).get("path"), False):
+                    step.append(caller)
+        frontier = step
+        if not frontier:
+            break
+    return list(found)
+
+
+def warning(widened: CachedWidening) -> str:
+    """Why the selection holds more than the map's tests for a cached definition."""
+    if not widened.graph_known:
+        return (f"{widened.locator} is cached (@{widened.decorator}): its body runs on the "
+                "first call only, so a test map links it to whichever test called it first. "
+                "No edge snapshot names its callers: their tests could not be added. Capture "
+                "one (`warpline capture-snapshot`) or run the whole suite.")
+    return (f"{widened.locator} is cached (@{widened.decorator}): its body runs on the first "
+            "call only, so a test map links it to whichever test called it first. The "
+            f"{len(widened.map_tests)} tests the map saw run its {widened.callers} callers and "
+            f"the {len(widened.static_tests)} tests reaching it through the static graph are "
+            "selected too.")
