@@ -58,6 +58,9 @@ def test_a_changed_cached_helper_selects_its_callers_tests_and_says_why(tmp_path
     # The map alone links the helper to the first test only (the blind spot).
     items = {i["entity"]["locator"]: i for i in env["data"]["items"]}
     assert items[SPLIT]["map_tests"] == 1
+    # The item itself names its callers' tests, not only the map's one.
+    suggested = {e["command"].split()[1] for e in items[SPLIT]["suggested_verification"]}
+    assert suggested == CALLERS_TESTS
     (widened,) = selection["cached_entities"]
     assert widened["locator"] == SPLIT
     assert widened["decorator"] == "lru_cache"

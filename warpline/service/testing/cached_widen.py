@@ -45,6 +45,7 @@ class CachedWidening:
     map_tests: list[str] = field(default_factory=list)  # tests that ran a caller
     static_tests: list[str] = field(default_factory=list)  # tests reaching it statically
     graph_known: bool = True
+    added: list[str] = field(default_factory=list)  # selected for it by this widening only
 
     def wire(self) -> dict[str, Any]:
         return {"locator": self.locator, "decorator": self.decorator,

@@ -176,7 +176,8 @@ def _widen_cached(out: Selection, chosen: dict[str, None], conn: Any, repo: Any,
         tests = [*widened.map_tests, *widened.static_tests]
         chosen.update(dict.fromkeys(tests))
         mine = out.per_seed.setdefault(widened.locator, [])
-        mine.extend(t for t in dict.fromkeys(tests) if t not in mine)
+        widened.added = [t for t in dict.fromkeys(tests) if t not in mine]
+        mine.extend(widened.added)
         out.warnings.append(warning(widened))
     return added_static
 
