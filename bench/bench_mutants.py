@@ -20,6 +20,7 @@ import ast
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,7 @@ from _selection_eval import selected_ids, test_commands
 from warpline.git.pycached import cached_definitions
 from warpline.service.graph.suggest import is_test_file
 
+BENCH = Path(__file__).resolve().parent
 MUTANT = 'raise RuntimeError("warpline mutant")'
 
 
@@ -44,12 +46,16 @@ def git(root: Path, *args: str) -> str:
                           capture_output=True, text=True).stdout
 
 
+PYTEST_ARGS: list[str] = []  # --pytest-args: the suite's paths and options, every run
+
+
 def pytest_run(root: Path, pythonpath: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "WARPLINE_"))}
-    env.update({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(root / pythonpath)})
+    env.update({"PYTHONDONTWRITEBYTECODE": "1",  # the bench dir: -p _loopback_guard
+                "PYTHONPATH": os.pathsep.join([str(root / pythonpath), str(BENCH)])})
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *args], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=3600, check=False)
+                           *PYTEST_ARGS, *args], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=3600, check=False)
 
 
 def cached_in(root: Path) -> list[tuple[str, str, str]]:
@@ -117,7 +123,8 @@ def reverify(root: Path, suite: list[str], widen: bool) -> tuple[set[str], str, 
             len(selection.get("cached_entities", [])))
 
 
-def run(root: Path, pythonpath: str, limit: int | None) -> dict[str, Any]:
+def run(root: Path, pythonpath: str, limit: int | None, exclude: str | None
+        ) -> dict[str, Any]:
     from warpline.registry import call_tool
 
     os.environ["WARPLINE_EDGE_SOURCES"] = "builtin"
@@ -129,7 +136,8 @@ def run(root: Path, pythonpath: str, limit: int | None) -> dict[str, Any]:
     suite = [line for line in collected.stdout.splitlines() if "::" in line]
     base = git(root, "rev-parse", "HEAD").strip()
     rows = []
-    for path, qualname, decorator in cached_in(root)[:limit]:
+    chosen = [c for c in cached_in(root) if not exclude or exclude not in c[0]]
+    for path, qualname, decorator in chosen[:limit]:
         text = (root / path).read_text()
         mutant = mutate(text, qualname)
         if mutant is None:
@@ -188,6 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default: the generated shop project)")
     parser.add_argument("--pythonpath", default=".", help="import root inside the project")
     parser.add_argument("--limit", type=int, help="at most this many mutants")
+    parser.add_argument("--exclude", help="skip definitions whose path holds this")
+    parser.add_argument("--pytest-args", default="", help="the suite's paths and options "
+                        "for every run, e.g. \"tests/unit -m 'not network'\"")
     parser.add_argument("--census", nargs="+", metavar="CLONE",
                         help="only count the cached definitions of these clones")
     parser.add_argument("--json", type=Path, help="write the result here")
@@ -202,7 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 subprocess.run(["git", "clone", "-q", args.project, str(root)], check=True)
             else:
                 _gen_cached.write(root)
-            result = run(root, args.pythonpath, args.limit)
+            PYTEST_ARGS[:] = shlex.split(args.pytest_args)
+            result = run(root, args.pythonpath, args.limit, args.exclude)
         for row in result["mutants"]:
             print(f"{row['definition']:55} @{row['decorator']:22} failing {row['failing']:3} "
                   f"held {row['held_before']:3} -> {row['held_after']:3} "
