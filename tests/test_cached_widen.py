@@ -128,3 +128,28 @@ def plain(): pass
         "d": "ft.lru_cache", "K.e": "cached_property", "K.g": "cache",
         "outer.<locals>.inner": "cache"}
     assert cached_definitions(b"def broken(:\n") == {}
+
+
+def test_an_uncommitted_change_is_read_from_the_work_tree(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    repo = make_cached_project(root)
+    recorded = run_pytest(root, "--warpline-record")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    repo.write_worktree("app/paths.py", (root / "app/paths.py").read_text().replace(*BREAK))
+    env = call("reverify", repo=str(repo.path), include_worktree=True)
+    assert _failing(root) <= _selected(env)
+    assert [c["locator"] for c in env["data"]["selection"]["cached_entities"]] == [SPLIT]
+
+
+def test_a_change_removing_the_cache_is_widened_from_the_maps_version(tmp_path: Path) -> None:
+    """The map was recorded while the helper was cached: its blind spot is still there."""
+    root = tmp_path / "project"
+    repo = make_cached_project(root)
+    recorded = run_pytest(root, "--warpline-record")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    text = (root / "app/paths.py").read_text().replace("@lru_cache(maxsize=None)\n", "")
+    repo.commit({"app/paths.py": text.replace(*BREAK)}, "uncache and break split")
+    env = call("reverify", repo=str(repo.path), rev_range="HEAD~1..HEAD")
+    assert _failing(root) <= _selected(env)
+    (widened,) = env["data"]["selection"]["cached_entities"]
+    assert (widened["locator"], widened["decorator"]) == (SPLIT, "lru_cache")
