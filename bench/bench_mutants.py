@@ -102,9 +102,16 @@ def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def failing(root: Path, pythonpath: str) -> set[str]:
+def failing(root: Path, pythonpath: str, suite: list[str]) -> set[str]:
+    """The tests the whole suite fails; a file that errors while collected (the mutant
+    raises at import) fails every test of it."""
     run = pytest_run(root, pythonpath, "-rfE", "-p", "no:warpline")
-    return set(re.findall(r"^(?:FAILED|ERROR) (\S+)", run.stdout, re.M))
+    out: set[str] = set()
+    for name in re.findall(r"^(?:FAILED|ERROR) (\S+)", run.stdout, re.M):
+        out.update([name] if "::" in name else
+                   [t for t in suite if t.startswith(name.rstrip("/") + ("::" if
+                    name.endswith(".py") else "/"))] or [name])
+    return out
 
 
 def reverify(root: Path, suite: list[str], widen: bool) -> tuple[set[str], str, int]:
@@ -144,7 +151,7 @@ def run(root: Path, pythonpath: str, limit: int | None, exclude: str | None
             continue
         (root / path).write_text(mutant)
         git(root, "commit", "-q", "-am", f"mutant {qualname}")
-        truth = failing(root, pythonpath)
+        truth = failing(root, pythonpath, suite)
         after, basis, cached = reverify(root, suite, widen=True)
         before, _, _ = reverify(root, suite, widen=False)
         rows.append({"definition": f"{path}::{qualname}", "decorator": decorator,
