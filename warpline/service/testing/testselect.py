@@ -9,7 +9,9 @@ With a test map (``warpline.store.testmaps``, chosen by ``service.shared.choice`
    map does not hold (new tests, or tests the recording did not run);
 4. for changed entities the map cannot answer for (new code, code no recorded test
    executed, non-Python files), the static basis: the graph's tests and the import floor
-   (``static_basis``).
+   (``static_basis``);
+5. for changed definitions whose results are cached (``functools.cache`` and the like),
+   the tests that reach them through their callers (``cached_widen``).
 
 Without a map: rule 2 and the static basis for every changed entity. This object is the one
 selection: ``reverify``'s command, its formats, ``warpline ci`` and ``pytest
