@@ -107,7 +107,13 @@ def failing(root: Path, pythonpath: str, suite: list[str]) -> set[str]:
     raises at import) fails every test of it."""
     run = pytest_run(root, pythonpath, "-rfE", "-p", "no:warpline")
     out: set[str] = set()
-    for name in re.findall(r"^(?:FAILED|ERROR) (\S+)", run.stdout, re.M):
+    known = set(suite)
+    for line in re.findall(r"^(?:FAILED|ERROR) (.+)$", run.stdout, re.M):
+        # An id may hold spaces (a parameter's text): the longest suite id the line starts
+        # with, before the " - message" pytest appends.
+        name = max((line[:i] for i in range(len(line), 0, -1)
+                    if line[:i] in known and line[i:i + 3] in ("", " - ")),
+                   key=len, default=line.split(" - ", 1)[0])
         out.update([name] if "::" in name else
                    [t for t in suite if t.startswith(name.rstrip("/") + ("::" if
                     name.endswith(".py") else "/"))] or [name])

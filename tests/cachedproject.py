@@ -18,9 +18,13 @@ PATHS = '''\
 from functools import cache, lru_cache
 
 
+def clean(name):
+    return name.strip()
+
+
 @lru_cache(maxsize=None)
 def split(name):
-    return tuple(name.split("."))
+    return tuple(clean(name).split("."))
 
 
 def depth(name):
@@ -56,7 +60,9 @@ FILES = {
 }
 
 SPLIT = "python:function:app.paths.split"
-BREAK = ('    return tuple(name.split("."))', '    raise RuntimeError("broken")')
+CLEAN = "python:function:app.paths.clean"
+BREAK = ('    return tuple(clean(name).split("."))', '    raise RuntimeError("broken")')
+BREAK_CLEAN = ("    return name.strip()", '    raise RuntimeError("broken")')
 CALLERS_TESTS = {"tests/test_a_depth.py::test_depth", "tests/test_b_describe.py::test_describe",
                  "tests/test_c_parent.py::test_parent", "tests/test_d_again.py::test_again"}
 

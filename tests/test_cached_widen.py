@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from tests.cachedproject import BREAK, CALLERS_TESTS, SPLIT, make_cached_project
+from tests.cachedproject import (
+    BREAK,
+    BREAK_CLEAN,
+    CALLERS_TESTS,
+    CLEAN,
+    SPLIT,
+    make_cached_project,
+)
 from tests.dispatchproject import run_pytest
 from tests.gitfixture import FixtureRepo
 from tests.graphfixture import call
@@ -25,12 +32,13 @@ def _builtin_edges(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "30")
 
 
-def _recorded_then_broken(root: Path, cached: bool) -> FixtureRepo:
+def _recorded_then_broken(root: Path, cached: bool,
+                          edit: tuple[str, str] = BREAK) -> FixtureRepo:
     repo = make_cached_project(root, cached=cached)
     recorded = run_pytest(root, "--warpline-record")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     text = (root / "app/paths.py").read_text()
-    repo.commit({"app/paths.py": text.replace(*BREAK)}, "break split")
+    repo.commit({"app/paths.py": text.replace(*edit)}, "break it")
     return repo
 
 
@@ -69,15 +77,30 @@ def test_a_changed_cached_helper_selects_its_callers_tests_and_says_why(tmp_path
     assert any(SPLIT in w and "cached" in w for w in env["warnings"])
 
 
-def test_without_a_cache_decorator_nothing_is_widened(tmp_path: Path) -> None:
+@pytest.mark.parametrize("edit", [BREAK, BREAK_CLEAN], ids=["split", "clean"])
+def test_without_a_cache_decorator_nothing_is_widened(tmp_path: Path,
+                                                      edit: tuple[str, str]) -> None:
     root = tmp_path / "project"
-    repo = _recorded_then_broken(root, cached=False)
+    repo = _recorded_then_broken(root, cached=False, edit=edit)
     env = call("reverify", repo=str(repo.path), rev_range="HEAD~1..HEAD")
     selection = env["data"]["selection"]
     assert selection["cached_entities"] == []
     assert selection["basis"] == "map"
     assert _selected(env) == _failing(root) == CALLERS_TESTS  # the map's links, exactly
     assert not any("cached" in w for w in env["warnings"])
+
+
+def test_code_called_through_a_cached_caller_selects_that_callers_tests(tmp_path: Path) -> None:
+    """``clean`` is not cached; ``split`` above it is: only its first test runs ``clean``."""
+    root = tmp_path / "project"
+    repo = _recorded_then_broken(root, cached=True, edit=BREAK_CLEAN)
+    env = call("reverify", repo=str(repo.path), rev_range="HEAD~1..HEAD")
+    items = {i["entity"]["locator"]: i for i in env["data"]["items"]}
+    assert items[CLEAN]["map_tests"] == 1  # the blind spot
+    assert _failing(root) == CALLERS_TESTS <= _selected(env)
+    (widened,) = env["data"]["selection"]["cached_entities"]
+    assert widened["locator"] == CLEAN and widened["decorator"] is None
+    assert SPLIT in widened["cached_callers"]
 
 
 def test_the_reader_finds_every_caching_decorator_spelling() -> None:

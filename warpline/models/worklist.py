@@ -135,14 +135,19 @@ class VerificationSummary(WireModel):
 
 class CachedEntity(WireModel):
     """A changed definition whose results are cached (``functools.cache``, ``lru_cache``,
-    ``cached_property`` and the like): its body runs on the first call only, so a test map
-    links it to the first test that called it; its callers' tests were added."""
+    ``cached_property`` and the like), or that is called through one: a cached body runs on
+    the first call only, so a test map links it (and what it calls) to the first test that
+    called it; the tests of the cached definitions' callers were added."""
 
     locator: str
-    decorator: str = Field(description="The caching decorator as written, e.g. "
-                           "functools.lru_cache.")
-    callers: Count = Field(description="Definitions with an edge into it in the snapshot "
-                           "(climbing through callers cached themselves).")
+    decorator: str | None = Field(description="Its caching decorator as written, e.g. "
+                                  "functools.lru_cache; null when it is not cached itself "
+                                  "but called through cached_callers.")
+    cached_callers: list[str] = Field(
+        default_factory=list, description="Cached definitions it is called through (within "
+        "4 edges; first 20).")
+    callers: Count = Field(description="Definitions with an edge into it (when cached) and "
+                           "into its cached callers, in the snapshot.")
     map_tests: Count = Field(description="Tests the map saw execute one of those callers.")
     static_tests: Count = Field(description="Tests the static graph reaches it from.")
 

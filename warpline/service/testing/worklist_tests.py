@@ -51,8 +51,10 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
     widened = next((c for c in selection.cached if c.locator == locator), None)
     through = set(widened.added) if widened is not None else set()
     seen = f"The test map (recorded at {commit}) saw this test execute it{more}."
-    cached = (f"It is cached (@{widened.decorator}): this test reaches it through a caller, "
-              f"and may use a result computed before{more}.") if widened is not None else ""
+    cached = "" if widened is None else (
+        f"It is cached (@{widened.decorator})" if widened.decorator is not None else
+        "It is called through cached definitions") + (
+        f": this test reaches it through a caller, and may use a result computed before{more}.")
     return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
              "distance": None, "callers": [], "why": cached if t in through else seen}
             for t in shown]
