@@ -26,7 +26,6 @@ import networkx as nx
 
 from warpline.git.filecaps import MAX_PARSE_BYTES
 from warpline.git.locators import dotted_module, function_locator
-from warpline.git.lookups import blob_at
 from warpline.git.pycached import cached_definitions
 from warpline.service.graph import suggest
 from warpline.service.graph.seeds import Seed
@@ -79,6 +78,8 @@ class _Sources:
         return None
 
     def _definitions(self, rev: str, path: str) -> dict[str, str]:
+        from warpline.git.lookups import blob_at  # pygit2: not on the light CLI paths
+
         key = (rev, path)
         if key not in self._read:
             source = self._worktree(path) if rev == "WORKTREE" else \
