@@ -22,6 +22,7 @@ compound statement takes its scope's qualname.
 from __future__ import annotations
 
 import ast
+import re
 
 from warpline.git.filecaps import too_large
 from warpline.git.pyentities import parse_body
@@ -31,6 +32,9 @@ CACHE_DECORATORS = frozenset({
     "lfu_cache", "fifo_cache", "rr_cache", "mru_cache", "tlru_cache", "alru_cache",
     "memoize", "memoized",
 })
+# Every name of CACHE_DECORATORS holds "cache" or "memoiz": a file with no decorator line
+# holding one is not parsed (most files mention neither, many say "cache" elsewhere).
+_MAYBE = re.compile(rb"@[ \t]*[\w. \t]*(?:cache|memoiz)")
 _MAX_DEPTH = 200  # deeper nesting is not read (pyentities bounds its own walk likewise)
 
 
@@ -60,8 +64,8 @@ def cache_decorator(decorators: list[ast.expr]) -> str | None:
 def cached_definitions(source: bytes) -> dict[str, str]:
     """qualname -> caching decorator for every cached function of ``source`` (empty when it
     does not parse or is past the parse cap)."""
-    if too_large(source) or (b"cache" not in source and b"memoiz" not in source):
-        return {}  # every name of CACHE_DECORATORS holds one of these: no parse needed
+    if too_large(source) or _MAYBE.search(source) is None:
+        return {}  # no decorator names a cache: no parse needed
     body = parse_body(source)
     if body is None:
         return {}
