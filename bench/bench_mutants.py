@@ -21,9 +21,11 @@ import json
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -158,12 +160,19 @@ def run(root: Path, pythonpath: str, limit: int | None, exclude: str | None
         (root / path).write_text(mutant)
         git(root, "commit", "-q", "-am", f"mutant {qualname}")
         truth = failing(root, pythonpath, suite)
-        after, basis, cached = reverify(root, suite, widen=True)
+        reverify(root, suite, widen=False)  # the range ingested: both timings warm
+        started = time.perf_counter()
         before, _, _ = reverify(root, suite, widen=False)
+        seconds_before = time.perf_counter() - started
+        started = time.perf_counter()
+        after, basis, cached = reverify(root, suite, widen=True)
+        seconds_after = time.perf_counter() - started
         rows.append({"definition": f"{path}::{qualname}", "decorator": decorator,
                      "failing": len(truth), "basis": basis, "cached_entities": cached,
                      "selected_before": len(before), "selected_after": len(after),
                      "held_before": len(truth & before), "held_after": len(truth & after),
+                     "reverify_s_before": round(seconds_before, 3),
+                     "reverify_s_after": round(seconds_after, 3),
                      "missed_before": sorted(truth - before)[:5],
                      "missed_after": sorted(truth - after)[:5]})
         git(root, "reset", "-q", "--hard", base)
@@ -186,7 +195,13 @@ def summarise(rows: list[dict[str, Any]], suite: int) -> dict[str, Any]:
             "recall_after": round(sum(r["held_after"] for r in killed) / failing, 3)
             if failing else None,
             "selected_share_before": share("selected_before"),
-            "selected_share_after": share("selected_after")}
+            "selected_share_after": share("selected_after"),
+            "reverify_s_median_before": _median([r["reverify_s_before"] for r in rows]),
+            "reverify_s_median_after": _median([r["reverify_s_after"] for r in rows])}
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 3) if values else None
 
 
 def census(clones: Sequence[str]) -> dict[str, Any]:
