@@ -42,6 +42,7 @@ TINY: dict[str, list[str]] = {
     "bench_selection.py": ["--tiny"],
     "bench_mapsync.py": ["--tiny"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
+    "bench_mutants.py": ["--limit", "2"],
 }
 
 

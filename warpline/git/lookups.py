@@ -10,6 +10,7 @@ import pygit2
 
 __all__ = [
     "ancestry",
+    "blob_at",
     "commit_or_none",
     "contains",
     "head_blob",
@@ -183,4 +184,17 @@ def head_blob(repo: pygit2.Repository, path: str, max_bytes: int) -> bytes | Non
         raise ValueError(f"HEAD's {path} cannot be read ({exc})") from None
     if not isinstance(blob, pygit2.Blob) or blob.size > max_bytes:
         raise ValueError(f"HEAD's {path} is not a file of at most {max_bytes} bytes")
+    return bytes(blob.data)
+
+
+def blob_at(repo: pygit2.Repository, rev: str, path: str, max_bytes: int) -> bytes | None:
+    """``path`` as commit ``rev`` (a sha or ``HEAD``) holds it; None when there is no such
+    commit or file, it is not a file, is past ``max_bytes`` or cannot be read."""
+    try:
+        commit = repo.revparse_single(rev).peel(pygit2.Commit)
+        blob = repo[commit.tree[path].id]
+    except _GIT_ERRORS:
+        return None
+    if not isinstance(blob, pygit2.Blob) or blob.size > max_bytes:
+        return None
     return bytes(blob.data)

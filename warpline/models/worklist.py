@@ -133,6 +133,25 @@ class VerificationSummary(WireModel):
     unverified: Count = 0
 
 
+class CachedEntity(WireModel):
+    """A changed definition whose results are cached (``functools.cache``, ``lru_cache``,
+    ``cached_property`` and the like), or that is called through one: a cached body runs on
+    the first call only, so a test map links it (and what it calls) to the first test that
+    called it; the tests of the cached definitions' callers were added."""
+
+    locator: str
+    decorator: str | None = Field(description="Its caching decorator as written, e.g. "
+                                  "functools.lru_cache; null when it is not cached itself "
+                                  "but called through cached_callers.")
+    cached_callers: list[str] = Field(
+        default_factory=list, description="Cached definitions it is called through (within "
+        "4 edges; first 20).")
+    callers: Count = Field(description="Definitions with an edge into it (when cached) and "
+                           "into its cached callers, in the snapshot.")
+    map_tests: Count = Field(description="Tests the map saw execute one of those callers.")
+    static_tests: Count = Field(description="Tests the static graph reaches it from.")
+
+
 class Selection(WireModel):
     """How the worklist's tests were chosen (see docs/test-map.md)."""
 
@@ -174,6 +193,9 @@ class Selection(WireModel):
     floor_files: Count = Field(
         default=0, description="Test files selected whole because they import a changed "
         "entity's module (the import floor).")
+    cached_entities: list[CachedEntity] = Field(
+        default_factory=list, description="Changed definitions whose results are cached, "
+        "and the tests added through their callers (additive; see docs/test-map.md).")
 
 
 class CoChangePartner(WireModel):

@@ -9,7 +9,9 @@ With a test map (``warpline.store.testmaps``, chosen by ``service.shared.choice`
    map does not hold (new tests, or tests the recording did not run);
 4. for changed entities the map cannot answer for (new code, code no recorded test
    executed, non-Python files), the static basis: the graph's tests and the import floor
-   (``static_basis``).
+   (``static_basis``);
+5. for changed definitions whose results are cached (``functools.cache`` and the like),
+   the tests that reach them through their callers (``cached_widen``).
 
 Without a map: rule 2 and the static basis for every changed entity. This object is the one
 selection: ``reverify``'s command, its formats, ``warpline ci`` and ``pytest
@@ -35,6 +37,7 @@ from warpline.service.graph import suggest
 from warpline.service.graph.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
+from warpline.service.testing.cached_widen import CachedWidening, warning, widen
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testcommand import MAX_IDS, file_of
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
@@ -60,6 +63,7 @@ class Selection:
     floor_files: int = 0
     widened: bool = False  # past MAX_IDS ids: whole files
     static_why: str = ""
+    cached: list[CachedWidening] = field(default_factory=list)
 
     def wire(self) -> dict[str, Any]:
         choice = self.choice
@@ -80,6 +84,7 @@ class Selection:
             "new_tests": len(self.new_tests),
             "tests": list(self.tests),
             "floor_files": self.floor_files,
+            "cached_entities": [c.wire() for c in self.cached],
         }
 
     def finish(self, chosen: dict[str, None]) -> None:
@@ -145,6 +150,7 @@ def select(conn: Any, repo: Any, root: Path, static: StaticBasis,
     for seed in fallback:
         answered = out.per_seed[seed.locator] or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
+    widened_static = _widen_cached(out, chosen, conn, repo, root, static, seeds)
     known_tests = {node_id for node_id, _ in map_tests(conn, row.id)}
     out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
                      if not _covered(t, known_tests)]
@@ -152,9 +158,30 @@ def select(conn: Any, repo: Any, root: Path, static: StaticBasis,
     out.finish(chosen)
     # A map was consulted: what it could not answer came from the static basis (mixed),
     # never "static", which means no usable map.
-    out.basis = "none" if not out.tests else "mixed" if out.from_static else "map"
+    out.basis = "none" if not out.tests else \
+        "mixed" if out.from_static or widened_static else "map"
     _map_warnings(out, known)
     return out
+
+
+def _widen_cached(out: Selection, chosen: dict[str, None], conn: Any, repo: Any, root: Path,
+                  static: StaticBasis, seeds: list[Seed]) -> bool:
+    """Adds the callers' tests of every changed cached definition (``cached_widen``);
+    True when the static graph added a test the map had not."""
+    choice = out.choice
+    assert choice is not None
+    out.cached = widen(conn, repo, root, static.graph, seeds, choice.row.id,
+                       choice.row.commit_sha)
+    added_static = False
+    for widened in out.cached:
+        added_static |= any(t not in chosen for t in widened.static_tests)
+        tests = [*widened.map_tests, *widened.static_tests]
+        chosen.update(dict.fromkeys(tests))
+        mine = out.per_seed.setdefault(widened.locator, [])
+        widened.added = [t for t in dict.fromkeys(tests) if t not in mine]
+        mine.extend(widened.added)
+        out.warnings.append(warning(widened))
+    return added_static
 
 
 def _module_of(seed: Seed) -> str | None:

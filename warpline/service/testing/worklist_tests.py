@@ -48,9 +48,15 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
     shown = tests[:MAP_PER_ITEM]
     more = f" ({len(tests)} tests in all: the selection runs every one)" \
         if len(tests) > MAP_PER_ITEM else ""
+    widened = next((c for c in selection.cached if c.locator == locator), None)
+    through = set(widened.added) if widened is not None else set()
+    seen = f"The test map (recorded at {commit}) saw this test execute it{more}."
+    cached = "" if widened is None else (
+        f"It is cached (@{widened.decorator})" if widened.decorator is not None else
+        "It is called through cached definitions") + (
+        f": this test reaches it through a caller, and may use a result computed before{more}.")
     return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
-             "distance": None, "callers": [],
-             "why": f"The test map (recorded at {commit}) saw this test execute it{more}."}
+             "distance": None, "callers": [], "why": cached if t in through else seen}
             for t in shown]
 
 
