@@ -44,6 +44,9 @@ def timeout_reason(seconds: float) -> str:
             "`warpline backfill --retry-failed` to read it again.")
 
 
+_TICK_S = 0.05  # after the bound, how often the timeout is raised again until it lands
+
+
 def can_bound() -> bool:
     """True where ``bounded`` can interrupt (the main thread, with ``setitimer``)."""
     return (threading.current_thread() is threading.main_thread()
@@ -58,10 +61,13 @@ def bounded(seconds: float | None, stop: StopRequest | None = None) -> Iterator[
         yield
         return
     armed = [True]
+    fired = [False]
 
     def expire(signum: int, frame: FrameType | None) -> None:
+        # Raised again on every tick until the block is left: an exception raised while
+        # Python runs a destructor or a callback is printed and dropped, not propagated.
         if armed[0]:
-            armed[0] = False
+            fired[0] = True
             raise CommitTimeout(seconds or 0.0)
 
     previous = None
@@ -69,11 +75,13 @@ def bounded(seconds: float | None, stop: StopRequest | None = None) -> Iterator[
     started = time.monotonic()
     if seconds is not None:
         previous = signal.signal(signal.SIGALRM, expire)
-        earlier = signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+        earlier = signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001), _TICK_S)
     if stop is not None:
         stop.interruptible = True
     try:
         yield
+        if fired[0]:  # past the bound, though every raise was dropped: still a timeout
+            raise CommitTimeout(seconds or 0.0)
     finally:
         armed[0] = False
         if stop is not None:
