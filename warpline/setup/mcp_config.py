@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from warpline.mcpjson import MCP_FILE as MCP_FILE
+from warpline.mcpjson import SERVER_NAME as SERVER_NAME
+from warpline.mcpjson import server_command
 from warpline.setup._files import Action, write_atomic
-
-MCP_FILE = ".mcp.json"
-SERVER_NAME = "warpline"
 
 
 def desired_entry(command: list[str]) -> dict[str, Any]:
@@ -37,15 +37,7 @@ def read_config(root: Path) -> dict[str, Any] | None:
 
 def registered_command(root: Path) -> list[str] | None:
     """``[command, *args]`` of our entry, or None when there is none (or it is malformed)."""
-    config = read_config(root) or {}
-    servers = config.get("mcpServers")
-    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
-    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-        return None
-    args = entry.get("args") or []
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        return None
-    return [entry["command"], *args]
+    return server_command(read_config(root) or {})
 
 
 def register(root: Path, command: list[str]) -> Action:

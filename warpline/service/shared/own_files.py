@@ -20,10 +20,11 @@ import pygit2
 
 from warpline.errors import StoreUnsafe
 from warpline.git.lookups import head_blob
+from warpline.mcpjson import MCP_FILE as MCP_FILE
+from warpline.mcpjson import SERVER_NAME as SERVER_NAME
+from warpline.mcpjson import server_command
 from warpline.store import guard
 
-MCP_FILE = ".mcp.json"
-SERVER_NAME = "warpline"
 _MAX_BYTES = 1 << 20
 
 
@@ -39,7 +40,7 @@ def _mcp_json_is_ours(root: Path, repo: pygit2.Repository) -> bool:
     if not isinstance(recorded, list) or not recorded:
         return False
     current = _read_object(root / MCP_FILE)
-    if not current or _our_command(current) != recorded:
+    if not current or server_command(current) != recorded:
         return False
     return _without_ours(current) == _without_ours(_head_version(repo))
 
@@ -77,17 +78,6 @@ def _main_worktree(gitdir: Path) -> Path | None:
     except OSError:
         return None
     return common.parent if common.name == ".git" else None
-
-
-def _our_command(config: dict[str, Any]) -> list[str] | None:
-    servers = config.get("mcpServers")
-    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
-    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-        return None
-    args = entry.get("args") or []
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        return None
-    return [entry["command"], *args]
 
 
 def _head_version(repo: pygit2.Repository) -> dict[str, Any]:
