@@ -94,3 +94,16 @@ def test_a_file_in_a_language_no_row_reads_is_named(tmp_path: Path) -> None:
         assert any("src/main.c" in w and "only as files" in w for w in answer["warnings"]), tool
     answer = _json(repo.path, "reverify", "HEAD~1..HEAD")
     assert not any(c.startswith("pytest") for c in _commands(answer))
+
+
+@pytest.mark.parametrize("name", ["main.go", "App.java", "index.mjs"])
+def test_a_bare_file_name_of_a_read_language_is_a_path(tmp_path: Path, name: str) -> None:
+    # `auto` refs once took only some suffixes as files: `main.go` was looked up as a
+    # dotted qualname and answered "no entity named".
+    repo = FixtureRepo(tmp_path / "r")
+    repo.commit({name: "// one\n"}, message="one")
+    repo.commit({name: "// two\n"}, message="two")
+    items = _json(repo.path, "churn", name)["data"]["items"]
+    assert {item["ref"]["kind"] for item in items} == {"path"}
+    counts = {item["entity"]["locator"]: item["churn_count"] for item in items}
+    assert counts[f"core:file:{name}"] == 2

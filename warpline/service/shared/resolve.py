@@ -101,10 +101,20 @@ def classify(value: str) -> str:
         return "locator"
     if value.isdigit():
         return "warpline_entity_key_id"
-    if "/" in value or "\\" in value or ("." in value and value.rsplit(".", 1)[1] in (
-            "py", "pyi", "md", "txt", "toml", "cfg", "json", "yaml", "yml", "rs", "js", "ts")):
+    if "/" in value or "\\" in value or (
+            "." in value and value.rsplit(".", 1)[1].lower() in _PATH_SUFFIXES):
         return "path"
     return "qualname"
+
+
+# A bare ``name.<suffix>`` is a file when the suffix is one a language row reads or a
+# common file type; anything else with a dot is a dotted qualname (``pkg.mod.func``) — so
+# one-letter and word-like suffixes (``.c``, ``.mod``, ``.lock``) stay qualnames here;
+# ``--ref-kind path`` or a ``core:file:`` locator names such a file.
+_PATH_SUFFIXES = frozenset(
+    {suffix.lstrip(".") for lang in LANGUAGES for suffix in lang.suffixes} | {
+        "pyi", "md", "rst", "txt", "toml", "cfg", "ini", "json", "yaml", "yml", "lock",
+        "xml", "html", "css", "sh", "cc", "cpp", "hpp", "kt", "rb", "gradle", "properties"})
 
 
 # A dotted qualname may name a function, a class or a module, most specific first.
