@@ -28,11 +28,11 @@ from dataclasses import dataclass
 
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
-from warpline.git.locators import file_locator
 from warpline.git.paths import shown
-from warpline.git.pyentities import MODULE_KEY, EntityKey, FileEntities
-from warpline.git.pyincremental import Window
 from warpline.lang import WireKind, by_name
+from warpline.lang.locators import file_locator
+from warpline.lang.pyentities import MODULE_KEY, EntityKey, FileEntities
+from warpline.lang.pyincremental import Window
 
 __all__ = [
     "PySide",

@@ -16,9 +16,9 @@ from pygit2.enums import DiffOption
 
 from warpline.git.diffmap import PySide
 from warpline.git.hunks import Hunk, hunks_and_lines
-from warpline.git.pyentities import FileEntities, split_lines
-from warpline.git.pyincremental import Window, reparse
 from warpline.lang import PYTHON, Files, Language, source_module
+from warpline.lang.pyentities import FileEntities, split_lines
+from warpline.lang.pyincremental import Window, reparse
 
 __all__ = [
     "DIFF_FLAGS",
@@ -196,7 +196,7 @@ class DefinitionCache:
         """``get(oid, load)``, derived from the parse of blob ``base`` (another version of
         the same file: a merge's parent, a renamed file's old side) when that parse is
         cached: only the statements the diff between them touches are re-parsed, with the
-        same result as a whole parse (``warpline.git.pyincremental``)."""
+        same result as a whole parse (``warpline.lang.pyincremental``)."""
         if not lang.incremental:
             return self.get(oid, load, lang)
         found, value = self._lookup(oid.raw)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
-from warpline.git.locators import entity_locator
+from warpline.lang.locators import entity_locator
 
 ScopeKind = Literal["module", "class", "function"]
 
@@ -117,7 +117,7 @@ def scan_module(
 
 def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """``@overload`` / ``@<anything>.overload`` stubs are not entities (as in
-    ``warpline.git.pyentities``, so graph nodes join the change history)."""
+    ``warpline.lang.pyentities``, so graph nodes join the change history)."""
     return any(
         (isinstance(d, ast.Name) and d.id == "overload")
         or (isinstance(d, ast.Attribute) and d.attr == "overload")

@@ -17,7 +17,6 @@ import warnings
 import pygit2
 
 from warpline.git.filecaps import too_large
-from warpline.git.locators import dotted_module, file_locator, module_locator
 from warpline.graph._builtin_fixtures import FixtureLinker, collectable_functions
 from warpline.graph._builtin_imports import ImportFloor
 from warpline.graph._builtin_registry import Registrations
@@ -25,6 +24,7 @@ from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
 from warpline.graph._builtin_scan import ModuleScan, scan_module
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
 from warpline.graph.pytest_rules import TestRules, rules_from_tree
+from warpline.lang.locators import dotted_module, file_locator, module_locator
 
 BUILTIN_VERSION = "warpline-builtin-1"
 _SYMLINK_MODE = 0o120000

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from warpline.git.pyentities import EntityKey, FileEntities
+    from warpline.lang.pyentities import EntityKey, FileEntities
     from warpline.lang.tsdefs import Edit
 
 __all__ = [
@@ -98,13 +98,13 @@ class Language:
 
 
 def _python_module(path: str, files: Files | None) -> str | None:
-    from warpline.git.locators import dotted_module
+    from warpline.lang.locators import dotted_module
 
     return dotted_module(path)
 
 
 def _python_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
-    from warpline.git.pyentities import parse_entities
+    from warpline.lang.pyentities import parse_entities
 
     return parse_entities(source)  # its edits are pyincremental's (DefinitionCache.derive)
 

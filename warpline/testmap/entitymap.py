@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pygit2
 
-from warpline.git.locators import dotted_module, entity_locator, normalize_path
 from warpline.git.lookups import is_ignored
-from warpline.git.pyentities import MODULE_KEY, EntityKey, parse_entities
+from warpline.lang.locators import dotted_module, entity_locator, normalize_path
+from warpline.lang.pyentities import MODULE_KEY, EntityKey, parse_entities
 
 _MAX_FILE_BYTES = 8 * 1024 * 1024
 

@@ -29,8 +29,8 @@ from typing import Any, Generic, TypeVar
 
 import pygit2
 
-from warpline.git.locators import is_python_path
 from warpline.git.lookups import ancestry, head_id_or_none, paths_changed_since, status_or_empty
+from warpline.lang.locators import is_python_path
 from warpline.service.shared.envelope import iso_z
 from warpline.store.events import count_changed_entities
 from warpline.store.snapshots import SnapshotRow, snapshots

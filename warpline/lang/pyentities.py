@@ -3,7 +3,7 @@
 ``parse_entities(source)`` returns a ``FileEntities`` or None when the source cannot be
 read: ``ast`` first, then the error-tolerant tree-sitter fallback (``pytolerant``) for
 py2-era or partly broken files. It never raises.
-``warpline.git.pyincremental`` derives a new version's ``FileEntities`` from the old one
+``warpline.lang.pyincremental`` derives a new version's ``FileEntities`` from the old one
 by re-parsing only the statements a diff touched.
 
 Rules (DESIGN §3/§4, plus the choices where the design is silent):
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
-from warpline.git.pyscan import MODULE_KEY, EntityKey, Node, scan_body
-from warpline.git.pytolerant import tolerant_body
+from warpline.lang.pyscan import MODULE_KEY, EntityKey, Node, scan_body
+from warpline.lang.pytolerant import tolerant_body
 
 __all__ = [
     "MODULE_KEY",
@@ -174,7 +174,7 @@ class FileEntities:
 
 def parse_entities(source: bytes) -> FileEntities | None:
     """Parse ``source``; when ``ast`` cannot, the error-tolerant parser
-    (``warpline.git.pytolerant``) reads what it can. None when neither can, or when it is
+    (``warpline.lang.pytolerant``) reads what it can. None when neither can, or when it is
     past the per-file caps (``warpline.git.filecaps``): never raises."""
     if too_large(source):
         return None

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.hunks import Hunk
-from warpline.git.pyentities import (
+from warpline.lang.pyentities import (
     EntityKey,
     FileEntities,
     Node,
@@ -45,7 +45,7 @@ from warpline.git.pyentities import (
     parse_entities,
     scan_body,
 )
-from warpline.git.pyscan import extend_over_comments
+from warpline.lang.pyscan import extend_over_comments
 
 __all__ = ["Window", "reparse"]
 
