@@ -154,8 +154,9 @@ class DefinitionCache:
 
     @staticmethod
     def _key(oid: pygit2.Oid, lang: Language) -> bytes:
-        # One blob may be two languages' source (an empty file): Python's keys stay bare.
-        return oid.raw if lang is PYTHON else oid.raw + lang.name.encode()
+        # One blob may be two languages' source (an empty file): the incremental row's
+        # keys stay bare (``get_near`` and ``derive`` look its parses up by the blob alone).
+        return oid.raw if lang.incremental else oid.raw + lang.name.encode()
 
     def __len__(self) -> int:
         return len(self._data)

@@ -96,6 +96,10 @@ class Language:
     def wire_kind(self, key: EntityKey) -> WireKind:
         return self.kinds[key[0]]
 
+    def reads(self, path: str) -> bool:
+        """True when ``path`` is this row's (by its suffix)."""
+        return language_of(path) is self
+
 
 def _python_module(path: str, files: Files | None) -> str | None:
     from warpline.lang.locators import dotted_module

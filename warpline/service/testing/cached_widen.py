@@ -64,7 +64,8 @@ class _Sources:
 
     def decorator(self, locator: str, path: str | None, worktree: bool) -> str | None:
         """The caching decorator of the function ``locator`` in any version read."""
-        if not path or not path.endswith(".py") or not locator.startswith("python:function:"):
+        # dotted_module names .py paths only, and the prefix is Python's function prefix.
+        if not path:
             return None
         dotted = dotted_module(path)
         prefix = function_locator(dotted, "") if dotted else ""
