@@ -8,7 +8,7 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FileValue, FixtureRepo
-from warpline.graph.builtin_source import capture_builtin
+from warpline.graph.builtin import capture_builtin
 from warpline.graph.model import EdgeCapture
 
 F = "python:function:"

@@ -37,7 +37,7 @@ SQLITE_SEAMS = frozenset({"graph/loomweave_source.py", "testmap/importer.py", "r
 # the built-in extractor reading a commit's blobs (-> a "source failed" note).
 GIT_SEAMS = frozenset({"store/ingest.py", "store/reach.py", "store/probe.py", "store/guard.py",
                        "store/readonly.py",
-                       "graph/builtin_source.py"})
+                       "graph/builtin/__init__.py"})
 
 _SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|"
                   r"DELETE\s+FROM|CREATE\s+(TEMP\s+|UNIQUE\s+)?(TABLE|INDEX)|PRAGMA\s+\w+)\b",

@@ -24,7 +24,7 @@ from warpline import settings
 from warpline._version import __version__
 from warpline.errors import PeerUnavailable
 from warpline.git.lookups import source_bytes
-from warpline.graph.builtin_source import try_capture_builtin
+from warpline.graph.builtin import reads, try_capture_builtin
 from warpline.graph.loomweave_source import (
     capture_from_loomweave,
     index_analyzed_commit,
@@ -33,7 +33,6 @@ from warpline.graph.loomweave_source import (
 )
 from warpline.graph.merge import merge
 from warpline.graph.model import EdgeCapture
-from warpline.lang import PYTHON
 
 SOURCES_ENV = settings.EDGE_SOURCES.name
 KNOWN_SOURCES = settings.KNOWN_EDGE_SOURCES
@@ -141,4 +140,4 @@ def _restamp(capture: EdgeCapture) -> EdgeCapture:
 def builtin_estimate_seconds(commit: pygit2.Commit) -> float:
     """A cheap upper-bound guess of the built-in capture time (bytes of Python)."""
     # Unknown (a missing object): no estimate; the capture itself says what it could read.
-    return (source_bytes(commit, PYTHON.reads) or 0) / BUILTIN_BYTES_PER_SECOND
+    return (source_bytes(commit, reads) or 0) / BUILTIN_BYTES_PER_SECOND

@@ -1,6 +1,6 @@
 """Pass 1 of the built-in extractor: one module's definitions, scopes and name bindings.
 
-Nothing here resolves across modules; ``_builtin_resolve`` does that once every module of
+Nothing here resolves across modules; ``python_resolve`` does that once every module of
 the commit has been scanned. A ``Scope`` is an entity (module, class or function) plus the
 names it binds and the expressions whose evaluation belongs to it.
 
