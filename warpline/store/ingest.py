@@ -27,14 +27,13 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-import pygit2
-
 from warpline import settings
 from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.paths import shown
-from warpline.git.repo import release_caches, walk_all
+from warpline.git.repo import release_caches
+from warpline.git.walks import Commit, Repository, peel_commit, pending_commits
 from warpline.store import lineages, relineage, shallow_ingest
 from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
 from warpline.store.caughtup import ingested_among
@@ -101,7 +100,7 @@ def _until_failure(batch: list[pipeline.Outcome]) -> list[pipeline.Outcome]:
     return batch
 
 
-def _release_memory(repo: pygit2.Repository) -> None:
+def _release_memory(repo: Repository) -> None:
     """Give back what the walk for pending commits left: libgit2's object cache and pack
     handles (``release_caches``: not on a shallow clone), Python's garbage and glibc's free
     heap (``pipeline.trim_heap``, what each worker also does between slices)."""
@@ -112,7 +111,7 @@ def _release_memory(repo: pygit2.Repository) -> None:
 class Ingestor:
     """Holds the per-process caches of one ingest run (parsed blobs, entity ids)."""
 
-    def __init__(self, store: Store, repo: pygit2.Repository) -> None:
+    def __init__(self, store: Store, repo: Repository) -> None:
         self.store = store
         self.repo = repo
         self.cache = DefinitionCache()
@@ -121,24 +120,17 @@ class Ingestor:
         self._tip_cache: list[str] | None = None
 
     # -- what is left to do -------------------------------------------------------
-    def pending(self, head: pygit2.Commit | None) -> list[pygit2.Commit]:
+    def pending(self, head: Commit | None) -> list[Commit]:
         """Commits reachable from ``head`` that are not ingested, oldest first."""
         if head is None:
             return []
-        walker = self.repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL
-                                | pygit2.enums.SortMode.REVERSE)
-        for tip in self._tips():
-            try:
-                walker.hide(pygit2.Oid(hex=tip))
-            except (KeyError, ValueError, pygit2.GitError):
-                continue  # a tip rewritten away (gc'd); hiding is only an optimisation
-        candidates = walk_all(self.repo, walker)
+        candidates = pending_commits(self.repo, head, self._tips())
         done = self.ingested_among([str(c.id) for c in candidates])
         return [c for c in candidates if str(c.id) not in done]
 
     def run(
         self,
-        commits: Iterable[pygit2.Commit],
+        commits: Iterable[Commit],
         *,
         budget_s: float | None = None,
         progress: Progress | None = None,
@@ -173,13 +165,13 @@ class Ingestor:
                 progress(index + 1, total or len(todo))
         return report
 
-    def _without_boundary(self, todo: list[pygit2.Commit],
-                          report: IngestReport) -> list[pygit2.Commit]:
+    def _without_boundary(self, todo: list[Commit],
+                          report: IngestReport) -> list[Commit]:
         """Record a shallow clone's boundary commits as placeholders (no events)."""
         edge = shallow.boundary(self.repo)
         if not edge:
             return todo
-        rest: list[pygit2.Commit] = []
+        rest: list[Commit] = []
         for commit in todo:
             if str(commit.id) not in edge:
                 rest.append(commit)
@@ -187,7 +179,7 @@ class Ingestor:
                 report.placeholders += 1
         return rest
 
-    def _run_in_workers(self, todo: list[pygit2.Commit], workers: int, report: IngestReport,
+    def _run_in_workers(self, todo: list[Commit], workers: int, report: IngestReport,
                         progress: Progress | None, total: int,
                         stop: StopRequest | None = None) -> IngestReport:
         """A long backfill: workers diff and parse, this process writes, in order.
@@ -297,7 +289,7 @@ class Ingestor:
 
     def catch_up(
         self,
-        head: pygit2.Commit | None,
+        head: Commit | None,
         *,
         budget_s: float | None = None,
         progress: Progress | None = None,
@@ -325,8 +317,8 @@ class Ingestor:
             self._entities.clear()  # their paths may have changed
         return report
 
-    def _ordered(self, todo: list[pygit2.Commit],
-                 budget_s: float | None) -> list[pygit2.Commit]:
+    def _ordered(self, todo: list[Commit],
+                 budget_s: float | None) -> list[Commit]:
         """History order, or newest first for a budgeted catch-up on a long backlog."""
         if budget_s is not None and len(todo) > NEWEST_FIRST_OVER:
             self.mark_unordered()
@@ -341,7 +333,7 @@ class Ingestor:
                 self.store.meta_set(conn, UNORDERED_KEY, "1")
 
     # -- one commit ---------------------------------------------------------------
-    def _ingest(self, commit: pygit2.Commit, report: IngestReport,
+    def _ingest(self, commit: Commit, report: IngestReport,
                 deadline: float | None = None, stop: StopRequest | None = None) -> str | None:
         """Read and write one commit; ``"budget"`` or ``"stopped"`` when the answer's
         deadline or a stop cut its reading short (nothing recorded: it is still to do)."""
@@ -491,8 +483,8 @@ class Ingestor:
                 self._record_failure(sha, error, skip=False)
 
     def _failed_row(self, conn: sqlite3.Connection, sha: str) -> None:
-        commit = self.repo.get(sha)
-        if not isinstance(commit, pygit2.Commit):
+        commit = peel_commit(self.repo, sha)
+        if commit is None:
             return
         author = commit.author
         conn.execute(
