@@ -169,7 +169,7 @@ def test_entities_are_looked_up_on_one_path() -> None:
     # chosen.)
     readers = sorted(name for name, tree in MODULES if name != "graph/loomweave_source.py"
                      and any(re.search(r"\bFROM entities\b", s) for s in _strings(tree)))
-    assert readers == ["store/entities.py", "store/ingest.py", "store/lineages.py",
+    assert readers == ["store/commit_rows.py", "store/entities.py", "store/lineages.py",
                        "store/migrations.py", "store/relineage.py"]
     lookups = sorted(name for name, tree in MODULES for node in ast.walk(tree)
                      if isinstance(node, ast.ImportFrom)
