@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warpline.git.hunks import hunks_between
-from warpline.lang.pyentities import FileEntities, Node, parse_entities, split_lines
+from warpline.lang.entities import FileEntities, Node, split_lines
+from warpline.lang.pyentities import parse_entities
 from warpline.lang.pyincremental import reparse
 
 

@@ -66,7 +66,7 @@ from warpline.git.parsecache import (
 from warpline.git.paths import shown
 from warpline.git.worktree import worktree_events
 from warpline.lang import language_of
-from warpline.lang.pyentities import EntityKey, split_lines
+from warpline.lang.entities import EntityKey, split_lines
 
 __all__ = [
     "DEFAULT_RENAME_LIMIT",

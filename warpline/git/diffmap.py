@@ -30,8 +30,8 @@ from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
 from warpline.git.paths import shown
 from warpline.lang import WireKind, by_name
+from warpline.lang.entities import MODULE_KEY, EntityKey, FileEntities
 from warpline.lang.locators import file_locator
-from warpline.lang.pyentities import MODULE_KEY, EntityKey, FileEntities
 from warpline.lang.pyincremental import Window
 
 __all__ = [

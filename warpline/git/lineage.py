@@ -63,7 +63,7 @@ from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.git.renameaway import renamed_away
 from warpline.lang import by_locator
-from warpline.lang.pyentities import Entity, EntityKey
+from warpline.lang.entities import Entity, EntityKey
 
 __all__ = [
     "MAX_COMPARISONS",

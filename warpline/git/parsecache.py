@@ -17,7 +17,7 @@ from pygit2.enums import DiffOption
 from warpline.git.diffmap import PySide
 from warpline.git.hunks import Hunk, hunks_and_lines
 from warpline.lang import PYTHON, Files, Language, source_module
-from warpline.lang.pyentities import FileEntities, split_lines
+from warpline.lang.entities import FileEntities, split_lines
 from warpline.lang.pyincremental import Window, reparse
 
 __all__ = [

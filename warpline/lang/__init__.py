@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from warpline.lang.pyentities import EntityKey, FileEntities
+    from warpline.lang.entities import EntityKey, FileEntities
     from warpline.lang.tsdefs import Edit
 
 __all__ = [

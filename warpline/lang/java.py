@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from warpline.lang import Files
-from warpline.lang.pyentities import FileEntities
+from warpline.lang.entities import FileEntities
 from warpline.lang.tsdefs import (
     Def,
     Edit,

@@ -34,18 +34,9 @@ from dataclasses import dataclass
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.hunks import Hunk
-from warpline.lang.pyentities import (
-    EntityKey,
-    FileEntities,
-    Node,
-    line_count,
-    module_root,
-    no_gc,
-    parse_body,
-    parse_entities,
-    scan_body,
-)
-from warpline.lang.pyscan import extend_over_comments
+from warpline.lang.entities import EntityKey, FileEntities, Node, line_count, module_root, no_gc
+from warpline.lang.pyentities import parse_body, parse_entities
+from warpline.lang.pyscan import extend_over_comments, scan_body
 
 __all__ = ["Window", "reparse"]
 

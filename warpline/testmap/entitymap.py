@@ -20,13 +20,14 @@ from pathlib import Path
 import pygit2
 
 from warpline.git.lookups import is_ignored
+from warpline.lang.entities import MODULE_KEY, EntityKey
 from warpline.lang.locators import (
     dotted_module,
     entity_locator,
     is_python_path,
     normalize_path,
 )
-from warpline.lang.pyentities import MODULE_KEY, EntityKey, parse_entities
+from warpline.lang.pyentities import parse_entities
 from warpline.lang.pyheaders import header_lines
 
 _MAX_FILE_BYTES = 8 * 1024 * 1024
