@@ -30,9 +30,8 @@ from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
 from warpline.git.paths import shown
 from warpline.lang import WireKind, by_name
-from warpline.lang.entities import MODULE_KEY, EntityKey, FileEntities
+from warpline.lang.entities import MODULE_KEY, EntityKey, FileEntities, Window
 from warpline.lang.locators import file_locator
-from warpline.lang.pyincremental import Window
 
 __all__ = [
     "PySide",

@@ -17,8 +17,7 @@ from pygit2.enums import DiffOption
 from warpline.git.diffmap import PySide
 from warpline.git.hunks import Hunk, hunks_and_lines
 from warpline.lang import PYTHON, Files, Language, source_module
-from warpline.lang.entities import FileEntities, split_lines
-from warpline.lang.pyincremental import Window, reparse
+from warpline.lang.entities import FileEntities, Window, split_lines
 
 __all__ = [
     "DIFF_FLAGS",
@@ -242,7 +241,8 @@ class DefinitionCache:
         if found:
             return value, None
         self.misses += 1
-        value, windows = reparse(old, source, lines, hunks)
+        assert lang.reparse is not None
+        value, windows = lang.reparse(old, source, lines, hunks)
         if windows is not None:
             self.incremental += 1
         self._store(oid.raw, value)

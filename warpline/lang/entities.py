@@ -26,6 +26,7 @@ __all__ = [
     "FileEntities",
     "Node",
     "Span",
+    "Window",
     "line_count",
     "module_root",
     "no_gc",
@@ -37,6 +38,17 @@ __all__ = [
 EntityKey = tuple[str, str]
 MODULE_KEY: EntityKey = ("module", "")
 Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Matching line ranges (inclusive; empty when last < first) of two versions of a
+    file: the attribution windows an incremental re-parse gives."""
+
+    old_first: int
+    old_last: int
+    new_first: int
+    new_last: int
 
 
 class Node:
