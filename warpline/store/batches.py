@@ -6,8 +6,8 @@ since the last one ended, whichever comes first: other processes see the progres
 steps of at most ``WRITE_BATCH`` commits, and a kill loses at most the open transaction,
 which the next run redoes (a stop writes it first). Each commit sits in its own savepoint
 inside it, so a commit is stored whole or not at all and readers never see half of one.
-Fewer, larger transactions cost the writer a quarter less CPU or more than one per
-commit (bench/README).
+Against one transaction per commit, this cuts the writer's CPU by a quarter or more
+(bench/README).
 """
 
 from __future__ import annotations
