@@ -58,8 +58,8 @@ def topological_shas(repo: Repository, head: Commit, hide: str | None = None) ->
 
 
 def descends(repo: Repository, head: Commit, tip: str) -> bool:
-    """Whether ``head`` descends from ``tip``; False when ``tip`` is gone (gc'd after a
-    rewrite) or malformed."""
+    """Whether ``head`` is a descendant of ``tip`` (not ``tip`` itself); False when ``tip``
+    is gone (gc'd after a rewrite) or malformed."""
     try:
         return bool(repo.descendant_of(head.id, pygit2.Oid(hex=tip)))
     except _GIT_ERRORS:
@@ -68,7 +68,8 @@ def descends(repo: Repository, head: Commit, tip: str) -> bool:
 
 def commits_between(repo: Repository, head: Commit, tip: str, limit: int) -> int | None:
     """How many commits ``head`` reaches that ``tip`` does not, counted up to ``limit + 1``;
-    None when ``head`` does not descend from ``tip`` or git cannot tell."""
+    None when ``head`` is not a descendant of ``tip`` (``tip`` itself is none: git's
+    ``descendant_of``) or git cannot tell."""
     try:
         if not repo.descendant_of(head.id, pygit2.Oid(hex=tip)):
             return None
