@@ -38,7 +38,7 @@ from _bench_util import python_blobs
 from _gen_flat import generate
 
 from warpline.git.repo import head_commit, open_repo
-from warpline.graph.builtin_source import capture_builtin
+from warpline.graph.builtin import capture_builtin
 from warpline.graph.loomweave_source import capture_from_loomweave
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
 from warpline.registry import call_tool

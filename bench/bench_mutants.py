@@ -4,7 +4,7 @@
     python bench/bench_mutants.py --project CLONE --pythonpath src
     python bench/bench_mutants.py --census CLONE ...   # cached definitions per corpus
 
-For every cached definition of the project (``warpline.git.pycached``, non-test files of
+For every cached definition of the project (``warpline.lang.pycached``, non-test files of
 HEAD): record the map over the whole suite at the base commit (``pytest --warpline-record``)
 and capture the edge snapshot once; then per definition, commit a mutant (``raise
 RuntimeError`` as the first statement of its body), ask ``reverify HEAD~1..HEAD`` in
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _gen_cached
 from _selection_eval import selected_ids, test_commands
 
-from warpline.git.pycached import cached_definitions
+from warpline.lang.pycached import cached_definitions
 from warpline.service.graph.suggest import is_test_file
 
 BENCH = Path(__file__).resolve().parent

@@ -18,8 +18,9 @@ from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
 from warpline.registry import call_tool
+from warpline.store.batches import WRITE_BATCH, FlushPolicy, run_in_workers
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import WRITE_BATCH, FlushPolicy, Ingestor
+from warpline.store.ingest import Ingestor
 from warpline.store.report import IngestReport
 from warpline.store.stopping import StopRequest
 
@@ -109,7 +110,7 @@ def test_a_stopped_worker_backfill_keeps_the_commits_it_had_walked(tmp_path: Pat
         ingestor = Ingestor(store, handle)
         todo = ingestor.pending(head_commit(handle))
         order = [str(c.id) for c in todo]
-        report = ingestor._run_in_workers(todo, 2, IngestReport(), None, 0, _StopAfter(12))
+        report = run_in_workers(ingestor, todo, 2, IngestReport(), None, 0, _StopAfter(12))
     assert report.stopped_by == "SIGTERM"
     assert (report.commits_ingested, report.commits_behind) == (12, 28)
     conn = sqlite3.connect(store_path(repo.path))

@@ -23,7 +23,7 @@ from tests.cachedproject import (
 from tests.dispatchproject import run_pytest
 from tests.gitfixture import FixtureRepo
 from tests.graphfixture import call
-from warpline.git.pycached import cached_definitions
+from warpline.lang.pycached import cached_definitions
 
 
 @pytest.fixture(autouse=True)

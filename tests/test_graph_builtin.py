@@ -7,8 +7,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from tests.gitfixture import FileValue, FixtureRepo
-from warpline.graph.builtin_source import capture_builtin
+from tests.gitfixture import FileValue, FixtureRepo, Symlink
+from warpline.graph.builtin import EXTRACTORS, capture_builtin, reads, source_blobs
 from warpline.graph.model import EdgeCapture
 
 F = "python:function:"
@@ -290,3 +290,20 @@ def test_two_paths_claiming_one_module_name_are_reported(tmp_path: Path) -> None
     assert capture.failed_entities == (("core:file:src/a.py", "duplicate_module_name"),)
     assert F + "a.f" in {e.locator for e in capture.entities}
     assert F + "a.g" not in {e.locator for e in capture.entities}
+
+
+def test_files_go_to_their_language_s_extractor_by_the_table(tmp_path: Path) -> None:
+    # Python has the one extractor so far; a file of a row without one (Rust), a file no
+    # row reads and a symlink are in no capture.
+    assert set(EXTRACTORS) == {"python"}
+    assert reads("pkg/mod.py") and not reads("src/lib.rs") and not reads("stubs.pyi")
+    repo = FixtureRepo(tmp_path / "repo")
+    sha = repo.commit({"b.py": "def f():\n    pass\n", "a.py": "x = 1\n",
+                       "src/lib.rs": "fn main() {}\n", "README.md": "# r\n",
+                       "link.py": Symlink("a.py")})
+    commit = repo.repo[sha].peel(pygit2.Commit)
+    blobs = source_blobs(commit)
+    assert list(blobs) == ["python"]
+    assert [path for path, _ in blobs["python"]] == ["a.py", "b.py"]  # sorted by path
+    files = {e.path for e in capture_builtin(repo.repo, commit).entities}
+    assert files == {"a.py", "b.py"}

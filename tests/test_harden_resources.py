@@ -18,8 +18,8 @@ import pytest
 from tests.hookrepo import GitRepo, cli
 from warpline.cli.smoke import McpProcess
 from warpline.git.filecaps import MAX_ENTITIES, MAX_PARSE_BYTES
-from warpline.git.pyentities import parse_entities
-from warpline.graph.builtin_source import capture_builtin
+from warpline.graph.builtin import capture_builtin
+from warpline.lang.pyentities import parse_entities
 from warpline.store.db import store_path
 
 SERVER = [sys.executable, "-m", "warpline.mcp"]

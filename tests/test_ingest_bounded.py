@@ -170,6 +170,7 @@ def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
     """Workers bound each commit too: the slow one is recorded as failed, the commits
     around it are ingested, and the next catch-up reads nothing again."""
     from warpline.git.repo import head_commit, open_repo
+    from warpline.store.batches import run_in_workers
     from warpline.store.db import Store
     from warpline.store.ingest import Ingestor
     from warpline.store.report import IngestReport
@@ -184,7 +185,7 @@ def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
     with Store.open(r.path) as store:
         ingestor = Ingestor(store, handle)
         todo = ingestor.pending(head_commit(handle))
-        report = ingestor._run_in_workers(todo, 2, IngestReport(), None, 0)
+        report = run_in_workers(ingestor, todo, 2, IngestReport(), None, 0)
         assert [sha for sha, _ in report.failures] == [slow]
         assert "WARPLINE_COMMIT_TIMEOUT_S" in report.failures[0][1]
         assert report.commits_ingested == 4

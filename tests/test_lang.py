@@ -8,7 +8,17 @@ from typing import Any
 
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
-from warpline.lang import LANGUAGES, LOCATOR_HEAD, describe_locator, language_of
+from warpline.git.hunks import hunks_and_lines
+from warpline.lang import (
+    LANGUAGES,
+    LOCATOR_HEAD,
+    PYTHON,
+    RUST,
+    describe_locator,
+    language_of,
+)
+from warpline.lang.entities import split_lines
+from warpline.lang.pyentities import parse_entities
 from warpline.registry import call_tool
 
 MANIFEST = '[package]\nname = "demo-crate"\nversion = "0.1.0"\n'
@@ -29,6 +39,21 @@ def test_every_suffix_has_one_row_and_every_kind_maps_to_the_wire() -> None:
         assert lang.prefix in LOCATOR_HEAD
     assert language_of("pkg/mod.py") is not None
     assert language_of("main.c") is None and language_of("Makefile") is None
+
+
+def test_a_row_says_which_paths_are_its_and_whether_it_reparses_edits() -> None:
+    assert PYTHON.reads("src/pkg/mod.py") and not PYTHON.reads("mod.pyi")
+    assert RUST.reads("src/lib.rs") and not RUST.reads("lib.rs.orig")
+    assert [lang.name for lang in LANGUAGES if lang.incremental] == ["python"]
+    before = b"def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    after = before.replace(b"return 2", b"return 3")
+    old, whole = parse_entities(before), parse_entities(after)
+    hunks, lines = hunks_and_lines(before, after, split_lines(before))
+    assert old is not None and whole is not None and lines is not None
+    assert PYTHON.reparse is not None
+    new, windows = PYTHON.reparse(old, after, lines, hunks)
+    assert new is not None and new.entities == whole.entities
+    assert windows is not None  # the edited statement alone was read again
 
 
 def test_locators_describe_their_language() -> None:

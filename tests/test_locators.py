@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from warpline.git.locators import (
+from warpline.lang.locators import (
     class_locator,
     dotted_module,
     entity_locator,

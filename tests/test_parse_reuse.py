@@ -14,8 +14,8 @@ import pytest
 from tests.gitfixture import FileValue, FixtureRepo
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.parsecache import blob_data
-from warpline.git.pyentities import parse_entities
 from warpline.git.repo import open_repo, resolve_commit
+from warpline.lang.pyentities import parse_entities
 
 FOUR = """\
 import os

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warpline.git.hunks import hunks_between
-from warpline.git.pyentities import FileEntities, Node, parse_entities, split_lines
-from warpline.git.pyincremental import reparse
+from warpline.lang.entities import FileEntities, Node, split_lines
+from warpline.lang.pyentities import parse_entities
+from warpline.lang.pyincremental import reparse
 
 
 def _parse(source: str) -> FileEntities:

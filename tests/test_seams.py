@@ -32,12 +32,10 @@ SQL_OUTSIDE_STORE = frozenset({"graph/loomweave_source.py"})
 # coverage.py's data file (-> invalid_argument); the dispatcher, the last line for a
 # query that met a damaged store or a refusing disk (-> store_unreadable/unwritable).
 SQLITE_SEAMS = frozenset({"graph/loomweave_source.py", "testmap/importer.py", "registry.py"})
-# Where pygit2.GitError stops: git/ (the pygit2 room: revisions, lookups, notes, parsing);
-# the store's catch-up walkers (what HEAD reaches, which commits are left, the state dir);
-# the built-in extractor reading a commit's blobs (-> a "source failed" note).
-GIT_SEAMS = frozenset({"store/ingest.py", "store/reach.py", "store/probe.py", "store/guard.py",
-                       "store/readonly.py",
-                       "graph/builtin_source.py"})
+# Where pygit2.GitError stops: git/ (the pygit2 room: revisions, lookups, notes, the walks
+# the store's catch-up asks for); the built-in extractor reading a commit's blobs (-> a
+# "source failed" note).
+GIT_SEAMS = frozenset({"graph/builtin/__init__.py"})
 
 _SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|"
                   r"DELETE\s+FROM|CREATE\s+(TEMP\s+|UNIQUE\s+)?(TABLE|INDEX)|PRAGMA\s+\w+)\b",
@@ -142,6 +140,17 @@ def test_the_seam_check_sees_every_spelling() -> None:
         == set()
 
 
+def test_store_modules_leave_git_to_git() -> None:
+    # The store writes rows; the walks and lookups it needs are warpline/git/ functions.
+    importing = sorted(
+        name for name, tree in MODULES if name.startswith("store/")
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "pygit2"
+                                                  for a in node.names))
+        or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "pygit2"))
+    assert importing == []
+
+
 def test_every_named_seam_exists_and_still_is_one() -> None:
     # A seam that stopped catching is removed from the list, not left to excuse a future leak.
     by_name = dict(MODULES)
@@ -160,7 +169,7 @@ def test_entities_are_looked_up_on_one_path() -> None:
     # chosen.)
     readers = sorted(name for name, tree in MODULES if name != "graph/loomweave_source.py"
                      and any(re.search(r"\bFROM entities\b", s) for s in _strings(tree)))
-    assert readers == ["store/entities.py", "store/ingest.py", "store/lineages.py",
+    assert readers == ["store/commit_rows.py", "store/entities.py", "store/lineages.py",
                        "store/migrations.py", "store/relineage.py"]
     lookups = sorted(name for name, tree in MODULES for node in ast.walk(tree)
                      if isinstance(node, ast.ImportFrom)

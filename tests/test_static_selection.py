@@ -30,7 +30,7 @@ from tests.staticfixture import (
     F,
     make_static_repo,
 )
-from warpline.graph.builtin_source import capture_builtin
+from warpline.graph.builtin import capture_builtin
 from warpline.graph.graph import graph_from_capture
 from warpline.graph.model import EdgeCapture
 from warpline.service.graph import suggest

@@ -12,9 +12,9 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.attribution import commit_changes
-from warpline.git.pyentities import parse_body, parse_entities
-from warpline.git.pytolerant import available
 from warpline.git.repo import resolve_commit
+from warpline.lang.pyentities import parse_body, parse_entities
+from warpline.lang.pytolerant import available
 
 pytestmark = pytest.mark.skipif(not available(), reason="tree-sitter is a runtime dependency")
 

@@ -3,8 +3,8 @@
 A command is over once its answer is written and its store is closed. What a normal exit
 does after that (freeing every module and object, then libgit2's and OpenSSL's own
 clean-up through the C library's exit handlers) is work nobody waits for, except the
-caller who waits for the process: 12-15 ms of a ~110 ms ``ingest-commit`` (bench/README,
-"Seventh session"). ``exit_now`` keeps what an exit must still do, in the order Python
+caller who waits for the process: 12-15 ms of a ~110 ms ``ingest-commit`` (measured:
+bench/README). ``exit_now`` keeps what an exit must still do, in the order Python
 does it: the ``atexit`` handlers (logging's flush, multiprocessing's child clean-up,
 ``weakref.finalize`` callbacks, a coverage run's save), then stdout and stderr flushed;
 then the process ends with the exit code.
@@ -13,7 +13,7 @@ It exits the usual way while another thread is alive (a normal exit waits for it
 must we) and under a tracer or profiler (``python -m cProfile -m warpline.cli``, a
 debugger, coverage's tracer: they write their results after the program returns). Only the
 console scripts and ``python -m`` end through here; ``main()`` called in-process returns
-its code as before.
+its code.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ found) against its first parent, or the empty tree for a root commit. Only the r
 blobs of changed files that a language row reads (``warpline.lang``) are parsed.
 ``DefinitionCache`` keeps parses by blob oid, so the new side of one commit is the old
 side of the next edit of that file, and an edited file's new definitions are derived from
-its old ones by re-parsing only the touched statements (``warpline.git.pyincremental``).
+its old ones by re-parsing only the touched statements (``warpline.lang.pyincremental``).
 Merge commits follow ``warpline.git.merges``; the work tree ``warpline.git.worktree``.
 
 Rules chosen where the design is silent:
@@ -64,9 +64,9 @@ from warpline.git.parsecache import (
     source_of,
 )
 from warpline.git.paths import shown
-from warpline.git.pyentities import EntityKey, split_lines
 from warpline.git.worktree import worktree_events
 from warpline.lang import language_of
+from warpline.lang.entities import EntityKey, split_lines
 
 __all__ = [
     "DEFAULT_RENAME_LIMIT",

@@ -28,11 +28,10 @@ from dataclasses import dataclass
 
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
-from warpline.git.locators import file_locator
 from warpline.git.paths import shown
-from warpline.git.pyentities import MODULE_KEY, EntityKey, FileEntities
-from warpline.git.pyincremental import Window
 from warpline.lang import WireKind, by_name
+from warpline.lang.entities import MODULE_KEY, EntityKey, FileEntities, Window
+from warpline.lang.locators import file_locator
 
 __all__ = [
     "PySide",

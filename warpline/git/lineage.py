@@ -61,9 +61,9 @@ from warpline.git.deftext import (
 )
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
-from warpline.git.pyentities import Entity, EntityKey
 from warpline.git.renameaway import renamed_away
 from warpline.lang import by_locator
+from warpline.lang.entities import Entity, EntityKey
 
 __all__ = [
     "MAX_COMPARISONS",

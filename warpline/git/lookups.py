@@ -6,6 +6,8 @@ missing object. Like ``repo.py`` (revisions a caller names), this module is a se
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pygit2
 
 __all__ = [
@@ -18,8 +20,8 @@ __all__ = [
     "object_bytes",
     "open_repository",
     "paths_changed_since",
-    "python_bytes",
     "revparse_commit",
+    "source_bytes",
     "status_or_empty",
     "upstream_branch",
 ]
@@ -111,9 +113,9 @@ def paths_changed_since(repo: pygit2.Repository, sha: str) -> set[str]:
     return {p for p in out if not (p == ".weft" or p.startswith(".weft/"))}
 
 
-def python_bytes(commit: pygit2.Commit) -> int | None:
-    """Bytes of committed ``.py`` files in ``commit``'s tree; None when an object of the
-    tree is missing (a damaged or partial clone)."""
+def source_bytes(commit: pygit2.Commit, reads: Callable[[str], bool]) -> int | None:
+    """Bytes of the committed files in ``commit``'s tree whose name ``reads`` accepts (a
+    language's); None when an object of the tree is missing (a damaged or partial clone)."""
     total = 0
     try:
         stack: list[pygit2.Tree] = [commit.tree]
@@ -122,7 +124,7 @@ def python_bytes(commit: pygit2.Commit) -> int | None:
             for entry in tree:
                 if isinstance(entry, pygit2.Tree):
                     stack.append(entry)
-                elif isinstance(entry, pygit2.Blob) and (entry.name or "").endswith(".py"):
+                elif isinstance(entry, pygit2.Blob) and reads(entry.name or ""):
                     total += entry.size
     except _GIT_ERRORS:
         return None

@@ -51,7 +51,7 @@ from warpline.git.parsecache import (
     source_of,
     tree_state,
 )
-from warpline.git.pyentities import EntityKey, FileEntities, split_lines
+from warpline.lang.entities import EntityKey, FileEntities, split_lines
 
 __all__ = ["merge_changes"]
 

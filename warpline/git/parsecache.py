@@ -16,9 +16,8 @@ from pygit2.enums import DiffOption
 
 from warpline.git.diffmap import PySide
 from warpline.git.hunks import Hunk, hunks_and_lines
-from warpline.git.pyentities import FileEntities, split_lines
-from warpline.git.pyincremental import Window, reparse
 from warpline.lang import PYTHON, Files, Language, source_module
+from warpline.lang.entities import FileEntities, Window, split_lines
 
 __all__ = [
     "DIFF_FLAGS",
@@ -154,8 +153,9 @@ class DefinitionCache:
 
     @staticmethod
     def _key(oid: pygit2.Oid, lang: Language) -> bytes:
-        # One blob may be two languages' source (an empty file): Python's keys stay bare.
-        return oid.raw if lang is PYTHON else oid.raw + lang.name.encode()
+        # One blob may be two languages' source (an empty file): the incremental row's
+        # keys stay bare (``get_near`` and ``derive`` look its parses up by the blob alone).
+        return oid.raw if lang.incremental else oid.raw + lang.name.encode()
 
     def __len__(self) -> int:
         return len(self._data)
@@ -196,7 +196,7 @@ class DefinitionCache:
         """``get(oid, load)``, derived from the parse of blob ``base`` (another version of
         the same file: a merge's parent, a renamed file's old side) when that parse is
         cached: only the statements the diff between them touches are re-parsed, with the
-        same result as a whole parse (``warpline.git.pyincremental``)."""
+        same result as a whole parse (``warpline.lang.pyincremental``)."""
         if not lang.incremental:
             return self.get(oid, load, lang)
         found, value = self._lookup(oid.raw)
@@ -241,7 +241,8 @@ class DefinitionCache:
         if found:
             return value, None
         self.misses += 1
-        value, windows = reparse(old, source, lines, hunks)
+        assert lang.reparse is not None
+        value, windows = lang.reparse(old, source, lines, hunks)
         if windows is not None:
             self.incremental += 1
         self._store(oid.raw, value)

@@ -25,7 +25,7 @@ from warpline.git.deftext import (
 )
 from warpline.git.diffmap import PySide, definition_spans
 from warpline.git.events import EntityChange
-from warpline.git.pyentities import EntityKey
+from warpline.lang.entities import EntityKey
 
 __all__ = ["renamed_away"]
 

@@ -28,7 +28,7 @@ from warpline.git.parsecache import (
     source_of,
     tree_state,
 )
-from warpline.git.pyentities import split_lines
+from warpline.lang.entities import split_lines
 
 __all__ = ["worktree_events"]
 

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from warpline import settings
 from warpline.errors import PeerUnavailable
-from warpline.git.locators import dotted_module, file_locator, module_locator, normalize_path
 from warpline.graph.model import EdgeCapture, EdgeKind, GraphEdge, GraphEntity, GraphEntityKind
+from warpline.lang.locators import dotted_module, file_locator, module_locator, normalize_path
 
 COMMAND_ENV = settings.LOOMWEAVE_COMMAND.name
 INDEX_RELPATH = Path(".weft") / "loomweave" / "loomweave.db"

@@ -1,6 +1,6 @@
 """What an edge source produces: plain, immutable facts about one code graph.
 
-Both sources (``loomweave_source``, ``builtin_source``) return an ``EdgeCapture``; the
+Both sources (``loomweave_source``, ``builtin``) return an ``EdgeCapture``; the
 store persists it and ``graph`` turns it into a networkx graph. Nothing here knows about
 SQLite, git or the wire.
 

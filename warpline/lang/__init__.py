@@ -13,12 +13,13 @@ and a naming function) and its tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from warpline.git.pyentities import EntityKey, FileEntities
+    from warpline.git.hunks import Hunk
+    from warpline.lang.entities import EntityKey, FileEntities, Window
     from warpline.lang.tsdefs import Edit
 
 __all__ = [
@@ -53,6 +54,16 @@ class Reader(Protocol):
     def __call__(self, source: bytes, edit: Edit | None = None) -> FileEntities | None: ...
 
 
+class Reparser(Protocol):
+    """The new version of a file from the definitions of an old one and the diff's hunks,
+    re-parsing only what the edit touched: (definitions or None when unreadable, the
+    matching line ranges of the two versions or None: compare whole files)."""
+
+    def __call__(self, old: FileEntities, source: bytes, lines: list[bytes],
+                 hunks: Sequence[Hunk]) -> tuple[FileEntities | None,
+                                                 Sequence[Window] | None]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Language:
     """One row: how files of one language are recognised, named and read."""
@@ -63,9 +74,10 @@ class Language:
     kinds: Mapping[str, WireKind]  # the language's own kinds -> the wire's
     module: Callable[[str, Files | None], str | None]  # path -> module name (None: none)
     read: Reader
-    # Edits are re-parsed statement by statement (Python's ``pyincremental``); others parse
-    # the new version whole.
-    incremental: bool = False
+    # Edits are re-parsed statement by statement (Python's ``pyincremental``): the cache
+    # derives the new version from the old one's definitions. Others parse the new version
+    # (a tree-sitter reader from the old version's tree: ``read``'s ``edit``).
+    reparse: Reparser | None = None
     label: str = ""  # the wire's ``language`` when it is not ``name`` (tsx: typescript)
     # A parameter is written type first (Java's ``List<String> xs``): lineage's
     # parameter-position rule takes its last word as the name, else its first.
@@ -77,6 +89,10 @@ class Language:
     # Python's tests are selected (pytest) so far; for the others an answer names this as
     # what to run instead of proposing a runner the repository does not use.
     test_command: str = ""
+
+    @property
+    def incremental(self) -> bool:
+        return self.reparse is not None
 
     @property
     def wire_name(self) -> str:
@@ -96,17 +112,29 @@ class Language:
     def wire_kind(self, key: EntityKey) -> WireKind:
         return self.kinds[key[0]]
 
+    def reads(self, path: str) -> bool:
+        """True when ``path`` is this row's (by its suffix)."""
+        return language_of(path) is self
+
 
 def _python_module(path: str, files: Files | None) -> str | None:
-    from warpline.git.locators import dotted_module
+    from warpline.lang.locators import dotted_module
 
     return dotted_module(path)
 
 
 def _python_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
-    from warpline.git.pyentities import parse_entities
+    from warpline.lang.pyentities import parse_entities
 
-    return parse_entities(source)  # its edits are pyincremental's (DefinitionCache.derive)
+    return parse_entities(source)  # its edits are ``_python_reparse``'s
+
+
+def _python_reparse(old: FileEntities, source: bytes, lines: list[bytes],
+                    hunks: Sequence[Hunk]) -> tuple[FileEntities | None,
+                                                    Sequence[Window] | None]:
+    from warpline.lang.pyincremental import reparse
+
+    return reparse(old, source, lines, hunks)
 
 
 def _rust_module(path: str, files: Files | None) -> str | None:
@@ -189,7 +217,7 @@ _SCRIPT_KINDS: dict[str, WireKind] = {
 }
 
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
-                  incremental=True, test_command="pytest")
+                  reparse=_python_reparse, test_command="pytest")
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read,
                 test_command="cargo test")
 GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True,

@@ -13,8 +13,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from warpline.git.pyentities import FileEntities
 from warpline.lang import Files
+from warpline.lang.entities import FileEntities
 from warpline.lang.tsdefs import (
     Def,
     Edit,

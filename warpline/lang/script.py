@@ -15,8 +15,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from warpline.git.pyentities import FileEntities
 from warpline.lang import Files
+from warpline.lang.entities import FileEntities
 from warpline.lang.tsdefs import (
     Def,
     Edit,

@@ -20,8 +20,14 @@ from typing import Any, TypeVar, cast
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.hunks import Hunk
-from warpline.git.pyentities import EntityKey, FileEntities, line_count, module_root, split_lines
-from warpline.git.pyscan import Node
+from warpline.lang.entities import (
+    EntityKey,
+    FileEntities,
+    Node,
+    line_count,
+    module_root,
+    split_lines,
+)
 
 __all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "build", "comments_above", "escape", "last_line",
            "load_query", "nest", "never_raises", "parse", "squash"]

@@ -5,7 +5,7 @@ question (how far behind, for a warning) and agrees with it exactly on "nothing 
 (``pending(...).nothing`` holds only when HEAD is both ``reach_tip`` and the first
 complete tip, and nothing is left to reopen), so a caller asks only this. It takes HEAD's
 id and the shallow boundary as plain values: on the common repository layout both come
-from git's own files (``git/gitfiles.py``) and pygit2 is never loaded.
+from git's own files (``git/gitfiles.py``) and libgit2 is never loaded.
 
 ``Ingestor.catch_up`` on a caught-up store does nothing, but importing it (attribution,
 parsers, the worker pipeline) is most of a small tool call's start-up. A catch-up is a

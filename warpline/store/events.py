@@ -158,7 +158,7 @@ def unread_commits(conn: sqlite3.Connection,
 
 
 def failed_commits(conn: sqlite3.Connection, limit: int) -> tuple[int, list[str]]:
-    """How many commits HEAD reaches are recorded as failed (``ingest.FAILED``: no
+    """How many commits HEAD reaches are recorded as failed (``commit_rows.FAILED``: no
     events), and the first ``limit`` of their shas, newest first."""
     rows = [str(r[0]) for r in conn.execute(
         "SELECT sha FROM commits WHERE limits_hit = '[\"ingest_failed\"]' AND reachable = 1 "

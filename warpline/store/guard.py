@@ -45,12 +45,10 @@ def _git_dir(root: Path) -> Path | None:
             return plain
     except OSError:
         pass
-    import pygit2
+    from warpline.git.walks import git_dir_of
 
-    try:
-        return Path(pygit2.Repository(str(root)).path)
-    except (pygit2.GitError, KeyError, ValueError, OSError):
-        return None
+    found = git_dir_of(str(root))
+    return None if found is None else Path(found)
 
 
 def tracked_state_files(root: Path) -> list[str]:
@@ -74,13 +72,9 @@ def _tracked(root: str, mtime_ns: int, size: int, inode: int) -> tuple[str, ...]
     git_dir = _git_dir(Path(root))
     if git_dir is not None and not index_may_track(git_dir, prefix + "/"):
         return ()  # read from the index file itself: libgit2 need not load
-    import pygit2
+    from warpline.git.walks import tracked_among
 
-    try:
-        index = pygit2.Repository(root).index
-    except (pygit2.GitError, KeyError, ValueError, OSError):
-        return ()
-    return tuple(f"{prefix}/{name}" for name in STATE_FILES if f"{prefix}/{name}" in index)
+    return tracked_among(root, [f"{prefix}/{name}" for name in STATE_FILES]) or ()
 
 
 def state_dir(root: Path) -> Path:

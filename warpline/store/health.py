@@ -8,7 +8,7 @@ from pathlib import Path
 
 from warpline.store.probe import open_read_only
 
-# ``commits.limits_hit`` of a commit recorded as failed (``warpline.store.ingest.FAILED``):
+# ``commits.limits_hit`` of a commit recorded as failed (``warpline.store.commit_rows.FAILED``):
 # its row keeps it from being read again, its failure stays unresolved.
 FAILED_LIMITS = '["ingest_failed"]'
 

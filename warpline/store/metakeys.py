@@ -1,5 +1,5 @@
 """The ``store_meta`` keys the catch-up writes, apart from the modules that write them, so
-that the caught-up check (``caughtup.py``) reads them without loading the walker or pygit2."""
+that the caught-up check (``caughtup.py``) reads them without loading the walker or libgit2."""
 
 from __future__ import annotations
 

@@ -35,12 +35,11 @@ from collections.abc import Generator, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-import pygit2
-
 from warpline import settings
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import release_caches
+from warpline.git.walks import Repository, open_for_worker, peel_commit
 from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
 from warpline.store.report import WORKER_LOST
 from warpline.store.stopping import StopRequest, reset_in_child
@@ -65,7 +64,7 @@ WORKER_OBJECT_CACHE = 32 << 20
 MIN_SLICE = 200
 GC_THRESHOLD = (50_000, 20, 100)
 
-_repo: pygit2.Repository | None = None
+_repo: Repository | None = None
 _cache: DefinitionCache | None = None
 
 
@@ -78,10 +77,9 @@ def _init(repo_path: str) -> None:
     # Memory: each worker maps the packs in small windows (libgit2 maps a whole pack of
     # up to 1 GB at once by default, and every page read stays resident) and keeps fewer
     # parses than an in-process walk; the cost is re-parsing a file not seen for long.
-    pygit2.settings.mwindow_size = WORKER_MWINDOW
-    pygit2.settings.mwindow_mapped_limit = WORKER_MAPPED_LIMIT
-    pygit2.settings.cache_max_size(WORKER_OBJECT_CACHE)
-    _repo = pygit2.Repository(repo_path)
+    _repo = open_for_worker(repo_path, mwindow_size=WORKER_MWINDOW,
+                            mapped_limit=WORKER_MAPPED_LIMIT,
+                            object_cache=WORKER_OBJECT_CACHE)
     _cache = _worker_cache()
 
 
@@ -136,8 +134,8 @@ def _work(shas: Sequence[str]) -> list[Outcome]:
     limit = settings.commit_timeout_s()
     for sha in shas:
         try:
-            commit = _repo.get(sha)
-            if not isinstance(commit, pygit2.Commit):
+            commit = peel_commit(_repo, sha)
+            if commit is None:
                 raise KeyError(f"commit {sha} not found")
             with bounded(limit):
                 out.append((sha, commit_changes(_repo, commit, cache=_cache), None))

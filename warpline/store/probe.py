@@ -20,10 +20,9 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from warpline.errors import InternalError, StoreUnsafe
 from warpline.git import shallow
+from warpline.git.walks import Commit, Repository, head_or_missing, peel_commit
 from warpline.store import guard, integrity, readonly
 from warpline.store.db import store_path
 from warpline.store.migrations import SCHEMA_VERSION
@@ -65,10 +64,10 @@ def open_read_only(path: Path) -> Iterator[sqlite3.Connection]:
         yield conn
 
 
-SnapshotChooser = Callable[[sqlite3.Connection, pygit2.Repository], str | None]
+SnapshotChooser = Callable[[sqlite3.Connection, Repository], str | None]
 
 
-def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChooser) -> StoreProbe:
+def probe_store(root: Path, repo: Repository, snapshot_rev: SnapshotChooser) -> StoreProbe:
     """What the store of ``root`` holds, read-only. Never raises for a broken store.
 
     ``snapshot_rev`` names the snapshot commit a graph query would use, given the
@@ -117,20 +116,7 @@ def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChoos
                       integrity=checked.state, damage=checked.finding)
 
 
-def _head(repo: pygit2.Repository, missing: list[str]) -> pygit2.Commit | None:
-    try:
-        return None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError, ValueError):
-        try:
-            target = repo.references["HEAD"].resolve().target
-        except (pygit2.GitError, KeyError, ValueError):
-            return None
-        if isinstance(target, pygit2.Oid) and target not in repo.odb:
-            missing.append(str(target))
-        return None
-
-
-def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
+def commits_behind_head(conn: sqlite3.Connection, repo: Repository,
                         missing: list[str] | None = None) -> tuple[int | None, bool]:
     """Commits reachable from HEAD that are not in ``commits``: ``(count, at_least)``.
 
@@ -140,7 +126,9 @@ def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
     ``missing`` (the count is then a lower bound: history past it cannot be read).
     """
     missing = [] if missing is None else missing
-    head = _head(repo, missing)
+    head, absent = head_or_missing(repo)
+    if absent is not None:
+        missing.append(absent)
     if head is None:
         return (None, True) if missing else (0, False)
     # A shallow boundary recorded as a placeholder that is no longer a boundary (the clone
@@ -150,11 +138,10 @@ def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
     # an ingest out of history order (``relineage``) the walk goes on through them.
     through = _unordered(conn)
     seen = {head.id}
-    frontier: deque[pygit2.Commit] = deque([head])
+    frontier: deque[Commit] = deque([head])
     for sha in reopened:
-        try:
-            commit = repo[sha].peel(pygit2.Commit)
-        except (KeyError, ValueError, pygit2.GitError):
+        commit = peel_commit(repo, sha)
+        if commit is None:
             continue
         if commit.id not in seen:
             seen.add(commit.id)
@@ -178,14 +165,15 @@ def commits_behind_head(conn: sqlite3.Connection, repo: pygit2.Repository,
             for parent_id in commit.parent_ids:
                 if parent_id not in seen:
                     seen.add(parent_id)
-                    try:
-                        frontier.append(repo[parent_id].peel(pygit2.Commit))
-                    except (KeyError, ValueError, pygit2.GitError):
-                        # A shallow clone's missing parent: nothing to ingest. Otherwise
-                        # the repository is damaged.
-                        edge = shallow.boundary(repo) if edge is None else edge
-                        if str(commit.id) not in edge:
-                            missing.append(str(parent_id))
+                    parent = peel_commit(repo, parent_id)
+                    if parent is not None:
+                        frontier.append(parent)
+                        continue
+                    # A shallow clone's missing parent: nothing to ingest. Otherwise the
+                    # repository is damaged.
+                    edge = shallow.boundary(repo) if edge is None else edge
+                    if str(commit.id) not in edge:
+                        missing.append(str(parent_id))
     return behind, bool(missing)
 
 
@@ -200,7 +188,7 @@ def _unordered(conn: sqlite3.Connection) -> bool:
     return bool(row and row[0])
 
 
-def _reopened_placeholders(conn: sqlite3.Connection, repo: pygit2.Repository) -> set[str]:
+def _reopened_placeholders(conn: sqlite3.Connection, repo: Repository) -> set[str]:
     from warpline.git.shallow import boundary
     from warpline.store.metakeys import PLACEHOLDER_KEY
 

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 
-import pygit2
-from pygit2.enums import SortMode
-
+from warpline.git.walks import Commit, Repository, descends, topological_shas
 from warpline.store.db import Store
 from warpline.store.metakeys import REACH_TIP_KEY
 
@@ -29,7 +27,7 @@ __all__ = ["REACH_TIP_KEY", "refresh_reachability", "walk_from"]
 _CHUNK = 500
 
 
-def refresh_reachability(store: Store, repo: pygit2.Repository, head: pygit2.Commit | None,
+def refresh_reachability(store: Store, repo: Repository, head: Commit | None,
                          *, complete: bool = True, walked: list[str] | None = None) -> None:
     """Bring ``commits.reachable``/``topo`` up to date with ``head``. ``complete`` False
     (the ingest is still behind) flags what is stored without advancing the recorded tip,
@@ -42,7 +40,7 @@ def refresh_reachability(store: Store, repo: pygit2.Repository, head: pygit2.Com
     with store.transaction() as conn:
         if head is None:
             conn.execute("UPDATE commits SET reachable = 0 WHERE reachable = 1")
-        elif tip is not None and _descends(repo, head, tip):
+        elif tip is not None and descends(repo, head, tip):
             _mark(conn, repo, head, tip)
         else:
             _recompute(conn, walk_from(repo, head) if walked is None else walked)
@@ -50,32 +48,18 @@ def refresh_reachability(store: Store, repo: pygit2.Repository, head: pygit2.Com
             store.meta_set(conn, REACH_TIP_KEY, head_sha)
 
 
-def _descends(repo: pygit2.Repository, head: pygit2.Commit, tip: str) -> bool:
-    try:
-        return bool(repo.descendant_of(head.id, pygit2.Oid(hex=tip)))
-    except (KeyError, ValueError, pygit2.GitError):
-        return False  # the old tip is gone (gc'd after a rewrite)
-
-
-def _walk(repo: pygit2.Repository, head: pygit2.Commit, hide: str | None) -> list[str]:
-    walker = repo.walk(head.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
-    if hide is not None:
-        walker.hide(pygit2.Oid(hex=hide))
-    return [str(c.id) for c in walker]
-
-
-def _mark(conn: sqlite3.Connection, repo: pygit2.Repository, head: pygit2.Commit,
+def _mark(conn: sqlite3.Connection, repo: Repository, head: Commit,
           tip: str) -> None:
     """HEAD moved forward: flag the commits between the old tip and HEAD."""
-    shas = _walk(repo, head, tip)
+    shas = topological_shas(repo, head, tip)
     start = int(conn.execute("SELECT coalesce(max(topo), 0) FROM commits").fetchone()[0])
     conn.executemany("UPDATE commits SET reachable = 1, topo = ? WHERE sha = ?",
                      ((start + 1 + i, sha) for i, sha in enumerate(shas)))
 
 
-def walk_from(repo: pygit2.Repository, head: pygit2.Commit) -> list[str]:
+def walk_from(repo: Repository, head: Commit) -> list[str]:
     """Every commit ``head`` reaches, parents before children."""
-    return _walk(repo, head, None)
+    return topological_shas(repo, head)
 
 
 def _recompute(conn: sqlite3.Connection, shas: list[str]) -> None:

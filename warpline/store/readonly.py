@@ -28,7 +28,7 @@ from urllib.parse import quote
 from warpline.errors import StoreUnwritable
 
 if TYPE_CHECKING:  # only ``pending`` walks git; opening the store read-only does not
-    import pygit2
+    from warpline.git.walks import Commit, Repository
 
 # SQLite could not create the -shm/-wal a WAL reader needs: SQLITE_CANTOPEN (a read-only
 # mount or directory), SQLITE_IOERR (``IOERR_SHMSIZE`` on a full disk), SQLITE_READONLY.
@@ -107,8 +107,8 @@ class Pending:
         return not self.behind and not self.reach_stale and not self.reopen
 
 
-def pending(conn: sqlite3.Connection, repo: pygit2.Repository,
-            head: pygit2.Commit | None) -> Pending:
+def pending(conn: sqlite3.Connection, repo: Repository,
+            head: Commit | None) -> Pending:
     """What a catch-up to ``head`` would write (``Ingestor.catch_up``: reopen deepened
     placeholders, ingest, push the ancestry tip, refresh reachability). Reads only."""
     from warpline.git import shallow
@@ -131,7 +131,7 @@ def pending(conn: sqlite3.Connection, repo: pygit2.Repository,
                    reopen, tips[:1] != [head_sha])
 
 
-def _reach_stale(repo: pygit2.Repository, head: pygit2.Commit, tip: str | None,
+def _reach_stale(repo: Repository, head: Commit, tip: str | None,
                  behind: int, at_least: bool) -> bool:
     """Whether a stored commit's ``reachable`` flag is wrong for ``head``. HEAD moved
     forward from the flagged tip and every commit in between is un-ingested: the stored
@@ -141,21 +141,11 @@ def _reach_stale(repo: pygit2.Repository, head: pygit2.Commit, tip: str | None,
         return False
     if tip is None or at_least:
         return True
-    import pygit2
+    from warpline.git.walks import commits_between
 
-    try:
-        if not repo.descendant_of(head.id, pygit2.Oid(hex=tip)):
-            return True
-        walker = repo.walk(head.id)
-        walker.hide(pygit2.Oid(hex=tip))
-    except (KeyError, ValueError, pygit2.GitError):
-        return True
-    between = 0
-    for _ in walker:
-        between += 1
-        if between > behind:
-            return True
-    return between != behind
+    # Not a descendant, or git cannot tell: stale.
+    between = commits_between(repo, head, tip, behind)
+    return between is None or between != behind
 
 
 def _json_list(raw: str | None) -> list[str]:

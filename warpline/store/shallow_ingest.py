@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import time
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from warpline.store.db import Store
 from warpline.store.metakeys import PLACEHOLDER_KEY, TIPS_KEY
+
+if TYPE_CHECKING:
+    from warpline.git.walks import Commit
 
 
 def placeholders(store: Store) -> set[str]:
@@ -46,7 +48,7 @@ def reopen_deepened(store: Store, boundary: frozenset[str]) -> int:
     return len(gone)
 
 
-def write_placeholder(store: Store, commit: pygit2.Commit) -> bool:
+def write_placeholder(store: Store, commit: Commit) -> bool:
     """Record a boundary commit with no events; False when it was already stored."""
     sha = str(commit.id)
     author = commit.author

@@ -14,15 +14,21 @@ from the working tree (what actually executed), and the path is named in ``dirty
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
 
-from warpline.git.locators import dotted_module, entity_locator, normalize_path
 from warpline.git.lookups import is_ignored
-from warpline.git.pyentities import MODULE_KEY, EntityKey, parse_entities
+from warpline.lang.entities import MODULE_KEY, EntityKey
+from warpline.lang.locators import (
+    dotted_module,
+    entity_locator,
+    is_python_path,
+    normalize_path,
+)
+from warpline.lang.pyentities import parse_entities
+from warpline.lang.pyheaders import header_lines
 
 _MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -65,7 +71,7 @@ class EntityMapper:
         except (ValueError, OSError):
             return None
         path = normalize_path(rel.as_posix())
-        if not path.endswith(".py") or path.split("/", 1)[0] in (".git", ".weft"):
+        if not is_python_path(path) or path.split("/", 1)[0] in (".git", ".weft"):
             return None
         # Ignored, or ignore rules git cannot read: not the project's code.
         return None if is_ignored(self.repo, path) is not False else path
@@ -116,7 +122,7 @@ class EntityMapper:
         parsed = parse_entities(source)
         if parsed is None:
             return None
-        headers = _header_lines(source)
+        headers = header_lines(source)
         keys = parsed.keys()
         painted = parsed.paint(1, parsed.line_count)
         chains: dict[tuple[EntityKey, bool], tuple[str, ...]] = {}
@@ -151,26 +157,4 @@ def _ancestors(key: EntityKey, keys: set[EntityKey]) -> list[EntityKey]:
                 break
     if key != MODULE_KEY:
         out.append(MODULE_KEY)
-    return out
-
-
-def _header_lines(source: bytes) -> set[int]:
-    """Lines of def/class headers that run when the enclosing scope executes: the
-    decorators and the signature, up to the line before the body (a one-line ``def``
-    keeps its line: it is the body too)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            body = node.body[0].lineno if node.body else node.lineno + 1
-            if isinstance(node, ast.ClassDef):
-                # A class body runs when the class is defined: only the decorators and
-                # the bases line are the enclosing scope's.
-                out.update(range(first, node.lineno + 1))
-            else:
-                out.update(range(first, body))
     return out

@@ -21,6 +21,7 @@ from typing import Any
 import pygit2
 
 from warpline.errors import InvalidArgument
+from warpline.lang.locators import is_python_path
 from warpline.store.testmaps import MapRow, write_map
 from warpline.testmap.entitymap import EntityMapper
 from warpline.testmap.recorder import IMPORT_CONTEXT, recording_from_lines
@@ -59,7 +60,7 @@ def _tracked(commit: pygit2.Commit | None) -> set[str]:
             path = prefix + str(entry.name)
             if isinstance(entry, pygit2.Tree):
                 stack.append((path + "/", entry))
-            elif path.endswith(".py"):
+            elif is_python_path(path):
                 out.add(path)
     return out
 

@@ -23,8 +23,8 @@ import pygit2
 from warpline import settings
 from warpline._version import __version__
 from warpline.errors import PeerUnavailable
-from warpline.git.lookups import python_bytes
-from warpline.graph.builtin_source import try_capture_builtin
+from warpline.git.lookups import source_bytes
+from warpline.graph.builtin import reads, try_capture_builtin
 from warpline.graph.loomweave_source import (
     capture_from_loomweave,
     index_analyzed_commit,
@@ -140,4 +140,4 @@ def _restamp(capture: EdgeCapture) -> EdgeCapture:
 def builtin_estimate_seconds(commit: pygit2.Commit) -> float:
     """A cheap upper-bound guess of the built-in capture time (bytes of Python)."""
     # Unknown (a missing object): no estimate; the capture itself says what it could read.
-    return (python_bytes(commit) or 0) / BUILTIN_BYTES_PER_SECOND
+    return (source_bytes(commit, reads) or 0) / BUILTIN_BYTES_PER_SECOND

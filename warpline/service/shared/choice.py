@@ -29,8 +29,8 @@ from typing import Any, Generic, TypeVar
 
 import pygit2
 
-from warpline.git.locators import is_python_path
 from warpline.git.lookups import ancestry, head_id_or_none, paths_changed_since, status_or_empty
+from warpline.graph.builtin import reads as builtin_reads
 from warpline.service.shared.envelope import iso_z
 from warpline.store.events import count_changed_entities
 from warpline.store.snapshots import SnapshotRow, snapshots
@@ -112,11 +112,12 @@ def _commits_since(repo: pygit2.Repository, sha: str) -> list[str]:
 
 
 def dirty_graph_paths(repo: pygit2.Repository, graph_paths: set[str]) -> list[str]:
-    """Uncommitted paths that may change the graph: files in it, or any Python file."""
+    """Uncommitted paths that may change the graph: files in it, or any file the built-in
+    extractor reads."""
     return sorted(
         path for path in status_or_empty(repo)
         if not (path == ".weft" or path.startswith(".weft/"))
-        and (path in graph_paths or is_python_path(path))
+        and (path in graph_paths or builtin_reads(path))
     )
 
 

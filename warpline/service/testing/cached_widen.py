@@ -1,7 +1,7 @@
 """Cached definitions: the tests a test map cannot link to them, found through their callers.
 
 A function decorated with ``functools.cache``, ``lru_cache``, ``cached_property`` and the
-like (``warpline.git.pycached``) runs its body on the first call only: the map links it to
+like (``warpline.lang.pycached``) runs its body on the first call only: the map links it to
 the test that happened to call it first, and to no later test that used its (now broken)
 result; and no later test runs the code below it either. For each changed definition that
 is cached, or is reached (within ``MAX_HOPS_UP`` edges) from a cached caller, the selection
@@ -25,8 +25,8 @@ from typing import Any
 import networkx as nx
 
 from warpline.git.filecaps import MAX_PARSE_BYTES
-from warpline.git.locators import dotted_module, function_locator
-from warpline.git.pycached import cached_definitions
+from warpline.lang.locators import dotted_module, function_locator
+from warpline.lang.pycached import cached_definitions
 from warpline.service.graph import suggest
 from warpline.service.graph.seeds import Seed
 from warpline.service.testing.discovery import collected_ids
@@ -64,7 +64,8 @@ class _Sources:
 
     def decorator(self, locator: str, path: str | None, worktree: bool) -> str | None:
         """The caching decorator of the function ``locator`` in any version read."""
-        if not path or not path.endswith(".py") or not locator.startswith("python:function:"):
+        # dotted_module names .py paths only, and the prefix is Python's function prefix.
+        if not path:
             return None
         dotted = dotted_module(path)
         prefix = function_locator(dotted, "") if dotted else ""

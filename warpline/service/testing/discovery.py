@@ -19,8 +19,8 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.git.locators import dotted_module
 from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
+from warpline.lang.locators import dotted_module
 
 _FUNCTION = "python:function:"
 _CLASS = "python:class:"

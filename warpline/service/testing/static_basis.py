@@ -19,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.git.locators import dotted_module
+from warpline.lang.locators import dotted_module
 from warpline.service.graph import suggest
 from warpline.service.testing.discovery import floor_of_paths, imported_modules, rules_of
 

@@ -31,8 +31,8 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.git.locators import dotted_module, entity_locator
-from warpline.git.pyentities import parse_entities
+from warpline.lang.locators import dotted_module, entity_locator
+from warpline.lang.pyentities import parse_entities
 from warpline.service.graph import suggest
 from warpline.service.graph.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map

@@ -21,8 +21,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from warpline.graph._builtin_resolve import Resolver
-from warpline.graph._builtin_scan import ModuleScan, Scope
+from warpline.graph.builtin.python_resolve import Resolver
+from warpline.graph.builtin.python_scan import ModuleScan, Scope
 from warpline.graph.pytest_rules import TestRules
 
 _IGNORED_PARAMS = frozenset({"self", "cls", "request"})

@@ -1,43 +1,23 @@
-"""Python source -> definitions with line spans, and line -> innermost owning entity.
+"""The definitions of one source file, whatever language read it: the structure the diff
+mapping, lineage and merge rules read for every row of ``warpline.lang``.
 
-``parse_entities(source)`` returns a ``FileEntities`` or None when the source cannot be
-read: ``ast`` first, then the error-tolerant tree-sitter fallback (``pytolerant``) for
-py2-era or partly broken files. It never raises.
-``warpline.git.pyincremental`` derives a new version's ``FileEntities`` from the old one
-by re-parsing only the statements a diff touched.
-
-Rules (DESIGN §3/§4, plus the choices where the design is silent):
-
-* Entities are the module, classes and functions (methods, async defs and nested
-  functions are ``function``). Qualnames follow CPython: ``Outer.Inner.meth``,
-  ``outer.<locals>.inner``; a def inside ``if``/``try``/``with``/``for``/``while``/``match``
-  takes the qualname of its scope (a def inside a module-level ``if`` is just ``name``).
-* A definition's span runs from its first decorator to its last statement, extended over
-  trailing comment lines indented deeper than its ``def``/``class`` keyword (they read as
-  the end of its body). Lambdas and comprehensions are not entities.
-* Each line has one owner: the innermost definition whose span contains it, else the
-  module. An entity's *own* lines are its spans minus its nested definitions' spans.
-* ``@overload`` stubs (``overload``/``typing.overload``/``<anything>.overload``) are not
-  entities. Their lines belong to the implementation of the same qualname when the file
-  has one (an overload signature is part of that function's interface), else to the
-  enclosing entity.
-* Duplicate qualnames in one file (redefinition, if/else branches) are ONE entity that
-  owns the lines of every occurrence.
+A ``FileEntities`` is a tree of definition ``Node``s under the module root, with relative
+line positions (an edit shifts a subtree by building one new node), and how many
+occurrences each key has. Each line has one owner: the innermost definition whose span
+contains it, else the module; an entity's *own* lines are its spans minus its nested
+definitions' spans. Stubs (a Python ``@overload``) own no lines unless their key has an
+implementation in the file. The readers (``pyentities``, ``tsdefs``) build it.
 """
 
 from __future__ import annotations
 
-import ast
 import gc
-import warnings
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from operator import attrgetter
-
-from warpline.git.filecaps import MAX_ENTITIES, too_large
-from warpline.git.pyscan import MODULE_KEY, EntityKey, Node, scan_body
-from warpline.git.pytolerant import tolerant_body
 
 __all__ = [
     "MODULE_KEY",
@@ -45,18 +25,97 @@ __all__ = [
     "EntityKey",
     "FileEntities",
     "Node",
+    "Span",
+    "Window",
     "line_count",
     "module_root",
     "no_gc",
-    "parse_body",
-    "parse_entities",
-    "scan_body",
     "split_lines",
 ]
 
+# (kind, qualname): the kind is the language's own (Python: module/class/function, Rust:
+# struct/impl/…); ``warpline.lang`` maps it to the wire's four.
+EntityKey = tuple[str, str]
+MODULE_KEY: EntityKey = ("module", "")
 Span = tuple[int, int]
 
-PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Matching line ranges (inclusive; empty when last < first) of two versions of a
+    file: the attribution windows an incremental re-parse gives."""
+
+    old_first: int
+    old_last: int
+    new_first: int
+    new_last: int
+
+
+class Node:
+    """One definition occurrence (or the module), immutable once built.
+
+    Positions are relative, so shifting a subtree is one new object: ``off`` is the first
+    line relative to the previous sibling's first line (the first child's: relative to the
+    parent's first line), so shifting every definition after an edit is one new object
+    too; ``starts()`` gives the children's offsets from this node. ``span`` is last -
+    first. ``firsts``/``lasts`` are the direct body statements (first, last line), relative
+    to this node's first line; ``children`` the nested definitions in source order (inside
+    compound statements too).
+    """
+
+    __slots__ = ("_starts", "children", "col", "firsts", "key", "lasts", "lead", "off", "span",
+                 "stub")  # fmt: skip
+
+    def __init__(
+        self,
+        key: EntityKey,
+        off: int,
+        span: int,
+        firsts: array[int],
+        lasts: array[int],
+        children: tuple[Node, ...],
+        stub: bool = False,
+        col: int = 0,
+        lead: bool = False,
+    ) -> None:
+        self.key = key
+        self.off = off
+        self.span = span
+        self.firsts = firsts
+        self.lasts = lasts
+        self.children = children
+        self.stub = stub
+        self.col = col  # column of the def/class keyword (trailing comments go past it)
+        self.lead = lead  # the first body statement starts a line of its own
+        self._starts: list[int] | None = None
+
+    def shifted(self, delta: int) -> Node:
+        return self.replaced(self.off + delta, self.span, self.firsts, self.lasts, self.children)
+
+    def replaced(
+        self,
+        off: int,
+        span: int,
+        firsts: array[int],
+        lasts: array[int],
+        children: tuple[Node, ...],
+    ) -> Node:
+        return Node(self.key, off, span, firsts, lasts, children, self.stub, self.col, self.lead)
+
+    def starts(self) -> list[int]:
+        """Each child's first line relative to this node's first line (ascending: sibling
+        definitions never share a line). Computed once; do not modify."""
+        if self._starts is None:
+            self._starts = list(accumulate([child.off for child in self.children]))
+        return self._starts
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every node below it."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(node.children)
 
 
 def split_lines(source: bytes) -> list[bytes]:
@@ -83,8 +142,8 @@ class Entity:
 
 
 class FileEntities:
-    """The definitions of one Python source: a tree of ``Node`` under the module root,
-    and how many (non-stub) occurrences each key has."""
+    """The definitions of one source file: a tree of ``Node`` under the module root, and
+    how many (non-stub) occurrences each key has."""
 
     __slots__ = ("_entities", "counts", "language", "line_count", "root", "tolerant")
 
@@ -172,29 +231,6 @@ class FileEntities:
         return found
 
 
-def parse_entities(source: bytes) -> FileEntities | None:
-    """Parse ``source``; when ``ast`` cannot, the error-tolerant parser
-    (``warpline.git.pytolerant``) reads what it can. None when neither can, or when it is
-    past the per-file caps (``warpline.git.filecaps``): never raises."""
-    if too_large(source):
-        return None
-    lines = split_lines(source)
-    with no_gc():
-        body = parse_body(source)
-        tolerant = body is None
-        if tolerant:
-            body = tolerant_body(source)
-        if body is None:
-            return None
-        try:
-            firsts, lasts, children, counts = scan_body(body, 1, 0, "", lines)
-        except RecursionError:
-            return None
-    if len(counts) > MAX_ENTITIES:
-        return None
-    return FileEntities(module_root(firsts, lasts, children, line_count(lines)), counts,
-                        line_count(lines), tolerant)  # fmt: skip
-
 
 def module_root(
     firsts: array[int], lasts: array[int], children: tuple[Node, ...], count: int
@@ -221,16 +257,3 @@ class no_gc:
     def __exit__(self, *exc: object) -> None:
         if self.enabled:
             gc.enable()
-
-
-def parse_body(source: bytes) -> list[ast.stmt] | None:
-    """The module body of ``source``; None when it does not parse."""
-    try:
-        if b"\\" not in source:  # the parser warns only about escapes: skip the guard
-            return ast.parse(source).body
-        with warnings.catch_warnings():
-            # Invalid escape sequences warn while parsing; history is full of them.
-            warnings.simplefilter("ignore")
-            return ast.parse(source).body
-    except PARSE_ERRORS:
-        return None

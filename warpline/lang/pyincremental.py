@@ -34,32 +34,21 @@ from dataclasses import dataclass
 
 from warpline.git.filecaps import MAX_ENTITIES, too_large
 from warpline.git.hunks import Hunk
-from warpline.git.pyentities import (
+from warpline.lang.entities import (
     EntityKey,
     FileEntities,
     Node,
+    Window,
     line_count,
     module_root,
     no_gc,
-    parse_body,
-    parse_entities,
-    scan_body,
 )
-from warpline.git.pyscan import extend_over_comments
+from warpline.lang.pyentities import parse_body, parse_entities
+from warpline.lang.pyscan import extend_over_comments, scan_body
 
 __all__ = ["Window", "reparse"]
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """Matching line ranges (inclusive; empty when last < first) of the two versions."""
-
-    old_first: int
-    old_last: int
-    new_first: int
-    new_last: int
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Literal
 
-from warpline.graph._builtin_scan import ImportBinding, ModuleScan, Scope
+from warpline.graph.builtin.python_scan import ImportBinding, ModuleScan, Scope
 from warpline.graph.model import EdgeKind
 
 _BUILTIN_NAMES = frozenset(dir(builtins))

@@ -1,10 +1,10 @@
-"""The built-in edge source: Python calls and references at one commit, without loomweave.
+"""Python's built-in edges: calls and references among one commit's ``.py`` files.
 
-It reads blobs from the commit's tree through pygit2 (never the working tree), so a
+The blobs come from the commit's tree (``warpline.graph.builtin`` reads them), so a
 capture describes exactly that commit. Entities follow DESIGN §3 (the same locators
 loomweave mints); SEIs stay ``None`` because only loomweave can mint them.
 
-What it resolves, and what it refuses to guess, is described in ``_builtin_resolve``.
+What it resolves, and what it refuses to guess, is described in ``python_resolve``.
 A file that does not parse keeps its file and module entities and is listed in
 ``failed_entities``, so a capture containing one is never ``FULL``.
 """
@@ -17,39 +17,14 @@ import warnings
 import pygit2
 
 from warpline.git.filecaps import too_large
-from warpline.git.locators import dotted_module, file_locator, module_locator
-from warpline.graph._builtin_fixtures import FixtureLinker, collectable_functions
-from warpline.graph._builtin_imports import ImportFloor
-from warpline.graph._builtin_registry import Registrations
-from warpline.graph._builtin_resolve import EdgeSink, Emitter, Resolver
-from warpline.graph._builtin_scan import ModuleScan, scan_module
+from warpline.graph.builtin.python_fixtures import FixtureLinker, collectable_functions
+from warpline.graph.builtin.python_imports import ImportFloor
+from warpline.graph.builtin.python_registry import Registrations
+from warpline.graph.builtin.python_resolve import EdgeSink, Emitter, Resolver
+from warpline.graph.builtin.python_scan import ModuleScan, scan_module
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
 from warpline.graph.pytest_rules import TestRules, rules_from_tree
-
-BUILTIN_VERSION = "warpline-builtin-1"
-_SYMLINK_MODE = 0o120000
-
-
-def python_blobs(commit: pygit2.Commit) -> list[tuple[str, bytes]]:
-    """``(path, content)`` of every committed ``.py`` file, sorted by path."""
-    found: list[tuple[str, bytes]] = []
-    stack: list[tuple[str, pygit2.Tree]] = [("", commit.tree)]
-    while stack:
-        prefix, tree = stack.pop()
-        for entry in tree:
-            name = entry.name or ""
-            path = f"{prefix}{name}"
-            # Tree entries are lazily loaded objects: no extra lookup through `repo`.
-            if isinstance(entry, pygit2.Tree):
-                stack.append((f"{path}/", entry))
-            elif (
-                isinstance(entry, pygit2.Blob)
-                and name.endswith(".py")
-                and entry.filemode != _SYMLINK_MODE
-            ):
-                found.append((path, entry.data))
-    found.sort()
-    return found
+from warpline.lang.locators import dotted_module, file_locator, module_locator
 
 
 def _parse(content: bytes) -> tuple[ast.Module | None, str | None]:
@@ -68,26 +43,16 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (0 if not content or content.endswith(b"\n") else 1)
 
 
-def try_capture_builtin(repo: pygit2.Repository,
-                        commit: pygit2.Commit) -> tuple[EdgeCapture | None, str | None]:
-    """``capture_builtin``, or None and why it failed (a missing object in a damaged or
-    partial clone, an unreadable file, a recursion or memory limit): the caller reports the
-    reason instead of answering with a graph it does not have."""
-    try:
-        return capture_builtin(repo, commit), None
-    except (RecursionError, MemoryError, OSError, pygit2.GitError) as exc:
-        return None, f"{type(exc).__name__}: {exc}"
-
-
-def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCapture:
-    """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
-    repository it belongs to, kept in the signature for sources that need lookups)."""
+def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
+            version: str) -> EdgeCapture:
+    """Entities and edges of the Python files ``blobs`` (``(path, content)``, sorted by
+    path) of ``commit`` (whose tree holds the project's pytest configuration)."""
     entities: dict[str, GraphEntity] = {}
     failed: list[tuple[str, str]] = []  # (locator, reason)
     modules: dict[str, ModuleScan] = {}
     claimed: set[str] = set()  # dotted names already given to a path
 
-    for path, content in python_blobs(commit):
+    for path, content in blobs:
         file_id = file_locator(path)
         entities[file_id] = GraphEntity(file_id, "file", path, None, None, None)
         dotted = dotted_module(path)
@@ -144,7 +109,7 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
     )
     return EdgeCapture(
         source="builtin",
-        source_version=BUILTIN_VERSION,
+        source_version=version,
         entities=tuple(entities[locator] for locator in sorted(entities)),
         edges=edges,
         failed_entities=tuple(sorted(failed)),

@@ -22,8 +22,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from warpline.graph._builtin_resolve import EdgeSink, Resolver
-from warpline.graph._builtin_scan import ModuleScan, Scope
+from warpline.graph.builtin.python_resolve import EdgeSink, Resolver
+from warpline.graph.builtin.python_scan import ModuleScan, Scope
 from warpline.graph.model import EdgeKind
 
 # Methods that change a table rather than read it (``clear``/``pop`` build or reset it).

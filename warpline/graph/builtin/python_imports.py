@@ -15,8 +15,8 @@ Modules outside the repository are left out: they are not entities of the graph.
 
 from __future__ import annotations
 
-from warpline.graph._builtin_resolve import Resolver
-from warpline.graph._builtin_scan import ModuleScan
+from warpline.graph.builtin.python_resolve import Resolver
+from warpline.graph.builtin.python_scan import ModuleScan
 
 
 def _is_package(scan: ModuleScan) -> bool:

@@ -1,6 +1,6 @@
 """Pass 1 of the built-in extractor: one module's definitions, scopes and name bindings.
 
-Nothing here resolves across modules; ``_builtin_resolve`` does that once every module of
+Nothing here resolves across modules; ``python_resolve`` does that once every module of
 the commit has been scanned. A ``Scope`` is an entity (module, class or function) plus the
 names it binds and the expressions whose evaluation belongs to it.
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
-from warpline.git.locators import entity_locator
+from warpline.lang.locators import entity_locator
 
 ScopeKind = Literal["module", "class", "function"]
 
@@ -117,7 +117,7 @@ def scan_module(
 
 def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """``@overload`` / ``@<anything>.overload`` stubs are not entities (as in
-    ``warpline.git.pyentities``, so graph nodes join the change history)."""
+    ``warpline.lang.pyentities``, so graph nodes join the change history)."""
     return any(
         (isinstance(d, ast.Name) and d.id == "overload")
         or (isinstance(d, ast.Attribute) and d.attr == "overload")

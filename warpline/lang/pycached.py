@@ -25,7 +25,7 @@ import ast
 import re
 
 from warpline.git.filecaps import too_large
-from warpline.git.pyentities import parse_body
+from warpline.lang.pyentities import parse_body
 
 CACHE_DECORATORS = frozenset({
     "cache", "lru_cache", "cached_property", "cached", "cachedmethod", "ttl_cache",

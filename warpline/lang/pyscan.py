@@ -8,85 +8,15 @@ from __future__ import annotations
 
 import ast
 from array import array
-from collections.abc import Iterator
-from itertools import accumulate
 from typing import Literal
 
-__all__ = ["MODULE_KEY", "EntityKey", "Node", "Scanned", "extend_over_comments", "scan_body"]
+from warpline.lang.entities import EntityKey, Node
 
-# (kind, qualname): the kind is the language's own (Python: module/class/function, Rust:
-# struct/impl/…); ``warpline.lang`` maps it to the wire's four.
-EntityKey = tuple[str, str]
-MODULE_KEY: EntityKey = ("module", "")
+__all__ = ["Scanned", "extend_over_comments", "scan_body"]
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEF_TYPES = frozenset(_DEFS)
 
-
-class Node:
-    """One definition occurrence (or the module), immutable once built.
-
-    Positions are relative, so shifting a subtree is one new object: ``off`` is the first
-    line relative to the previous sibling's first line (the first child's: relative to the
-    parent's first line), so shifting every definition after an edit is one new object
-    too; ``starts()`` gives the children's offsets from this node. ``span`` is last -
-    first. ``firsts``/``lasts`` are the direct body statements (first, last line), relative
-    to this node's first line; ``children`` the nested definitions in source order (inside
-    compound statements too).
-    """
-
-    __slots__ = ("_starts", "children", "col", "firsts", "key", "lasts", "lead", "off", "span",
-                 "stub")  # fmt: skip
-
-    def __init__(
-        self,
-        key: EntityKey,
-        off: int,
-        span: int,
-        firsts: array[int],
-        lasts: array[int],
-        children: tuple[Node, ...],
-        stub: bool = False,
-        col: int = 0,
-        lead: bool = False,
-    ) -> None:
-        self.key = key
-        self.off = off
-        self.span = span
-        self.firsts = firsts
-        self.lasts = lasts
-        self.children = children
-        self.stub = stub
-        self.col = col  # column of the def/class keyword (trailing comments go past it)
-        self.lead = lead  # the first body statement starts a line of its own
-        self._starts: list[int] | None = None
-
-    def shifted(self, delta: int) -> Node:
-        return self.replaced(self.off + delta, self.span, self.firsts, self.lasts, self.children)
-
-    def replaced(
-        self,
-        off: int,
-        span: int,
-        firsts: array[int],
-        lasts: array[int],
-        children: tuple[Node, ...],
-    ) -> Node:
-        return Node(self.key, off, span, firsts, lasts, children, self.stub, self.col, self.lead)
-
-    def starts(self) -> list[int]:
-        """Each child's first line relative to this node's first line (ascending: sibling
-        definitions never share a line). Computed once; do not modify."""
-        if self._starts is None:
-            self._starts = list(accumulate([child.off for child in self.children]))
-        return self._starts
-
-    def walk(self) -> Iterator[Node]:
-        """This node and every node below it."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(node.children)
 
 
 Scanned = tuple["array[int]", "array[int]", tuple[Node, ...], dict[EntityKey, int]]

@@ -1,0 +1,79 @@
+"""The built-in edge source: calls and references at one commit, without loomweave, one
+extractor per language (``EXTRACTORS``, keyed by the row of ``warpline.lang`` reading the
+file; Python's is ``python.py`` and its ``python_*`` modules).
+
+It reads blobs from the commit's tree through pygit2 (never the working tree), so a
+capture describes exactly that commit. A file of a language without an extractor is not
+in the capture (``reads`` says which files are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pygit2
+
+from warpline.graph.builtin import python
+from warpline.graph.model import EdgeCapture
+from warpline.lang import PYTHON, language_of
+
+__all__ = ["BUILTIN_VERSION", "EXTRACTORS", "capture_builtin", "reads", "source_blobs",
+           "try_capture_builtin"]
+
+BUILTIN_VERSION = "warpline-builtin-1"
+_SYMLINK_MODE = 0o120000
+
+# A language's extractor: its files' ``(path, content)`` (sorted by path) at ``commit``
+# -> that language's entities and edges, stamped with the version given.
+Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
+EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture}
+
+
+def reads(path: str) -> bool:
+    """True for a file some extractor reads (its edits may change the built-in graph)."""
+    lang = language_of(path)
+    return lang is not None and lang.name in EXTRACTORS
+
+
+def source_blobs(commit: pygit2.Commit) -> dict[str, list[tuple[str, bytes]]]:
+    """``(path, content)`` of every committed regular file an extractor reads, by
+    language, each list sorted by path (symlinks are not source)."""
+    found: dict[str, list[tuple[str, bytes]]] = {}
+    stack: list[tuple[str, pygit2.Tree]] = [("", commit.tree)]
+    while stack:
+        prefix, tree = stack.pop()
+        for entry in tree:
+            name = entry.name or ""
+            path = f"{prefix}{name}"
+            # Tree entries are lazily loaded objects: no extra lookup through `repo`.
+            if isinstance(entry, pygit2.Tree):
+                stack.append((f"{path}/", entry))
+            elif isinstance(entry, pygit2.Blob) and entry.filemode != _SYMLINK_MODE:
+                lang = language_of(name)
+                if lang is not None and lang.name in EXTRACTORS:
+                    found.setdefault(lang.name, []).append((path, entry.data))
+    for blobs in found.values():
+        blobs.sort()
+    return found
+
+
+def try_capture_builtin(repo: pygit2.Repository,
+                        commit: pygit2.Commit) -> tuple[EdgeCapture | None, str | None]:
+    """``capture_builtin``, or None and why it failed (a missing object in a damaged or
+    partial clone, an unreadable file, a recursion or memory limit): the caller reports the
+    reason instead of answering with a graph it does not have."""
+    try:
+        return capture_builtin(repo, commit), None
+    except (RecursionError, MemoryError, OSError, pygit2.GitError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCapture:
+    """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
+    repository it belongs to, kept in the signature for sources that need lookups).
+
+    One language has an extractor so far: its capture is the commit's (a repository
+    without Python files gets Python's empty capture, as before). Joining several
+    languages' captures comes with the second extractor."""
+    blobs = source_blobs(commit)
+    return EXTRACTORS[PYTHON.name](commit, blobs.get(PYTHON.name, []), BUILTIN_VERSION)

@@ -1,0 +1,181 @@
+"""One commit's rows, and the row of a commit recorded as failed.
+
+``CommitWriter.write_in`` writes a commit (its ``commits`` row, entities, change events
+and their lineages) inside an open transaction; ``write`` in a transaction of its own. A
+commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill
+and several processes ingesting at once all converge on one row per commit. The writer
+remembers the ids of the entities it wrote or read (their latest path too) for the rest
+of the run.
+
+A failed commit (``ingest.py`` says when) leaves its reason in ``ingest_failures`` and,
+when the failure is the commit's own, a ``commits`` row without events whose
+``limits_hit`` is ``[FAILED]``: every later run skips it until ``reopen_failed``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+from warpline.git.events import CommitChanges
+from warpline.git.walks import Repository, peel_commit
+from warpline.store import lineages
+from warpline.store.db import Store
+from warpline.store.metakeys import TIPS_KEY
+from warpline.store.tips import AncestryTips
+
+__all__ = ["FAILED", "CommitWriter"]
+
+# ``commits.limits_hit`` of a commit recorded as failed (no events; reason in
+# ``ingest_failures``).
+FAILED = "ingest_failed"
+
+
+class CommitWriter:
+    """Writes commits' rows for one ingest run, with its cache of entity ids."""
+
+    def __init__(self, store: Store, repo: Repository, tips: AncestryTips) -> None:
+        self.store = store
+        self.repo = repo
+        self.tips = tips
+        # locator -> (id, path) of entities this process has written or read.
+        self._entities: dict[str, tuple[int, str]] = {}
+
+    def learn(self, entities: dict[str, tuple[int, str]]) -> None:
+        """Entities a committed transaction wrote or read (``write_in``'s ``fresh``)."""
+        self._entities.update(entities)
+
+    def forget_entities(self) -> None:
+        """Their paths may have changed (lineages and paths replayed)."""
+        self._entities.clear()
+
+    def write(self, changes: CommitChanges) -> int | None:
+        fresh: dict[str, tuple[int, str]] = {}
+        with self.store.transaction() as conn:
+            written = self.write_in(conn, changes, fresh, {})
+        self._entities.update(fresh)
+        return written
+
+    def write_in(self, conn: sqlite3.Connection, changes: CommitChanges,
+                  fresh: dict[str, tuple[int, str]],
+                  learned: dict[str, tuple[int, str]]) -> int | None:
+        """One commit's rows, inside an open transaction. ``fresh`` collects the entities
+        this commit wrote or read; ``learned``, those of earlier commits of the same
+        (uncommitted) transaction."""
+        info = changes.commit
+        tips = self.tips.get()
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
+            " committed_at, parent_count, event_count, unparsed_files, ingested_at,"
+            " limits_hit, reachable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            (info.sha, info.author_name, info.author_email, info.authored_at,
+             info.committed_at, len(info.parents), len(changes.changes),
+             json.dumps(list(changes.unparsed_files)), int(time.time()),
+             json.dumps(list(changes.limits_hit))),
+        )
+        if cur.rowcount == 0:
+            return None  # another run (or process) ingested it already
+        commit_id = cur.lastrowid
+        rows = []
+        events: list[lineages.Event] = []
+        for change in changes.changes:
+            entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh,
+                                        learned)
+            previous_id = None
+            if (change.change_kind == "moved" and change.previous_locator
+                    and change.previous_locator != change.locator):
+                previous_id = self._entity_id(conn, change.previous_locator, change.kind,
+                                              change.previous_path or change.path, fresh,
+                                              learned)
+            events.append((entity_id, change.change_kind, previous_id))
+            rows.append((commit_id, entity_id, change.change_kind, change.path,
+                         change.previous_locator, change.previous_path, info.committed_at,
+                         int(change.also_modified)))
+        of_events = lineages.assign(conn, events)
+        inserted = conn.executemany(
+            "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
+            " previous_locator, previous_path, changed_at, also_modified, lineage)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*row, lineage) for row, lineage in zip(rows, of_events, strict=True)],
+        ).rowcount
+        if inserted != len(rows):
+            # Two changes with one (commit, entity, kind) are one stored event: count what is
+            # stored, so the report and the commit row agree with the store.
+            conn.execute("UPDATE commits SET event_count = ? WHERE id = ?",
+                         (inserted, commit_id))
+        for parent in info.parents:
+            if parent in tips:
+                self.tips.push(info.sha, conn=conn, replacing=parent)
+                break
+        return inserted
+
+    def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
+                   fresh: dict[str, tuple[int, str]],
+                   learned: dict[str, tuple[int, str]]) -> int:
+        known = fresh.get(locator) or learned.get(locator) or self._entities.get(locator)
+        if known is not None:
+            entity_id, known_path = known
+            if known_path != path:  # the entity's latest path follows the history
+                conn.execute("UPDATE entities SET path = ? WHERE id = ?", (path, entity_id))
+                fresh[locator] = (entity_id, path)
+            return entity_id
+        row = conn.execute("SELECT id FROM entities WHERE locator = ?", (locator,)).fetchone()
+        if row is None:
+            cur = conn.execute(
+                "INSERT INTO entities (locator, kind, path, lineage) VALUES (?, ?, ?, 0)",
+                (locator, kind, path),
+            )
+            entity_id = int(cur.lastrowid or 0)
+            conn.execute("UPDATE entities SET lineage = ? WHERE id = ?",
+                         (lineages.new_lineage(conn, entity_id), entity_id))
+        else:
+            entity_id = int(row[0])
+            conn.execute("UPDATE entities SET path = ? WHERE id = ?", (path, entity_id))
+        fresh[locator] = (entity_id, path)
+        return entity_id
+
+    def record_failure(self, sha: str, error: str, *, skip: bool) -> None:
+        """The reason, and (``skip``: the commit's own failure) a ``commits`` row without
+        events that keeps every later run from reading it again."""
+        try:
+            with self.store.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO ingest_failures (sha, error, failed_at) VALUES (?, ?, ?)",
+                    (sha, error[:2000], int(time.time())),
+                )
+                if skip:
+                    self._failed_row(conn, sha)
+        except Exception:
+            if skip:  # the row could not be written: at least keep the reason
+                self.record_failure(sha, error, skip=False)
+
+    def _failed_row(self, conn: sqlite3.Connection, sha: str) -> None:
+        commit = peel_commit(self.repo, sha)
+        if commit is None:
+            return
+        author = commit.author
+        conn.execute(
+            "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
+            " committed_at, parent_count, event_count, unparsed_files, ingested_at,"
+            " limits_hit, reachable) VALUES (?, ?, ?, ?, ?, ?, 0, '[]', ?, ?, 0)",
+            (sha, _text(author.raw_name), _text(author.raw_email), int(author.time),
+             int(commit.commit_time), len(commit.parent_ids), int(time.time()),
+             json.dumps([FAILED])))
+
+    def reopen_failed(self) -> int:
+        """Forget the commits recorded as failed, so this run reads them again; how many.
+        The ancestry-complete tips go too: the walk for pending work must reach them."""
+        with self.store.transaction() as conn:
+            gone = conn.execute(
+                "DELETE FROM commits WHERE event_count = 0 AND limits_hit = ?",
+                (json.dumps([FAILED]),)).rowcount
+            if gone:
+                self.store.meta_set(conn, TIPS_KEY, json.dumps([]))
+        return int(gone)
+
+
+
+def _text(raw: bytes) -> str:
+    """An author's name or address as stored: UTF-8, anything else escaped, never lost."""
+    return raw.decode("utf-8", "backslashreplace")
