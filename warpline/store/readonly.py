@@ -9,7 +9,7 @@ database file then holds every committed page, and ``immutable=1`` reads it with
 sidecar. (A writer that could start meanwhile would need those same sidecars, which the
 filesystem refuses: on a read-only mount none can.) ``immutable=1`` with a ``-wal`` that
 still holds frames would silently miss them, so it is used only when there is no such log
-(tests/test_harden_readonly.py measures all three cases on a real read-only mount).
+(tests/test_store_readonly.py measures all three cases on a real read-only mount).
 
 ``PRAGMA query_only`` is not set: it also refuses the TEMP tables queries stage their
 parameters in, and ``mode=ro`` already refuses every write to the store file.
