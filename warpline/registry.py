@@ -148,19 +148,19 @@ def _churn_fast_input(arguments: dict[str, Any]) -> ChurnArgs | None:
 
 
 def _impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> Envelope:
-    from warpline.service.graph.impact import impact_radius
+    from warpline.service.impact.impact import impact_radius
 
     return impact_radius(params, cwd)
 
 
 def _reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> Envelope:
-    from warpline.service.graph.reverify import reverify_worklist
+    from warpline.service.impact.reverify import reverify_worklist
 
     return reverify_worklist(params, cwd)
 
 
 def _capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> Envelope:
-    from warpline.service.graph.snapshot import capture_snapshot
+    from warpline.service.impact.snapshot import capture_snapshot
 
     return capture_snapshot(params, cwd)
 

@@ -27,8 +27,8 @@ import networkx as nx
 from warpline.git.filecaps import MAX_PARSE_BYTES
 from warpline.git.locators import dotted_module, function_locator
 from warpline.git.pycached import cached_definitions
-from warpline.service.graph import suggest
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact import suggest
+from warpline.service.impact.seeds import Seed
 from warpline.service.testing.discovery import collected_ids
 from warpline.store.testmaps import tests_executing
 

@@ -39,7 +39,7 @@ def default_range(repo: pygit2.Repository, conn: Any) -> tuple[str | None, str]:
 def plan(root: Path, rev_range: str | None) -> dict[str, Any]:
     """The selection ``reverify`` answers for the range plus the working tree: the same
     object (``data.selection``) every other output renders."""
-    from warpline.service.graph.reverify import reverify_worklist
+    from warpline.service.impact.reverify import reverify_worklist
     from warpline.service.shared.context import open_context
 
     scope = f"the range {rev_range} and the working tree"

@@ -33,8 +33,8 @@ import networkx as nx
 
 from warpline.git.locators import dotted_module, entity_locator
 from warpline.git.pyentities import parse_entities
-from warpline.service.graph import suggest
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact import suggest
+from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
 from warpline.service.testing.cached_widen import CachedWidening, warning, widen

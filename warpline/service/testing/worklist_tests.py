@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact.seeds import Seed
 from warpline.service.testing import testcommand
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries

@@ -16,7 +16,7 @@ import networkx as nx
 from warpline.graph.loomweave_source import index_path, resolve_seis
 from warpline.graph.model import GraphEdge
 from warpline.models.wire import language_fields
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact.seeds import Seed
 from warpline.service.shared.context import RepoContext
 from warpline.service.shared.resolve import by_locators
 from warpline.store.entities import EntityRow

@@ -21,8 +21,8 @@ from warpline import settings
 from warpline.errors import StoreUnwritable
 from warpline.git.repo import head_commit
 from warpline.graph.graph import Affected, downstream
-from warpline.service.graph import edge_basis, edge_sources
-from warpline.service.graph.snapshot import snapshot_data
+from warpline.service.impact import edge_basis, edge_sources
+from warpline.service.impact.snapshot import snapshot_data
 from warpline.service.shared.choice import Choice, choose_snapshot, staleness
 from warpline.service.shared.context import RepoContext
 from warpline.store.snapshots import NewSnapshot, SnapshotRow, graph_for, write_snapshot

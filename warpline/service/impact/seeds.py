@@ -23,7 +23,7 @@ import networkx as nx
 
 from warpline.errors import MissingRequiredField
 from warpline.git.locators import is_python_path
-from warpline.service.graph.capture_scope import parse_changed_refs
+from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis

@@ -24,9 +24,9 @@ from warpline.graph.loomweave_source import loomweave_version
 from warpline.graph.model import EdgeCapture
 from warpline.models import EdgeSnapshotEnvelope
 from warpline.models.inputs import EdgeSnapshotCaptureInput
-from warpline.service.graph import edge_basis, edge_sources
-from warpline.service.graph.capture_scope import apply_max_entities, restrict_to_changed
-from warpline.service.graph.gcpause import gc_paused
+from warpline.service.impact import edge_basis, edge_sources
+from warpline.service.impact.capture_scope import apply_max_entities, restrict_to_changed
+from warpline.service.impact.gcpause import gc_paused
 from warpline.service.shared.choice import choose_snapshot
 from warpline.service.shared.context import RepoContext, behind_warning, catch_up, open_repo_only
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
