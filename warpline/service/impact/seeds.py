@@ -16,13 +16,13 @@ are any (the file event only restates them); other files' seeds stay.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
 from typing import Any
 
 import networkx as nx
 
 from warpline.errors import MissingRequiredField
 from warpline.git.locators import is_python_path
+from warpline.service.history.ranges import commits_of_range
 from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
@@ -172,11 +172,8 @@ class _GraphIndex:
 
 def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
                 out: Seeds) -> list[Seed]:
-    from warpline.service.history.changed import _range_commits
-
-    query = SimpleNamespace(rev_range=rev_range, base_ref=None, head_ref=None)
     missing: list[str] = []
-    shas, info = _range_commits(ctx, query, missing)
+    shas, info = commits_of_range(ctx, missing, rev_range=rev_range)
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
     return [_seed(row) for row in changed_in(ctx.store.conn, shas or [])]
