@@ -25,7 +25,7 @@ import pygit2
 from warpline.errors import InternalError, StoreUnsafe
 from warpline.git import shallow
 from warpline.store import guard, integrity, readonly
-from warpline.store.db import store_path
+from warpline.store.db import Store, store_path
 from warpline.store.migrations import SCHEMA_VERSION
 
 # Bounded work for commits_behind_head: past this many un-ingested commits the probe stops
@@ -65,14 +65,14 @@ def open_read_only(path: Path) -> Iterator[sqlite3.Connection]:
         yield conn
 
 
-SnapshotChooser = Callable[[sqlite3.Connection, pygit2.Repository], str | None]
+SnapshotChooser = Callable[[Store, pygit2.Repository], str | None]
 
 
 def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChooser) -> StoreProbe:
     """What the store of ``root`` holds, read-only. Never raises for a broken store.
 
-    ``snapshot_rev`` names the snapshot commit a graph query would use, given the
-    read-only connection (the service layer owns that choice).
+    ``snapshot_rev`` names the snapshot commit a graph query would use, given the store
+    over the read-only connection (the service layer owns that choice).
     """
     path = store_path(root)
     try:
@@ -100,7 +100,8 @@ def probe_store(root: Path, repo: pygit2.Repository, snapshot_rev: SnapshotChoos
             checked = integrity.verdict(path, conn, persist=False)
             events = int(conn.execute("SELECT count(*) FROM change_events").fetchone()[0])
             has_snapshots = "snapshots" in tables
-            snapshot = snapshot_rev(conn, repo) if has_snapshots else None
+            snapshot = snapshot_rev(Store(conn, path, read_only=True, root=root), repo) \
+                if has_snapshots else None
             missing: list[str] = []
             behind, at_least = commits_behind_head(conn, repo, missing)
     except sqlite3.Error as exc:

@@ -30,6 +30,8 @@ from warpline.errors import StoreUnwritable
 if TYPE_CHECKING:  # only ``pending`` walks git; opening the store read-only does not
     import pygit2
 
+    from warpline.store.db import Store
+
 # SQLite could not create the -shm/-wal a WAL reader needs: SQLITE_CANTOPEN (a read-only
 # mount or directory), SQLITE_IOERR (``IOERR_SHMSIZE`` on a full disk), SQLITE_READONLY.
 _NO_SIDECARS = frozenset({14, 10, 8})
@@ -107,10 +109,11 @@ class Pending:
         return not self.behind and not self.reach_stale and not self.reopen
 
 
-def pending(conn: sqlite3.Connection, repo: pygit2.Repository,
+def pending(store: Store, repo: pygit2.Repository,
             head: pygit2.Commit | None) -> Pending:
     """What a catch-up to ``head`` would write (``Ingestor.catch_up``: reopen deepened
     placeholders, ingest, push the ancestry tip, refresh reachability). Reads only."""
+    conn = store.conn
     from warpline.git import shallow
     from warpline.store.metakeys import PLACEHOLDER_KEY, REACH_TIP_KEY, TIPS_KEY
     from warpline.store.probe import commits_behind_head

@@ -42,16 +42,16 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         where = eq.where_from_filters(params.filters)
         sort_by, order = params.sort_by, params.sort_order
         pager = Pager.of(params)
-        rows, total = select_events(ctx.store.conn, shas, where, sort_by, order,
+        rows, total = select_events(ctx.store, shas, where, sort_by, order,
                                        pager.end + 1)
-        warnings.extend(eq.range_notes(ctx.store.conn, shas))
+        warnings.extend(eq.range_notes(ctx.store, shas))
         items = [eq.item_from_row(row) for row in rows]
         if params.include_worktree:
             items.extend(_worktree_items(ctx, where))
             items = eq.sort_items(items, sort_by, order)
             total += sum(1 for item in items if item["origin"] == "worktree")
         page_items = pager.cut(items)
-        refs, key_ids, truncated = eq.distinct_refs(ctx.store.conn, shas, where, items,
+        refs, key_ids, truncated = eq.distinct_refs(ctx.store, shas, where, items,
                                                     MAX_REFS)
         if truncated:
             warnings.append(f"More than {MAX_REFS} entities changed; `changed_refs` lists the "

@@ -40,7 +40,7 @@ def commits_of_range(ctx: RepoContext, warnings: list[str], *, rev_range: str | 
         tip = head_commit(ctx.repo)
         return None, {"rev_range": None, "base_commit": None,
                       "head_commit": None if tip is None else str(tip.id),
-                      "commit_count": reachable_commit_count(ctx.store.conn)}
+                      "commit_count": reachable_commit_count(ctx.store)}
     commits = single if single is not None else commits_in_range(ctx.repo, base, head)
     _ensure_ingested(ctx, commits, warnings, spent)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),

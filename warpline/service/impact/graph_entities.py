@@ -41,7 +41,7 @@ class EntityBook:
         if not wanted:
             return
         self._fetched.update(wanted)
-        self._rows.update(by_locators(self._ctx.store.conn, wanted))
+        self._rows.update(by_locators(self._ctx.store, wanted))
         if self._has_index:
             missing = [loc for loc in wanted if self._known_sei(loc) is None]
             if missing:

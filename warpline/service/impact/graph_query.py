@@ -52,7 +52,7 @@ def capture_command(ctx: RepoContext, why: str) -> dict[str, str]:
 
 def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
                warnings: list[str]) -> GraphView:
-    choice = choose_snapshot(ctx.store.conn, ctx.repo)
+    choice = choose_snapshot(ctx.store, ctx.repo)
     skipped = False
     if choice is None:
         choice, skipped = _auto_capture(ctx, warnings)
@@ -152,4 +152,4 @@ def _auto_capture(ctx: RepoContext,
     warnings.append(
         f"No usable edge snapshot existed, so one was captured now at HEAD ({sha[:12]}) "
         f"from the {capture.source} source in {time.monotonic() - started:.1f}s.")
-    return choose_snapshot(ctx.store.conn, ctx.repo), False
+    return choose_snapshot(ctx.store, ctx.repo), False

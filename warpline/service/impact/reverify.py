@@ -153,7 +153,7 @@ def _head(ctx: Any) -> str | None:
 def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None,
             history_head: str | None) -> None:
     lineage_of = {i.locator: book.lineage(i.locator) for i in items}
-    latest = latest_change_per_lineage(ctx.store.conn,
+    latest = latest_change_per_lineage(ctx.store,
                              {x for x in lineage_of.values() if x is not None})
 
     def change_of(locator: str) -> str | None:
