@@ -42,7 +42,7 @@ from warpline.graph.builtin import capture_builtin
 from warpline.graph.loomweave_source import capture_from_loomweave
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
 from warpline.registry import call_tool
-from warpline.service.graph.snapshot import snapshot_data
+from warpline.service.impact.snapshot import snapshot_data
 from warpline.store import snapshots
 from warpline.store.db import Store
 from warpline.store.ingest import Ingestor

@@ -51,8 +51,8 @@ def _maps(root: Path) -> dict[str, set[str]]:
     from warpline.store.testmaps import maps, read_map
 
     with Store.open(root) as store:
-        row = maps(store.conn)[0]
-        recorded = read_map(store.conn, row)
+        row = maps(store)[0]
+        recorded = read_map(store, row)
     return {node: recorded.hits.get(node, set()) for node in recorded.tests}
 
 

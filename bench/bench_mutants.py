@@ -36,7 +36,7 @@ import _gen_cached
 from _selection_eval import selected_ids, test_commands
 
 from warpline.lang.pycached import cached_definitions
-from warpline.service.graph.suggest import is_test_file
+from warpline.service.impact.suggest import is_test_file
 
 BENCH = Path(__file__).resolve().parent
 MUTANT = 'raise RuntimeError("warpline mutant")'

@@ -61,7 +61,7 @@ def _map_size(repo: Path) -> dict[str, int]:
     from warpline.store.testmaps import maps
 
     with Store.open(repo) as store:
-        row = maps(store.conn)[0]
+        row = maps(store)[0]
     return {"map_id": row.id, "tests": row.test_count, "entities": row.entity_count,
             "links": row.hit_count, "store_bytes": store_path(repo).stat().st_size}
 
@@ -82,8 +82,8 @@ def _agreement(repo: Path, data_file: Path) -> dict[str, float]:
     truth = recording_from_lines(_SuffixMapper(repo, git, git.head.peel(pygit2.Commit)),
                                  lines).hits
     with Store.open(repo) as store:
-        row = next(m for m in maps(store.conn) if m.source == "pytest-plugin")
-        mine = hits_by_test(store.conn, row.id)
+        row = next(m for m in maps(store) if m.source == "pytest-plugin")
+        mine = hits_by_test(store, row.id)
     common = set(truth) & set(mine)
     missing = sum(len(truth[t] - mine[t]) for t in common)
     extra = sum(len(mine[t] - truth[t]) for t in common)

@@ -41,9 +41,9 @@ def test_rows_by_the_table_pass_equals_rows_by_index_probes(
     with Store.open(repo.path) as store:
         stored = [str(r[0]) for r in store.conn.execute("SELECT locator FROM entities")]
         keys = stored + [f"python:function:never.{n}" for n in range(3_000)]
-        scanned = entities.rows_by(store.conn, "locator", keys)  # keys outnumber the rows
+        scanned = entities.rows_by(store, "locator", keys)  # keys outnumber the rows
         monkeypatch.setattr(entities, "_SCAN_RATIO", 0)  # never scan: probe every key
-        probed = entities.rows_by(store.conn, "locator", keys)
+        probed = entities.rows_by(store, "locator", keys)
     assert scanned == probed
     assert len(scanned) == len(stored)
 
@@ -56,9 +56,9 @@ def test_churn_counts_by_the_lineage_index_equal_counts_by_the_scan(
         few = set(sorted(all_lineages)[:3])
         assert lineages._few(store.conn, len(few))  # the index plan is the one taken
         assert not lineages._few(store.conn, len(all_lineages))
-        by_index = lineages.churn_stats(store.conn, few, None, None, None)
+        by_index = lineages.churn_stats(store, few, None, None, None)
         monkeypatch.setattr(lineages, "_few", lambda conn, wanted: False)
-        by_scan = lineages.churn_stats(store.conn, few, None, None, None)
+        by_scan = lineages.churn_stats(store, few, None, None, None)
     assert by_index == by_scan
     assert sum(stat[0] for stat in by_index[0].values()) > 0
 

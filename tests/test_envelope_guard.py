@@ -7,13 +7,18 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import ValidationError
 
+from tests.envelope_guard.sitecustomize import certainly_valid, check
 from tests.gitfixture import FixtureRepo
-from warpline import registry
+from tests.test_contracts import EXAMPLES
+from warpline import models, registry
+from warpline.contracts_io import validate_envelope
 
 
 def test_the_dispatcher_is_wrapped_in_this_process() -> None:
@@ -42,3 +47,34 @@ def test_a_started_process_wraps_the_dispatcher_too(tmp_path: Path) -> None:
                           cwd=tmp_path, env=os.environ.copy(), timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) is True
+
+
+@pytest.mark.parametrize("tool", sorted(EXAMPLES))
+def test_the_compiled_verdict_agrees_on_every_tools_example(tool: str) -> None:
+    envelope = models.dump(EXAMPLES[tool]())
+    validate_envelope(envelope)
+    assert certainly_valid(envelope) is True
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda e: e.pop("meta"),
+    lambda e: e.update(ok=False),
+    lambda e: e["meta"].update(local_only=False),
+    lambda e: e["enrichment"].update(sei="stale"),
+    lambda e: e["data"]["items"][0].update(churn_count=-1),
+    lambda e: e["data"]["items"][0].update(observed="yes"),
+    lambda e: e["data"]["items"][0]["entity"].pop("sei"),
+    lambda e: e["data"]["items"][0].update(last_changed_at="2026-06-25T10:00:00+00:00"),
+    lambda e: e["data"]["items"].append({"ref": "x"}),
+    lambda e: e.update(schema="warpline.nope.v1"),
+], ids=["meta", "ok", "local_only", "enrichment", "count", "observed", "sei", "timestamp",
+        "item", "schema"])
+def test_what_the_reference_rejects_the_compiled_verdict_never_passes(
+        mutate: Callable[[dict[str, Any]], None]) -> None:
+    envelope = models.dump(EXAMPLES["warpline_entity_churn_count_get"]())
+    mutate(envelope)
+    with pytest.raises((ValidationError, ValueError)):
+        validate_envelope(envelope)
+    assert certainly_valid(envelope) is False
+    with pytest.raises(AssertionError):
+        check(envelope)

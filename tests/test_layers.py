@@ -94,3 +94,23 @@ def test_cli_submodules_write_through_output_not_the_package() -> None:
                 offenders += [f"{path.name}: {a.name}" for a in node.names
                               if a.name not in submodules]
     assert offenders == []
+
+
+def _connection_uses(root: Path) -> list[str]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import | ast.ImportFrom) and "sqlite3" in (
+                    [a.name for a in node.names] if isinstance(node, ast.Import)
+                    else [node.module]):
+                found.append(f"{where}:{node.lineno} imports sqlite3")
+            elif isinstance(node, ast.Attribute) and node.attr in ("conn", "execute"):
+                found.append(f"{where}:{node.lineno} .{node.attr}")
+    return found
+
+
+def test_the_service_asks_the_store_never_its_connection() -> None:
+    # SQL lives in the store's named functions (they take the ``Store``); the service layer
+    # never holds the connection, so a query's plan and its errors stay in one room.
+    assert _connection_uses(PACKAGE / "service") == []

@@ -100,11 +100,11 @@ def test_a_dirty_map_stays_local_and_a_partial_one_travels_flagged(
         mapped: tuple[Path, Path], tmp_path: Path) -> None:
     remote, ci = mapped
     with Store.open(ci) as store:
-        row = maps(store.conn)[0]
-        whole = read_map(store.conn, row)
+        row = maps(store)[0]
+        whole = read_map(store, row)
         whole.partial = ["-k"]
         write_map(store, whole, now=row.recorded_at + 1)
-        dirty = read_map(store.conn, row)
+        dirty = read_map(store, row)
         dirty.dirty_paths = ["app/views.py"]
         write_map(store, dirty, now=row.recorded_at + 2)
         with store.transaction() as conn:  # only the partial and the dirty one remain
@@ -118,7 +118,7 @@ def test_a_dirty_map_stays_local_and_a_partial_one_travels_flagged(
     run_git(tmp_path, "clone", "-q", str(remote), str(dev))
     assert _sync(dev, "--no-push")["maps"]["imported"] == 1
     with Store.open(dev) as store:
-        rows = maps(store.conn)
+        rows = maps(store)
     assert [(r.partial, r.dirty_paths, r.recorded_at) for r in rows] == [
         (["-k"], [], row.recorded_at + 1)]
 
@@ -142,7 +142,7 @@ def test_hostile_maps_are_skipped_and_named_never_imported(
     remote, ci = mapped
     head = run_git(ci, "rev-parse", "HEAD").strip()
     with Store.open(ci) as store:
-        good = read_map(store.conn, maps(store.conn)[0])
+        good = read_map(store, maps(store)[0])
     other = "0" * 40
     bomb = zlib.compress(b"[" * (wire.MAX_INFLATED + 10), 9)
     lying = wire.encode(good, 1)  # says HEAD, stored under another commit's name
@@ -163,14 +163,14 @@ def test_hostile_maps_are_skipped_and_named_never_imported(
     assert report["fetched"] == 5 and report["imported"] == 1
     assert len(report["skipped"]) == 5, report["skipped"]
     with Store.open(dev) as store:
-        rows = maps(store.conn)
+        rows = maps(store)
     assert [(r.commit_sha, r.recorded_at) for r in rows] == [(head, 7)]
 
 
 def test_the_ref_keeps_the_newest_maps_only(mapped: tuple[Path, Path]) -> None:
     remote, ci = mapped
     with Store.open(ci) as store:
-        base = read_map(store.conn, maps(store.conn)[0])
+        base = read_map(store, maps(store)[0])
     repo = pygit2.Repository(str(ci))
     history = [str(c.id) for c in repo.walk(repo.head.target)]
     assert len(history) >= 1

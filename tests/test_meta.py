@@ -117,9 +117,30 @@ def test_the_tools_page_is_generated_from_the_table() -> None:
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
 def test_every_row_has_a_table_view(tool: ToolSpec[Any]) -> None:
-    from warpline.cli.views import _VIEWS  # filled by the CLI modules build_parser imports
+    assert callable(tool_commands()[tool.endorsed].view)
 
-    assert tool.endorsed in _VIEWS
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
+def test_a_next_line_names_the_rows_command(tool: ToolSpec[Any]) -> None:
+    from warpline.cli.next_cmd import shell_command
+
+    assert shell_command(tool.endorsed, {"repo": "/r"}) == f"warpline {tool.cli_command} --repo /r"
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.shim)
+@pytest.mark.parametrize("refs", [[], [{"kind": "locator", "value": "python:function:a.b"}]])
+def test_the_rows_example_is_valid_and_writes_nothing_a_user_owns(
+        tool: ToolSpec[Any], refs: list[dict[str, str]]) -> None:
+    from warpline.cli.smoke import minimal_arguments
+    from warpline.service.shared.validation import validate_input
+
+    arguments = minimal_arguments(tool.endorsed, "/r", refs)
+    if tool.example is None:
+        assert arguments is None and tool.mutating
+        return
+    assert arguments is not None
+    validate_input(tool, arguments)  # raises, naming the field, when invalid
+    assert not tool.mutating or arguments.get("dry_run") is True
 
 
 @pytest.mark.parametrize(("command", "flag", "vocabulary"), [

@@ -12,6 +12,7 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.registry import call_tool
+from warpline.store.db import Store
 from warpline.store.events import Where, select_events
 from warpline.store.pathprefixes import PathPrefixes
 
@@ -129,7 +130,8 @@ def _steps(repo: FixtureRepo, paths: list[str]) -> int:
 
     with _db(repo) as conn:
         conn.set_progress_handler(tick, 100)
-        select_events(conn, None, Where(paths=paths), "changed_at", "desc", 50)
+        select_events(Store(conn, repo.path / ".weft" / "warpline" / "warpline.db"), None,
+                      Where(paths=paths), "changed_at", "desc", 50)
     return count[0]
 
 

@@ -148,7 +148,7 @@ def _record(clone: Path, label: str, extra: list[str]) -> int:
     assert run.returncode == 0, run.output[-3000:]
     assert leaks == []
     with Store.open(clone) as store:
-        return max(row.id for row in testmaps.maps(store.conn))
+        return max(row.id for row in testmaps.maps(store))
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def _hits(clone: Path, map_id: int) -> dict[str, set[str]]:
     from warpline.store.db import Store
 
     with Store.open(clone) as store:
-        return testmaps.hits_by_test(store.conn, map_id)
+        return testmaps.hits_by_test(store, map_id)
 
 
 def _edit_and_reverify(clone: Path, function: truth_mod.Function) -> dict[str, Any]:
@@ -187,7 +187,7 @@ def test_without_a_map_the_selection_says_it_is_static(clone: Path,
     try:
         envelope = _edit_and_reverify(clone, truth_run["functions"][EDITED[0]])
         with Store.open(clone) as store:
-            assert testmaps.maps(store.conn) == []  # this test runs before any recording
+            assert testmaps.maps(store) == []  # this test runs before any recording
         selection = envelope["data"]["selection"]
         assert selection["basis"] in ("static", "none")
         assert selection["map_commit"] is None

@@ -33,7 +33,7 @@ from tests.staticfixture import (
 from warpline.graph.builtin import capture_builtin
 from warpline.graph.graph import graph_from_capture
 from warpline.graph.model import EdgeCapture
-from warpline.service.graph import suggest
+from warpline.service.impact import suggest
 
 
 @pytest.fixture(autouse=True)

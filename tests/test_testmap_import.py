@@ -44,8 +44,8 @@ def test_import_builds_the_map_pytest_cov_recorded(covered: Path, tmp_path: Path
     assert code == 0
     assert summary["tests"] == len(ALL_TESTS) and summary["source"] == "coverage-import"
     with Store.open(repo) as store:
-        row = maps(store.conn)[0]
-        hits = hits_by_test(store.conn, row.id)
+        row = maps(store)[0]
+        hits = hits_by_test(store, row.id)
     assert set(hits) == ALL_TESTS
     assert {t for t, locs in hits.items() if GREET in locs} == {
         "tests/test_dispatch.py::test_greet", "tests/test_dispatch.py::test_shout"}
@@ -61,7 +61,7 @@ def test_paths_recorded_in_another_checkout_match_by_suffix(
                             "--repo", str(moved))
     assert code == 0 and summary["tests"] == len(ALL_TESTS)
     with Store.open(moved) as store:
-        hits = hits_by_test(store.conn, maps(store.conn)[0].id)
+        hits = hits_by_test(store, maps(store)[0].id)
     assert GREET in hits["tests/test_dispatch.py::test_greet"]
 
 

@@ -28,8 +28,8 @@ ROUTE = "python:function:app.registry.route"
 
 def _latest_map(root: Path) -> tuple[MapRow, dict[str, set[str]]]:
     with Store.open(root) as store:
-        row = maps(store.conn)[0]
-        return row, hits_by_test(store.conn, row.id)
+        row = maps(store)[0]
+        return row, hits_by_test(store, row.id)
 
 
 def _passed(stdout: str) -> set[str]:
@@ -84,7 +84,7 @@ def test_recording_maps_each_test_to_the_entities_it_executed(recorded: Path) ->
 
 def test_module_level_code_run_at_import_belongs_to_the_module(recorded: Path) -> None:
     with Store.open(recorded) as store:
-        row = maps(store.conn)[0]
+        row = maps(store)[0]
         at_import = {loc for loc, imp in store.conn.execute(
             "SELECT locator, at_import FROM test_map_entities WHERE map_id = ?", (row.id,))
             if imp}

@@ -78,8 +78,8 @@ def test_a_map_round_trips_and_old_maps_are_pruned(tmp_path: Path) -> None:
         for n in range(KEEP_MAPS + 2):
             row = write_map(store, _map(sha, hits), now=1000 + n)
         assert (row.test_count, row.entity_count, row.hit_count) == (2, 1, 1)
-        assert hits_by_test(store.conn, row.id) == hits
-        kept = maps(store.conn)
+        assert hits_by_test(store, row.id) == hits
+        kept = maps(store)
         assert len(kept) == KEEP_MAPS and kept[0].id == row.id
         (orphans,) = store.conn.execute(
             "SELECT count(*) FROM test_map_hits WHERE map_id NOT IN "
@@ -99,15 +99,15 @@ def test_the_chosen_map_is_on_heads_history_whole_and_nearest(tmp_path: Path) ->
     with Store.open(repo.path) as store:
         old = write_map(store, _map(first, hits), now=1)
         write_map(store, _map(side, hits), now=5)  # newest, but not on HEAD's history
-        choice = choose_map(store.conn, repo.repo)
+        choice = choose_map(store, repo.repo)
         assert choice is not None and choice.row.id == old.id
         assert (choice.commits_behind, choice.is_ancestor) == (1, True)
         assert "a.py" in choice.changed_paths_since
         write_map(store, _map(second, hits, partial=["-k x"]), now=6)
-        choice = choose_map(store.conn, repo.repo)
+        choice = choose_map(store, repo.repo)
         assert choice is not None and choice.row.id == old.id  # whole suite beats partial
         whole = write_map(store, _map(second, hits), now=7)
-        choice = choose_map(store.conn, repo.repo)
+        choice = choose_map(store, repo.repo)
         assert choice is not None and choice.row.id == whole.id
         assert choice.commits_behind == 0
 

@@ -1,7 +1,9 @@
 """The tool table: one row per tool, read by tools/list, dispatch, the CLI, docs and tests.
 
-A row holds everything a tool is: its endorsed name and shim, its CLI command, its contract
-ids, its typed input model and envelope model, its handler, and its write metadata.
+A row holds everything a tool is: its endorsed name and shim, its CLI command (the
+subcommand, and the ``next:`` lines that name it), its contract ids, its typed input model
+and envelope model, its handler, its write metadata and its example call (``mcp-smoke``).
+Its CLI flags and table view are its ``ToolCommand`` (``warpline.cli.runner``).
 ``contracts/tools.json`` is generated from the rows (``python -m warpline.models.schemas``).
 ``call_tool`` is the single entry point both adapters use, so their envelopes are identical
 by construction.
@@ -44,6 +46,13 @@ STORE_PATH = ".weft/warpline/"
 
 Envelope = dict[str, Any]
 P = TypeVar("P", bound="BaseModel")
+# Entity refs as a ``changed`` call returns them (``{"kind": "locator", "value": ...}``).
+Refs = list[dict[str, str]]
+Example = Callable[[Refs], dict[str, Any]]
+
+
+def _repo_only(refs: Refs) -> dict[str, Any]:
+    return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +76,10 @@ class ToolSpec(Generic[P]):
     fast_input: Callable[[dict[str, Any]], Any] | None = None
     # Git refs the tool may write (beyond the store): said in its description and inventory.
     writes_refs: tuple[str, ...] = ()
+    # Its smallest valid arguments beside ``repo``, given the refs a ``changed`` call
+    # returned, for a call that changes nothing a user owns (``warpline mcp-smoke`` makes
+    # it); None: there is no such call, the tool writes.
+    example: Example | None = _repo_only
 
     @property
     def input_schema_file(self) -> str:
@@ -148,19 +161,19 @@ def _churn_fast_input(arguments: dict[str, Any]) -> ChurnArgs | None:
 
 
 def _impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> Envelope:
-    from warpline.service.graph.impact import impact_radius
+    from warpline.service.impact.impact import impact_radius
 
     return impact_radius(params, cwd)
 
 
 def _reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> Envelope:
-    from warpline.service.graph.reverify import reverify_worklist
+    from warpline.service.impact.reverify import reverify_worklist
 
     return reverify_worklist(params, cwd)
 
 
 def _capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> Envelope:
-    from warpline.service.graph.snapshot import capture_snapshot
+    from warpline.service.impact.snapshot import capture_snapshot
 
     return capture_snapshot(params, cwd)
 
@@ -189,6 +202,7 @@ def _reader(
     description: str,
     federation: tuple[str, ...] = (),
     fast_input: Callable[[dict[str, Any]], Any] | None = None,
+    example: Example = _repo_only,
 ) -> ToolSpec[P]:
     # Read tools answer without changing anything a user owns, but they open the store,
     # which creates/migrates it and catches it up with HEAD.
@@ -197,7 +211,7 @@ def _reader(
         mutating=False, read_only=True, writes_local_state=True,
         mutates_paths=(STORE_PATH,), idempotent=True,
         federation_dependencies=federation,
-        description=description + _READ_ONLY_NOTE, fast_input=fast_input,
+        description=description + _READ_ONLY_NOTE, fast_input=fast_input, example=example,
     )
 
 
@@ -210,23 +224,27 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "upstream) pass rev_range \"@{upstream}..HEAD\" and include_worktree true (no "
         "upstream: BASE..HEAD, e.g. origin/main..HEAD). Without rev_range it lists all "
         "recorded history, newest first.",
+        example=lambda refs: {"limit": 5},
     ),
     _reader(
         "warpline_entity_timeline_get", "timeline", "timeline", "entity_timeline",
         ("EntityTimelineInput", "EntityTimelineEnvelope"), _entity_timeline,
         "Ordered change history of one entity, across renames.",
+        example=lambda refs: {"entity_ref": refs[0] if refs else {"kind": "path",
+                                                                  "value": "README.md"}},
     ),
     _reader(
         "warpline_entity_churn_count_get", "churn", "churn", "entity_churn_count",
         ("EntityChurnCountInput", "EntityChurnCountEnvelope"), _churn_count,
         "Change-event counts per entity over an optional window (unknown entities count 0).",
-        fast_input=_churn_fast_input,
+        fast_input=_churn_fast_input, example=lambda refs: {"entity_refs": refs[:5]},
     ),
     _reader(
         "warpline_impact_radius_get", "blast_radius", "blast-radius", "impact_radius",
         ("ImpactRadiusInput", "ImpactRadiusEnvelope"), _impact_radius,
         "Entities downstream of the changed ones (callers, referrers) with completeness and "
         "staleness.",
+        example=lambda refs: {"changed_refs": refs[:5]},
     ),
     _reader(
         "warpline_reverify_worklist_get", "reverify", "reverify", "reverify_worklist",
@@ -234,7 +252,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "The worklist to re-verify before claiming done: changed entities, then dependents, "
         "with verification freshness and one test selection (data.selection, run by "
         "next_actions.commands[0]); optionally reads filigree work links.",
-        federation=("filigree",),
+        federation=("filigree",), example=lambda refs: {"changed_refs": refs[:5]},
     ),
     ToolSpec(
         "warpline_edge_snapshot_capture", "capture_snapshot", "capture-snapshot",
@@ -245,6 +263,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         federation_dependencies=("loomweave",),
         description="Captures a dated call/reference edge snapshot (from loomweave, else the "
         "built-in extractor). Writes only under .weft/warpline/; never touches a sibling.",
+        example=lambda refs: {"dry_run": True},
     ),
     ToolSpec(
         "warpline_verification_record", "verify_record", "verify-record",
@@ -259,6 +278,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "--warpline-verify` and `warpline ci --record` record what a run proved). Writes under "
         ".weft/warpline/ and, unless git_note is false, the commit's note under "
         "refs/notes/warpline (for `warpline sync`); advisory, never gates.",
+        example=None,
     ),
     ToolSpec(
         "warpline_project_status_get", "project_status", "status",

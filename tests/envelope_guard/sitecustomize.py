@@ -21,15 +21,39 @@ from typing import Any
 
 TARGET = "warpline.registry"
 checked = {"envelopes": 0}
+_COMPILED: dict[str, Any] = {}
+
+
+def certainly_valid(obj: Any) -> bool:
+    """The contract file's verdict from a compiled validator (``jsonschema-rs``, draft
+    2020-12 like the reference): a 50,000-item churn envelope took ~8.5 s in ``jsonschema``
+    and takes ~0.15 s here. Only a "valid" is taken from it: whatever it rejects, or cannot
+    judge (not installed, an unknown schema), goes to ``validate_envelope``, the reference,
+    which decides and names the error."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return False
+    from warpline.contracts_io import envelope_schema_ids, shared_contract
+
+    schema_id = obj.get("schema") if isinstance(obj, dict) else None
+    if schema_id not in envelope_schema_ids():
+        return False
+    validator = _COMPILED.get(schema_id)
+    if validator is None:
+        validator = jsonschema_rs.Draft202012Validator(shared_contract(f"{schema_id}.json"))
+        _COMPILED[schema_id] = validator
+    return bool(validator.is_valid(obj))
 
 
 def check(obj: Any) -> None:
     from warpline.contracts_io import validate_envelope
 
-    try:
-        validate_envelope(obj)
-    except Exception as exc:  # ValueError (unknown schema) or jsonschema.ValidationError
-        raise AssertionError(f"an envelope breaks its contract: {exc}") from exc
+    if not certainly_valid(obj):
+        try:
+            validate_envelope(obj)
+        except Exception as exc:  # ValueError (unknown schema) or jsonschema.ValidationError
+            raise AssertionError(f"an envelope breaks its contract: {exc}") from exc
     checked["envelopes"] += 1
 
 

@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 from warpline.cli.runner import ToolCommand, put
-from warpline.cli.views import register
 
 
 def _verify_record(args: argparse.Namespace) -> dict[str, Any]:
@@ -69,11 +68,8 @@ def _no_flags(p: argparse.ArgumentParser) -> None:
 COMMANDS: dict[str, ToolCommand] = {
     "warpline_verification_record": ToolCommand(
         "record that a commit passed a verification (e.g. test_pass)", _verify_flags,
-        _verify_record, listing=False),
+        _verify_record, view=_verify_view, listing=False),
     "warpline_project_status_get": ToolCommand(
         "read-only probe: can this build serve the repo's store?", _no_flags, _status,
-        listing=False),
+        view=_status_view, listing=False),
 }
-
-register("warpline_verification_record", _verify_view)
-register("warpline_project_status_get", _status_view)

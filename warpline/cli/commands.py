@@ -93,7 +93,7 @@ def _add_tool_commands(sub: Any) -> None:
         if command.formats:
             p.add_argument("--format", choices=("table", "json", *command.formats))
         common(p, listing=command.listing)
-        p.set_defaults(run=tool_runner(spec.endorsed, command.build), tool=spec.endorsed)
+        p.set_defaults(run=tool_runner(spec.endorsed, command), tool=spec.endorsed)
 
 
 # The module that registers each command that is not a tool, so that one of them (a hook's

@@ -9,7 +9,6 @@ from typing import Any
 from warpline.cli.mywork import default_to_my_work
 from warpline.cli.render import table
 from warpline.cli.runner import ToolCommand, choices, integer, listing, put
-from warpline.cli.views import register
 from warpline.limits import DEFAULT_DEPTH, DEPTH_RANGE
 from warpline.models.vocab import (
     CaptureMode,
@@ -116,16 +115,6 @@ def _reverify_flags(p: argparse.ArgumentParser) -> None:
                    help="verification kinds that count (default: all)")
 
 
-COMMANDS: dict[str, ToolCommand] = {
-    "warpline_edge_snapshot_capture": ToolCommand(
-        "store a call/reference edge snapshot", _capture_flags, _capture, listing=False),
-    "warpline_impact_radius_get": ToolCommand(
-        "entities that depend on the changed ones", _seed_flags, _impact,
-        formats=("mermaid", "dot")),
-    "warpline_reverify_worklist_get": ToolCommand(
-        "what to re-verify, with the tests to run", _reverify_flags, _reverify,
-        formats=("markdown", "pytest")),
-}
 
 
 # -- table views --------------------------------------------------------------------------
@@ -212,6 +201,14 @@ def _selection_line(selection: dict[str, Any], runnable: bool) -> str:
     return f"tests: {len(tests)} selected (basis {selection.get('basis')}{where})"
 
 
-register("warpline_edge_snapshot_capture", _capture_view)
-register("warpline_impact_radius_get", _impact_view)
-register("warpline_reverify_worklist_get", _reverify_view)
+COMMANDS: dict[str, ToolCommand] = {
+    "warpline_edge_snapshot_capture": ToolCommand(
+        "store a call/reference edge snapshot", _capture_flags, _capture, view=_capture_view,
+        listing=False),
+    "warpline_impact_radius_get": ToolCommand(
+        "entities that depend on the changed ones", _seed_flags, _impact, view=_impact_view,
+        formats=("mermaid", "dot")),
+    "warpline_reverify_worklist_get": ToolCommand(
+        "what to re-verify, with the tests to run", _reverify_flags, _reverify,
+        view=_reverify_view, formats=("markdown", "pytest")),
+}

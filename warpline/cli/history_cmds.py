@@ -8,6 +8,7 @@ from typing import Any
 
 from warpline.cli.mywork import default_to_my_work
 from warpline.cli.runner import ToolCommand, choices, grouped, listing, put, ref
+from warpline.cli.views import changed_view, churn_view, timeline_view
 
 
 def _changed(args: argparse.Namespace) -> dict[str, Any]:
@@ -91,9 +92,9 @@ def _churn_flags(p: argparse.ArgumentParser) -> None:
 
 COMMANDS: dict[str, ToolCommand] = {
     "warpline_change_list": ToolCommand(
-        "entities changed in a revision range", _changed_flags, _changed),
+        "entities changed in a revision range", _changed_flags, _changed, view=changed_view),
     "warpline_entity_timeline_get": ToolCommand(
-        "one entity's change history", _timeline_flags, _timeline),
+        "one entity's change history", _timeline_flags, _timeline, view=timeline_view),
     "warpline_entity_churn_count_get": ToolCommand(
-        "change counts per entity", _churn_flags, _churn),
+        "change counts per entity", _churn_flags, _churn, view=churn_view),
 }

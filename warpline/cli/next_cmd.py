@@ -1,7 +1,8 @@
 """A ready-to-call tool action (``next_actions.tools``) as a command a shell user can type.
 
 ``{"tool": "warpline_reverify_worklist_get", "arguments": {"repo": R, "rev_range": "A..B",
-"depth": 2}}`` prints as ``warpline reverify A..B --depth 2 --repo R``. An argument this
+"depth": 2}}`` prints as ``warpline reverify A..B --depth 2 --repo R`` (the command is the
+tool row's ``cli_command``; actions name tools by their endorsed names). An argument this
 table does not know makes the action print as the tool name with its JSON arguments, so
 nothing is silently dropped.
 """
@@ -12,16 +13,8 @@ import json
 import shlex
 from typing import Any
 
-_COMMANDS = {
-    "warpline_change_list": "changed",
-    "warpline_entity_timeline_get": "timeline",
-    "warpline_entity_churn_count_get": "churn",
-    "warpline_impact_radius_get": "blast-radius",
-    "warpline_reverify_worklist_get": "reverify",
-    "warpline_edge_snapshot_capture": "capture-snapshot",
-    "warpline_verification_record": "verify-record",
-    "warpline_project_status_get": "status",
-}
+from warpline.registry import lookup
+
 _POSITIONAL = ("rev_range", "entity")
 _SCALAR_FLAGS = {"depth": "--depth", "commit": "--commit", "kind": "--kind",
                  "actor": "--actor", "limit": "--limit", "mode": "--mode"}
@@ -42,8 +35,9 @@ def _refs(value: Any) -> list[str] | None:
 
 
 def shell_command(tool: str, arguments: dict[str, Any]) -> str:
-    name = _COMMANDS.get(tool)
-    words: list[str] | None = None if name is None else ["warpline", name]
+    spec = lookup(tool)
+    words = ["warpline", spec.cli_command] if spec is not None and spec.endorsed == tool \
+        else None
     for key, value in arguments.items():
         if words is None:
             break

@@ -16,14 +16,18 @@ from typing import Any, get_args
 from warpline.cli.output import EXIT_OK, emit_json, emit_text
 
 Build = Callable[[argparse.Namespace], dict[str, Any]]
+# The envelope for people (``--format table``, the default): lines, given the width.
+View = Callable[[dict[str, Any], int], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolCommand:
-    """How one tool's CLI command is built: its help, its own flags, and its input."""
+    """How one tool's CLI command is built: its help, its own flags, its input, and how its
+    envelope reads as a table."""
     help: str
     add_flags: Callable[[argparse.ArgumentParser], None]
     build: Build
+    view: View
     listing: bool = True  # --sort-by/--sort-order/--limit/--cursor
     formats: tuple[str, ...] = ()  # --format choices beyond table and json
 
@@ -79,20 +83,20 @@ def ref(value: str, kind: str | None) -> str | dict[str, str]:
     return value if kind in (None, "auto") else {"kind": kind, "value": value}
 
 
-def tool_runner(tool: str, build: Build) -> Callable[[argparse.Namespace], int]:
+def tool_runner(tool: str, command: ToolCommand) -> Callable[[argparse.Namespace], int]:
     """The one way a subcommand calls a tool: build arguments, call, print (``--format``:
     table (the view), json, or a format of ``warpline.cli.formats``)."""
     def run(args: argparse.Namespace) -> int:
         from warpline.registry import call_tool
 
-        result = call_tool(tool, build(args), cwd=Path.cwd())
+        result = call_tool(tool, command.build(args), cwd=Path.cwd())
         fmt = getattr(args, "format", None)
         if args.json or fmt == "json":
             emit_json(result)
         elif fmt in (None, "table"):
             from warpline.cli.views import render
 
-            emit_text(render(tool, result))
+            emit_text(render(command.view, result))
         else:
             from warpline.cli.formats import WARNINGS_TO_STDERR, render_format
 

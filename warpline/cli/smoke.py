@@ -16,7 +16,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,20 +27,14 @@ __all__ = ["McpProcess", "initialize", "main_smoke", "minimal_arguments", "run_s
 
 
 def minimal_arguments(tool: str, repo: str, refs: list[dict[str, str]]) -> Message | None:
-    """Smallest valid arguments per endorsed name; ``None`` = do not call (it would write)."""
-    table: dict[str, Callable[[], Message | None]] = {
-        "warpline_change_list": lambda: {"repo": repo, "limit": 5},
-        "warpline_entity_timeline_get": lambda: {
-            "repo": repo, "entity_ref": refs[0] if refs else {"kind": "path",
-                                                               "value": "README.md"}},
-        "warpline_entity_churn_count_get": lambda: {"repo": repo, "entity_refs": refs[:5]},
-        "warpline_impact_radius_get": lambda: {"repo": repo, "changed_refs": refs[:5]},
-        "warpline_reverify_worklist_get": lambda: {"repo": repo, "changed_refs": refs[:5]},
-        "warpline_edge_snapshot_capture": lambda: {"repo": repo, "dry_run": True},
-        "warpline_verification_record": lambda: None,
-        "warpline_project_status_get": lambda: {"repo": repo},
-    }
-    return table.get(tool, lambda: {"repo": repo})()
+    """Smallest valid arguments per endorsed name, from its row's ``example`` (a tool this
+    build does not know: ``repo`` alone); ``None`` = do not call (it would write)."""
+    from warpline.registry import lookup  # the table only when the smoke runs
+
+    spec = lookup(tool)
+    if spec is None:
+        return {"repo": repo}
+    return None if spec.example is None else {"repo": repo, **spec.example(refs)}
 
 
 class Report:

@@ -1,12 +1,13 @@
-"""Pure renderings of envelopes for people. One function per tool; all return text."""
+"""Pure renderings of envelopes for people: the footer every view shares and the history
+tools' views. Each tool's view is named by its ``ToolCommand`` (``warpline.cli.runner``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from warpline.cli.next_cmd import shell_command
 from warpline.cli.render import table, terminal_width
+from warpline.cli.runner import View
 
 Env = dict[str, Any]
 
@@ -33,7 +34,7 @@ def _kind(item: dict[str, Any]) -> str:
     return "moved+modified" if item.get("also_modified") else str(item["change_kind"])
 
 
-def _changed(env: Env, width: int) -> list[str]:
+def changed_view(env: Env, width: int) -> list[str]:
     items = env["data"]["items"]
     if not items:
         return ["no changes recorded for this query"]
@@ -44,7 +45,7 @@ def _changed(env: Env, width: int) -> list[str]:
             f"{len(items)} of {total} change events"]
 
 
-def _timeline(env: Env, width: int) -> list[str]:
+def timeline_view(env: Env, width: int) -> list[str]:
     entity = env["data"]["entity"]
     if entity.get("warpline_entity_key_id") is None:  # unknown: the warning says more
         asked = env["query"]["arguments"].get("entity") or env["query"]["arguments"].get(
@@ -59,29 +60,14 @@ def _timeline(env: Env, width: int) -> list[str]:
     return [head, body]
 
 
-def _churn(env: Env, width: int) -> list[str]:
+def churn_view(env: Env, width: int) -> list[str]:
     rows = [(i["churn_count"], i["entity"]["locator"], i["entity"]["sei"],
              i["last_changed_at"], i["last_actor"]) for i in env["data"]["items"]]
     return [table(("CHURN", "ENTITY", "SEI", "LAST CHANGED", "LAST ACTOR"), rows, width=width)]
 
 
-_VIEWS: dict[str, Callable[[Env, int], list[str]]] = {
-    "warpline_change_list": _changed,
-    "warpline_entity_timeline_get": _timeline,
-    "warpline_entity_churn_count_get": _churn,
-}
-
-
-def register(tool: str, view: Callable[[Env, int], list[str]]) -> None:
-    _VIEWS[tool] = view
-
-
-def render(tool: str, env: Env) -> str:
+def render(view: View, env: Env) -> str:
     import sys
 
     width = terminal_width(sys.stdout.isatty())
-    view = _VIEWS.get(tool)
-    import json
-
-    body = view(env, width) if view else [json.dumps(env["data"], indent=2)]
-    return "\n".join([*body, *_footer(env)])
+    return "\n".join([*view(env, width), *_footer(env)])

@@ -8,7 +8,6 @@ imports), so it is imported only when the store holds a snapshot to choose from:
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,7 @@ from warpline.store.probe import StoreProbe, probe_store
 
 if TYPE_CHECKING:
     from warpline.service.shared.choice import Choice
+    from warpline.store.db import Store
     from warpline.store.snapshots import SnapshotRow
 
 
@@ -25,14 +25,14 @@ def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice[Snaps
     """Never raises for a broken store (the probe reports it)."""
     chosen: list[Choice[SnapshotRow]] = []
 
-    def pick(conn: sqlite3.Connection, handle: pygit2.Repository) -> str | None:
+    def pick(store: Store, handle: pygit2.Repository) -> str | None:
         from warpline.store.snapshots import any_snapshot  # networkx: only when asked
 
-        if not any_snapshot(conn):
+        if not any_snapshot(store):
             return None
         from warpline.service.shared.choice import choose_snapshot
 
-        choice = choose_snapshot(conn, handle)
+        choice = choose_snapshot(store, handle)
         if choice is None:
             return None
         chosen.append(choice)

@@ -9,10 +9,10 @@ every item of each commit.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from warpline.store.db import Store
 from warpline.store.events import temp_keys
 
 __all__ = ["Latest", "TxItem", "latest_of", "recent_lineage_commits", "transactions_of",
@@ -45,10 +45,11 @@ class Latest:
     removed: bool
 
 
-def transactions_of(conn: sqlite3.Connection, lineages: Iterable[int], max_size: int,
+def transactions_of(store: Store, lineages: Iterable[int], max_size: int,
                     leave_out: Iterable[str] = ()) -> list[TxItem]:
     """Every item of every transaction of at most ``max_size`` items in which one of
     ``lineages`` changed, apart from the commits ``leave_out`` (shas)."""
+    conn = store.conn
     skipped = temp_keys(conn, "q_cochange_skip", leave_out)
     scope = temp_keys(conn, "q_cochange", lineages, "INTEGER")
     # The lineages' commits by the lineage index, their sizes by the commit index, then
@@ -75,25 +76,28 @@ def transactions_of(conn: sqlite3.Connection, lineages: Iterable[int], max_size:
     return [TxItem(int(r[0]), str(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
 
-def window_start(conn: sqlite3.Connection, commits: int) -> tuple[int, int]:
+def window_start(store: Store, commits: int) -> tuple[int, int]:
     """The topological position where the last ``commits`` reachable non-merge commits
     begin, and how many commits the window holds (fewer in a young repository)."""
+    conn = store.conn
     rows = conn.execute("SELECT coalesce(topo, 0) FROM commits WHERE reachable = 1 AND "
                         "parent_count <= 1 ORDER BY topo DESC LIMIT ?", (commits,)).fetchall()
     return (int(rows[-1][0]) if rows else 0), len(rows)
 
 
-def window_churn(conn: sqlite3.Connection, since_topo: int) -> dict[int, int]:
+def window_churn(store: Store, since_topo: int) -> dict[int, int]:
     """Changes per lineage (functions and classes) in the commits from ``since_topo``."""
+    conn = store.conn
     return {int(lineage): int(n) for lineage, n in conn.execute(
         f"SELECT ce.lineage, count(*) {_ITEMS} AND c.topo >= ? GROUP BY ce.lineage",
         (since_topo,))}
 
 
-def recent_lineage_commits(conn: sqlite3.Connection, lineages: Iterable[int],
+def recent_lineage_commits(store: Store, lineages: Iterable[int],
                            since_topo: int) -> list[tuple[int, str, int]]:
     """``(lineage, sha, topo)`` of each reachable commit from ``since_topo`` in which one of
     ``lineages`` changed in any way, newest first."""
+    conn = store.conn
     scope = temp_keys(conn, "q_cochange", lineages, "INTEGER")
     return [(int(r[0]), str(r[1]), int(r[2])) for r in conn.execute(
         "SELECT DISTINCT ce.lineage, c.sha, coalesce(c.topo, 0) FROM change_events ce "
@@ -101,8 +105,9 @@ def recent_lineage_commits(conn: sqlite3.Connection, lineages: Iterable[int],
         f"AND ce.lineage IN {scope} ORDER BY c.topo DESC", (since_topo,))]
 
 
-def latest_of(conn: sqlite3.Connection, lineages: Iterable[int]) -> dict[int, Latest]:
+def latest_of(store: Store, lineages: Iterable[int]) -> dict[int, Latest]:
     """Each lineage's topologically latest reachable event."""
+    conn = store.conn
     scope = temp_keys(conn, "q_cochange", lineages, "INTEGER")
     # SQLite takes the bare columns from the row holding max(): the latest event.
     return {int(r[0]): Latest(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4] == "removed")

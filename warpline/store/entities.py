@@ -42,10 +42,11 @@ def sql_id(value: int) -> int:
     return value if -_SQL_INT_MAX <= value <= _SQL_INT_MAX else -1
 
 
-def rows_by(conn: sqlite3.Connection, column: Column,
+def rows_by(store: Store, column: Column,
             keys: Iterable[object]) -> dict[object, list[EntityRow]]:
     """Entity rows whose ``column`` is one of ``keys``, grouped by that key (rows in id
     order; one query per 900 keys)."""
+    conn = store.conn
     wanted = list(dict.fromkeys(sql_id(int(str(k))) if column == "id" else k for k in keys))
     hits: dict[object, list[EntityRow]] = {}
     if len(wanted) > _CHUNK and len(wanted) * _SCAN_RATIO > _row_bound(conn):
@@ -76,8 +77,8 @@ def _row_bound(conn: sqlite3.Connection) -> int:
     return int(row[0] or 0)
 
 
-def known_seis(conn: sqlite3.Connection, seis: Iterable[str]) -> set[str]:
-    return {str(k) for k in rows_by(conn, "sei", seis)}
+def known_seis(store: Store, seis: Iterable[str]) -> set[str]:
+    return {str(k) for k in rows_by(store, "sei", seis)}
 
 
 def bind_seis(store: Store, pairs: Mapping[str, str]) -> None:
@@ -89,8 +90,9 @@ def bind_seis(store: Store, pairs: Mapping[str, str]) -> None:
             tx.execute("UPDATE entities SET sei = ? WHERE locator = ?", (sei, locator))
 
 
-def some_locators(conn: sqlite3.Connection, limit: int) -> list[str]:
+def some_locators(store: Store, limit: int) -> list[str]:
     """Up to ``limit`` distinct locators (names to suggest for an unknown ref)."""
+    conn = store.conn
     return [str(r[0]) for r in conn.execute(
         "SELECT DISTINCT locator FROM entities LIMIT ?", (limit,))]
 

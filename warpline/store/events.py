@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from warpline.store.db import Store
 from warpline.store.entities import EntityRow, entity_row
 from warpline.store.pathprefixes import PathPrefixes, matching_event_paths
 
@@ -123,9 +124,10 @@ def _scope(conn: sqlite3.Connection, shas: Sequence[str] | None,
     return " WHERE " + " AND ".join(parts), args
 
 
-def select_events(conn: sqlite3.Connection, shas: Sequence[str] | None, where: Where,
+def select_events(store: Store, shas: Sequence[str] | None, where: Where,
                   sort_by: str, order: str, fetch: int) -> tuple[list[Any], int]:
     """The first ``fetch`` matching rows in sort order, and the total count."""
+    conn = store.conn
     scope, args = _scope(conn, shas, where)
     direction = "DESC" if order == "desc" else "ASC"
     total = conn.execute(f"SELECT count(*) {_JOINS}{scope}", args).fetchone()[0]
@@ -135,9 +137,10 @@ def select_events(conn: sqlite3.Connection, shas: Sequence[str] | None, where: W
     return rows, int(total)
 
 
-def changed_entities_latest_first(conn: sqlite3.Connection, shas: Sequence[str] | None,
+def changed_entities_latest_first(store: Store, shas: Sequence[str] | None,
                                   where: Where, fetch: int) -> list[tuple[str, str | None, int]]:
     """``(locator, sei, key id)`` of the distinct changed entities, latest change first."""
+    conn = store.conn
     scope, args = _scope(conn, shas, where)
     rows = conn.execute(
         f"SELECT e.locator, e.sei, e.id, max(ce.changed_at) AS last {_JOINS}{scope} "
@@ -145,10 +148,11 @@ def changed_entities_latest_first(conn: sqlite3.Connection, shas: Sequence[str] 
     return [(str(r[0]), r[1], int(r[2])) for r in rows]
 
 
-def unread_commits(conn: sqlite3.Connection,
+def unread_commits(store: Store,
                    shas: Sequence[str] | None) -> list[tuple[str, list[str], list[str]]]:
     """``(sha, unparsed paths, limits hit)`` of the commits in scope that attribution could
     not fully read, newest first."""
+    conn = store.conn
     rows = conn.execute(
         "SELECT c.sha, c.unparsed_files, c.limits_hit FROM commits c WHERE "
         f"(c.unparsed_files != '[]' OR c.limits_hit != '[]') AND {_commit_scope(conn, shas)} "
@@ -157,21 +161,24 @@ def unread_commits(conn: sqlite3.Connection,
             for sha, unparsed, limits in rows]
 
 
-def failed_commits(conn: sqlite3.Connection, limit: int) -> tuple[int, list[str]]:
+def failed_commits(store: Store, limit: int) -> tuple[int, list[str]]:
     """How many commits HEAD reaches are recorded as failed (``commit_rows.FAILED``: no
     events), and the first ``limit`` of their shas, newest first."""
+    conn = store.conn
     rows = [str(r[0]) for r in conn.execute(
         "SELECT sha FROM commits WHERE limits_hit = '[\"ingest_failed\"]' AND reachable = 1 "
         "ORDER BY topo DESC, id DESC")]
     return len(rows), rows[:limit]
 
 
-def reachable_commit_count(conn: sqlite3.Connection) -> int:
+def reachable_commit_count(store: Store) -> int:
+    conn = store.conn
     return int(conn.execute("SELECT count(*) FROM commits WHERE reachable = 1").fetchone()[0])
 
 
-def changed_in(conn: sqlite3.Connection, shas: Iterable[str]) -> list[EntityRow]:
+def changed_in(store: Store, shas: Iterable[str]) -> list[EntityRow]:
     """The distinct entities that changed in the commits ``shas``."""
+    conn = store.conn
     scope = temp_keys(conn, "q_seed_commits", shas)
     rows = conn.execute(
         f"SELECT DISTINCT e.id, e.locator, e.kind, e.path, e.sei, e.lineage {_JOINS} "
@@ -179,8 +186,9 @@ def changed_in(conn: sqlite3.Connection, shas: Iterable[str]) -> list[EntityRow]
     return [entity_row(r) for r in rows]
 
 
-def count_changed_entities(conn: sqlite3.Connection, shas: Sequence[str]) -> int:
+def count_changed_entities(store: Store, shas: Sequence[str]) -> int:
     """How many distinct entities changed in the commits ``shas``."""
+    conn = store.conn
     if not shas:
         return 0
     scope = temp_keys(conn, "q_map_since", shas)
@@ -190,9 +198,10 @@ def count_changed_entities(conn: sqlite3.Connection, shas: Sequence[str]) -> int
     return int(row[0])
 
 
-def latest_change_per_lineage(conn: sqlite3.Connection,
+def latest_change_per_lineage(store: Store,
                               lineages: Iterable[int]) -> dict[int, str]:
     """The newest commit in which each lineage (an entity across renames) changed."""
+    conn = store.conn
     scope = temp_keys(conn, "q_lineages", lineages, "INTEGER")
     # SQLite takes the bare columns from the row holding max(): the newest change.
     return {int(lineage): str(sha) for lineage, sha, _ in conn.execute(

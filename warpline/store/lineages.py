@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from warpline.store.db import Store
 from warpline.store.events import temp_keys
 
 __all__ = ["Event", "Stat", "assign", "churn_stats", "earlier_definitions", "latest_locator",
@@ -131,11 +132,12 @@ Stat = tuple[int, int, int, str]
 _EVENT_SPAN = 4_294_967_296
 
 
-def churn_stats(conn: sqlite3.Connection, lineages: Iterable[int], since: int | None,
+def churn_stats(store: Store, lineages: Iterable[int], since: int | None,
                 until: int | None, shas: Sequence[str] | None,
                 ) -> tuple[dict[int, Stat], dict[int, Stat], dict[int, int]]:
     """Counts per lineage and per entity from one grouped query (never one per ref),
     and each lineage's current member (the entity of its topologically latest event)."""
+    conn = store.conn
     wanted = lineages if isinstance(lineages, set | frozenset) else set(lineages)
     clauses = [f"ce.lineage IN {temp_keys(conn, 'q_lineages', wanted, 'INTEGER')}"]
     args: list[Any] = []
@@ -211,20 +213,22 @@ def _roll_up(into: dict[int, Stat], keys: dict[int, int], at: int, stat: Stat,
     return False
 
 
-def latest_locator(conn: sqlite3.Connection, lineage: int) -> tuple[str, str] | None:
+def latest_locator(store: Store, lineage: int) -> tuple[str, str] | None:
     """``(locator, commit sha)`` of a lineage's topologically latest reachable change."""
+    conn = store.conn
     row = conn.execute(
         f"SELECT e.locator, c.sha {_JOINS} WHERE ce.lineage = ? AND c.reachable = 1 "
         "ORDER BY c.topo DESC, ce.id DESC LIMIT 1", (lineage,)).fetchone()
     return None if row is None else (str(row[0]), str(row[1]))
 
 
-def timeline_rows(conn: sqlite3.Connection, lineage: int, change_kinds: Sequence[str],
+def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
                   since: int | None, until: int | None, order: str, offset: int,
                   limit: int) -> tuple[list[Any], int]:
     """One page of a lineage's reachable change events in topological order, and the
     total: ``(id, change_kind, author_name, author_email, sha, changed_at, path, locator,
     previous_locator, previous_path, also_modified)``."""
+    conn = store.conn
     clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [lineage]
     if change_kinds:
@@ -245,10 +249,11 @@ def timeline_rows(conn: sqlite3.Connection, lineage: int, change_kinds: Sequence
     return rows, int(total)
 
 
-def earlier_definitions(conn: sqlite3.Connection, entity_id: int,
+def earlier_definitions(store: Store, entity_id: int,
                         lineage: int) -> list[str]:
     """Locators now carrying the other lineages an entity row's events belong to (a name
     reused after its earlier definition was renamed away)."""
+    conn = store.conn
     return [str(r[1]) for r in conn.execute(
         "SELECT DISTINCT ce.lineage, e.locator FROM change_events ce "
         "JOIN lineages l ON l.id = ce.lineage JOIN entities e ON e.id = l.holder "
@@ -256,7 +261,8 @@ def earlier_definitions(conn: sqlite3.Connection, entity_id: int,
         (entity_id, lineage, entity_id)).fetchall()]
 
 
-def lineage_locators(conn: sqlite3.Connection, lineage: int) -> set[str]:
+def lineage_locators(store: Store, lineage: int) -> set[str]:
     """Every locator one lineage (an entity across renames) has had."""
+    conn = store.conn
     return {str(r[0]) for r in conn.execute(
         f"SELECT DISTINCT e.locator {_JOINS_ENTITY} WHERE ce.lineage = ?", (lineage,))}

@@ -24,7 +24,7 @@ from warpline.errors import InternalError, StoreUnsafe
 from warpline.git import shallow
 from warpline.git.walks import Commit, Repository, head_or_missing, peel_commit
 from warpline.store import guard, integrity, readonly
-from warpline.store.db import store_path
+from warpline.store.db import Store, store_path
 from warpline.store.migrations import SCHEMA_VERSION
 
 # Bounded work for commits_behind_head: past this many un-ingested commits the probe stops
@@ -64,14 +64,14 @@ def open_read_only(path: Path) -> Iterator[sqlite3.Connection]:
         yield conn
 
 
-SnapshotChooser = Callable[[sqlite3.Connection, Repository], str | None]
+SnapshotChooser = Callable[[Store, Repository], str | None]
 
 
 def probe_store(root: Path, repo: Repository, snapshot_rev: SnapshotChooser) -> StoreProbe:
     """What the store of ``root`` holds, read-only. Never raises for a broken store.
 
-    ``snapshot_rev`` names the snapshot commit a graph query would use, given the
-    read-only connection (the service layer owns that choice).
+    ``snapshot_rev`` names the snapshot commit a graph query would use, given the store
+    over the read-only connection (the service layer owns that choice).
     """
     path = store_path(root)
     try:
@@ -99,7 +99,8 @@ def probe_store(root: Path, repo: Repository, snapshot_rev: SnapshotChooser) -> 
             checked = integrity.verdict(path, conn, persist=False)
             events = int(conn.execute("SELECT count(*) FROM change_events").fetchone()[0])
             has_snapshots = "snapshots" in tables
-            snapshot = snapshot_rev(conn, repo) if has_snapshots else None
+            snapshot = snapshot_rev(Store(conn, path, read_only=True, root=root), repo) \
+                if has_snapshots else None
             missing: list[str] = []
             behind, at_least = commits_behind_head(conn, repo, missing)
     except sqlite3.Error as exc:

@@ -9,7 +9,7 @@ database file then holds every committed page, and ``immutable=1`` reads it with
 sidecar. (A writer that could start meanwhile would need those same sidecars, which the
 filesystem refuses: on a read-only mount none can.) ``immutable=1`` with a ``-wal`` that
 still holds frames would silently miss them, so it is used only when there is no such log
-(tests/test_harden_readonly.py measures all three cases on a real read-only mount).
+(tests/test_store_readonly.py measures all three cases on a real read-only mount).
 
 ``PRAGMA query_only`` is not set: it also refuses the TEMP tables queries stage their
 parameters in, and ``mode=ro`` already refuses every write to the store file.
@@ -29,6 +29,8 @@ from warpline.errors import StoreUnwritable
 
 if TYPE_CHECKING:  # only ``pending`` walks git; opening the store read-only does not
     from warpline.git.walks import Commit, Repository
+
+    from warpline.store.db import Store
 
 # SQLite could not create the -shm/-wal a WAL reader needs: SQLITE_CANTOPEN (a read-only
 # mount or directory), SQLITE_IOERR (``IOERR_SHMSIZE`` on a full disk), SQLITE_READONLY.
@@ -107,10 +109,11 @@ class Pending:
         return not self.behind and not self.reach_stale and not self.reopen
 
 
-def pending(conn: sqlite3.Connection, repo: Repository,
+def pending(store: Store, repo: Repository,
             head: Commit | None) -> Pending:
     """What a catch-up to ``head`` would write (``Ingestor.catch_up``: reopen deepened
     placeholders, ingest, push the ancestry tip, refresh reachability). Reads only."""
+    conn = store.conn
     from warpline.git import shallow
     from warpline.store.metakeys import PLACEHOLDER_KEY, REACH_TIP_KEY, TIPS_KEY
     from warpline.store.probe import commits_behind_head

@@ -74,9 +74,10 @@ def _row(raw: Sequence[Any]) -> SnapshotRow:
                        raw[10], raw[11])
 
 
-def snapshots(conn: sqlite3.Connection, *, usable_only: bool = True,
+def snapshots(store: Store, *, usable_only: bool = True,
               limit: int = 200) -> list[SnapshotRow]:
     """Snapshots, newest capture first."""
+    conn = store.conn
     # A changed_only capture that named nothing holds no graph at all: it answers nothing.
     where = (f"WHERE completeness IN ({', '.join(repr(c) for c in USABLE)}) "
              "AND NOT (mode = 'changed_only' AND entity_count = 0)") if usable_only else ""
@@ -86,12 +87,14 @@ def snapshots(conn: sqlite3.Connection, *, usable_only: bool = True,
     return [_row(r) for r in rows]
 
 
-def any_snapshot(conn: sqlite3.Connection) -> bool:
+def any_snapshot(store: Store) -> bool:
     """Whether the store holds any snapshot row at all (a cheap first question)."""
+    conn = store.conn
     return conn.execute("SELECT 1 FROM snapshots LIMIT 1").fetchone() is not None
 
 
-def replay(conn: sqlite3.Connection, key: str) -> Replay | None:
+def replay(store: Store, key: str) -> Replay | None:
+    conn = store.conn
     with sqlite_errors("reading an idempotency record"):
         raw = conn.execute("SELECT value FROM store_meta WHERE key = ?",
                            (_IDEMPOTENCY_PREFIX + key,)).fetchone()
@@ -104,7 +107,7 @@ def replay(conn: sqlite3.Connection, key: str) -> Replay | None:
 def remember(store: Store, key: str, fingerprint: str, data: dict[str, Any]) -> Replay:
     """Record an answer that wrote no snapshot (already_current); the first one wins."""
     with store.transaction() as conn:
-        existing = replay(conn, key)
+        existing = replay(store, key)
         if existing is not None:
             return existing
         _put_record(store, conn, key, fingerprint, data)
@@ -150,7 +153,7 @@ def write_snapshot(
     edges = new.capture.edges if new.capture is not None else ()
     with store.transaction() as conn:
         if new.idempotency_key is not None:
-            raced = replay(conn, new.idempotency_key)
+            raced = replay(store, new.idempotency_key)
             if raced is not None:
                 return -1, raced.data, raced
         twin = _twin(conn, new, twin_since) if twin_result is not None else None
@@ -263,7 +266,7 @@ def graph_for(store: Store, snapshot: SnapshotRow,
         return cached
     graph = _read_graph(store.conn, snapshot.id, edge_kinds)
     graph.graph["discovery"] = discovery(store.conn, snapshot.id)
-    graph.graph["basis"] = basis(store.conn, snapshot.id)
+    graph.graph["basis"] = basis(store, snapshot.id)
     _GRAPHS[key] = graph
     while len(_GRAPHS) > _GRAPH_CACHE_SIZE:
         _GRAPHS.popitem(last=False)
@@ -301,9 +304,10 @@ def discovery(conn: sqlite3.Connection, snapshot_id: int) -> dict[str, Any] | No
     return value if isinstance(value, dict) else None
 
 
-def basis(conn: sqlite3.Connection, snapshot_id: int) -> dict[str, Any]:
+def basis(store: Store, snapshot_id: int) -> dict[str, Any]:
     """What the snapshot's creating answer said about its edges: ``unresolved_calls``
     (None when it predates the count) and ``edge_sources``."""
+    conn = store.conn
     with sqlite_errors("reading a snapshot"):
         row = conn.execute("SELECT result FROM snapshots WHERE id = ?",
                            (snapshot_id,)).fetchone()

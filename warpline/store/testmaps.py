@@ -131,8 +131,9 @@ def _prune(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM test_maps WHERE id = ?", (map_id,))
 
 
-def maps(conn: sqlite3.Connection) -> list[MapRow]:
+def maps(store: Store) -> list[MapRow]:
     """Every stored map, newest first."""
+    conn = store.conn
     return [_row(tuple(r)) for r in conn.execute(
         f"SELECT {_COLUMNS} FROM test_maps ORDER BY recorded_at DESC, id DESC")]
 
@@ -142,9 +143,10 @@ def _chunks(values: list[str]) -> Iterable[list[str]]:
         yield values[start : start + _CHUNK]
 
 
-def known_entities(conn: sqlite3.Connection, map_id: int,
+def known_entities(store: Store, map_id: int,
                    locators: Iterable[str]) -> dict[str, bool]:
     """Of ``locators``, those the map saw executed: locator -> ran at import time."""
+    conn = store.conn
     out: dict[str, bool] = {}
     for chunk in _chunks(sorted(set(locators))):
         marks = ",".join("?" * len(chunk))
@@ -155,9 +157,10 @@ def known_entities(conn: sqlite3.Connection, map_id: int,
     return out
 
 
-def tests_executing(conn: sqlite3.Connection, map_id: int,
+def tests_executing(store: Store, map_id: int,
                     locators: Iterable[str]) -> dict[str, list[str]]:
     """locator -> the node ids of the tests that executed it (sorted)."""
+    conn = store.conn
     out: dict[str, list[str]] = {}
     for chunk in _chunks(sorted(set(locators))):
         marks = ",".join("?" * len(chunk))
@@ -171,10 +174,11 @@ def tests_executing(conn: sqlite3.Connection, map_id: int,
     return out
 
 
-def test_counts(conn: sqlite3.Connection, map_id: int,
+def test_counts(store: Store, map_id: int,
                 locators: Iterable[str]) -> dict[str, int]:
     """Of ``locators``, those the map holds: locator -> how many tests executed it (0 for
     an entity only run at import time)."""
+    conn = store.conn
     out: dict[str, int] = {}
     for chunk in _chunks(sorted(set(locators))):
         marks = ",".join("?" * len(chunk))
@@ -187,15 +191,17 @@ def test_counts(conn: sqlite3.Connection, map_id: int,
     return out
 
 
-def map_tests(conn: sqlite3.Connection, map_id: int) -> list[tuple[str, str]]:
+def map_tests(store: Store, map_id: int) -> list[tuple[str, str]]:
     """(node id, test file path) of every test in the map."""
+    conn = store.conn
     return [(str(n), str(p)) for n, p in conn.execute(
         "SELECT node_id, path FROM test_map_tests WHERE map_id = ? ORDER BY test_no",
         (map_id,))]
 
 
-def hits_by_test(conn: sqlite3.Connection, map_id: int) -> dict[str, set[str]]:
+def hits_by_test(store: Store, map_id: int) -> dict[str, set[str]]:
     """node id -> executed locators: the whole map (for comparisons and export)."""
+    conn = store.conn
     out: dict[str, set[str]] = {}
     for node_id, locator in conn.execute(
             "SELECT t.node_id, e.locator FROM test_map_hits h "
@@ -203,13 +209,14 @@ def hits_by_test(conn: sqlite3.Connection, map_id: int) -> dict[str, set[str]]:
             "JOIN test_map_entities e ON e.map_id = h.map_id AND e.entity_no = h.entity_no "
             "WHERE h.map_id = ?", (map_id,)):
         out.setdefault(str(node_id), set()).add(str(locator))
-    for node_id, _ in map_tests(conn, map_id):
+    for node_id, _ in map_tests(store, map_id):
         out.setdefault(node_id, set())
     return out
 
 
-def read_map(conn: sqlite3.Connection, row: MapRow) -> RecordedMap:
+def read_map(store: Store, row: MapRow) -> RecordedMap:
     """The whole stored map ``row`` as a ``RecordedMap`` (to send it elsewhere)."""
+    conn = store.conn
     recorded = RecordedMap(row.commit_sha, row.source, row.tracer_version, row.rootdir,
                            dirty_paths=list(row.dirty_paths), collected=row.collected,
                            unmapped_files=list(row.unmapped_files), partial=list(row.partial))
@@ -222,5 +229,5 @@ def read_map(conn: sqlite3.Connection, row: MapRow) -> RecordedMap:
         recorded.entity_paths[str(locator)] = str(path)
         if at_import:
             recorded.at_import.add(str(locator))
-    recorded.hits = {node: locs for node, locs in hits_by_test(conn, row.id).items() if locs}
+    recorded.hits = {node: locs for node, locs in hits_by_test(store, row.id).items() if locs}
     return recorded

@@ -4,7 +4,6 @@ and what the run behind each proved (``scope``, ``run``: see ``warpline.scope``)
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,10 +52,11 @@ def insert_once(store: Store, sha: str, kind: str, source: str, actor: str | Non
     return inserted, (row[0], row[1], old_extent, old_run)
 
 
-def records(conn: sqlite3.Connection, source: str,
+def records(store: Store, source: str,
             kinds: Sequence[str] | None) -> list[tuple[Any, ...]]:
     """``(commit_sha, kind, verified_at, row id, scope, run facts)`` of ``source``'s records
     of ``kinds`` (every kind when None)."""
+    conn = store.conn
     sql = ("SELECT commit_sha, kind, verified_at, id, scope, run FROM verifications "
            "WHERE source = ?")
     args: list[Any] = [source]

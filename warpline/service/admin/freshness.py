@@ -78,7 +78,7 @@ def load_verified(ctx: RepoContext, kinds: Sequence[str] | None,
     and itself) are evidence: a pass on another branch, or on a commit after the answered
     one, says nothing about the history being answered."""
     grouped: dict[str, tuple[set[str], int, int, tuple[int, str, str | None]]] = {}
-    rows = stored_records(ctx.store.conn, "warpline", kinds)
+    rows = stored_records(ctx.store, "warpline", kinds)
     # Records other machines pushed travel as git notes; they count like local rows
     # (row id 0: a local row of the same time is "newer").
     wanted = None if kinds is None else set(kinds)

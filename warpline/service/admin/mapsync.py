@@ -62,7 +62,7 @@ def fetch(root: Path, repo: pygit2.Repository, remote: str, git: Git, report: Ma
         report.skipped += skipped
         report.fetched = len(blobs)
         with Store.open(root) as store:
-            known = {(row.commit_sha, row.recorded_at) for row in maps(store.conn)}
+            known = {(row.commit_sha, row.recorded_at) for row in maps(store)}
             for blob in blobs:
                 try:
                     recorded, recorded_at = wire.decode(blob.data, blob.commit)
@@ -83,12 +83,12 @@ def publish(root: Path, repo: pygit2.Repository, remote: str, git: Git,
     """Push the newest whole-suite maps (the remote's and ours); False when the remote
     moved since the fetch (the caller fetches again)."""
     with Store.open(root) as store:
-        rows = sorted((row for row in maps(store.conn) if _sendable(repo, remote, row)),
+        rows = sorted((row for row in maps(store) if _sendable(repo, remote, row)),
                       key=lambda row: (bool(row.partial), -row.recorded_at))
         chosen: dict[str, bytes] = {}
         for row in rows:  # the best map of a commit wins; KEEP commits at most
             if row.commit_sha not in chosen and len(chosen) < KEEP:
-                chosen[row.commit_sha] = wire.encode(read_map(store.conn, row), row.recorded_at)
+                chosen[row.commit_sha] = wire.encode(read_map(store, row), row.recorded_at)
     blobs = [mapref.MapBlob(commit, data) for commit, data in chosen.items()
              if len(data) <= wire.MAX_COMPRESSED]
     if not blobs:

@@ -10,7 +10,6 @@ why and ``next_actions.commands`` names what would fix it.
 from __future__ import annotations
 
 import shlex
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from warpline.service.shared.choice import choose_snapshot
 from warpline.service.shared.context import open_repo_only
 from warpline.service.shared.envelope import envelope
 from warpline.store import integrity
+from warpline.store.db import Store
 from warpline.store.migrations import SCHEMA_VERSION
 from warpline.store.probe import StoreProbe, probe_store
 
@@ -58,9 +58,9 @@ def project_status(params: ProjectStatusInput, cwd: Path | None) -> dict[str, An
                     next_actions={"commands": commands} if commands else {})
 
 
-def _snapshot_rev(conn: sqlite3.Connection, repo: pygit2.Repository) -> str | None:
+def _snapshot_rev(store: Store, repo: pygit2.Repository) -> str | None:
     """The commit of the snapshot impact and reverify would use (same choice, read-only)."""
-    choice = choose_snapshot(conn, repo)
+    choice = choose_snapshot(store, repo)
     return None if choice is None else choice.row.commit_sha
 
 

@@ -13,7 +13,6 @@ other tool's does. Both give the same bytes (``tests/test_churn_fast.py``).
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -35,6 +34,7 @@ from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import Ref, parse_refs, resolve
 from warpline.service.shared.sei import backfill_seis
+from warpline.store.db import Store
 from warpline.store.entities import EntityRow
 from warpline.store.lineages import Stat, churn_stats
 
@@ -51,8 +51,8 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
         report = catch_up(ctx)
         warnings = behind_warning(ctx, report) + failed_warning(ctx)
         sei_locators = backfill_seis(ctx, refs)
-        conn = ctx.store.conn
-        resolved = resolve(conn, refs)
+        store = ctx.store
+        resolved = resolve(store, refs)
         window = params.window.model_dump(mode="json") if params.window is not None else {}
         since = parse_instant(window["since"], "window.since") if window.get("since") else None
         until = parse_instant(window["until"], "window.until") if window.get("until") else None
@@ -63,7 +63,7 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
             _, _, commits = range_commits(ctx.repo, window["rev_range"])
             shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}
-        counts = _stats(conn, lineages, since, until, shas)
+        counts = _stats(store, lineages, since, until, shas)
         # One light row per answer item (sort keys first); only the page's items are built
         # as wire objects: 50,000 refs answer 100 items a page.
         entries: list[_Entry] = []
@@ -76,7 +76,7 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
                 sei = ref.value if ref.kind == "sei" else None
                 entries.append((locator or sei or "", 0, sei or "", ref, None, None, sei_locator))
                 if ref.kind != "sei" and hinted < MAX_UNKNOWN_WARNINGS:
-                    names = names or NameIndex(conn)
+                    names = names or NameIndex(store)
                     warnings.append(unknown_entity_warning(names, ref.kind, str(ref.value))[0])
                     hinted += 1
                 continue
@@ -166,12 +166,12 @@ class Counts:
         return self.by_entity.get(row.id)
 
 
-def _stats(conn: sqlite3.Connection, lineages: set[int], since: int | None, until: int | None,
+def _stats(store: Store, lineages: set[int], since: int | None, until: int | None,
            shas: list[str] | None) -> Counts:
     """Counts per lineage and per entity, in a few grouped queries (never one per ref)."""
     if not lineages:
         return Counts()
-    by_lineage, by_entity, current = churn_stats(conn, lineages, since, until, shas)
+    by_lineage, by_entity, current = churn_stats(store, lineages, since, until, shas)
     return Counts(by_lineage, by_entity, current)
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warpline.store import cochange
+from warpline.store.db import Store
 
 MAX_TRANSACTION = 30
 MIN_SUPPORT = 2
@@ -76,7 +77,7 @@ class History:
         return [p.wire() for p in self.partners]
 
 
-def partners(conn: Any, changed: dict[str, int], asked: frozenset[str] = frozenset()
+def partners(store: Store, changed: dict[str, int], asked: frozenset[str] = frozenset()
              ) -> dict[str, list[Partner]]:
     """Per changed locator (``locator -> lineage``), its rules ``q => x`` above the
     thresholds, ``x`` outside the change and still defined, best first. The commits
@@ -85,7 +86,7 @@ def partners(conn: Any, changed: dict[str, int], asked: frozenset[str] = frozens
     if not lineages:
         return {}
     by_commit: dict[int, list[cochange.TxItem]] = {}
-    for item in cochange.transactions_of(conn, lineages, MAX_TRANSACTION, asked):
+    for item in cochange.transactions_of(store, lineages, MAX_TRANSACTION, asked):
         by_commit.setdefault(item.commit_id, []).append(item)
     totals: dict[int, int] = {}
     pairs: dict[tuple[int, int], list[Any]] = {}  # (q, x) -> [support, sha, topo]
@@ -106,7 +107,7 @@ def partners(conn: Any, changed: dict[str, int], asked: frozenset[str] = frozens
     for rules in strong.values():  # the best few: enough to fill the lists past removals
         rules.sort(key=lambda xc: (-xc[1][0], -xc[1][2], xc[0]))
         del rules[_LOOKED_UP:]
-    latest = cochange.latest_of(conn, {x for rules in strong.values() for x, _ in rules})
+    latest = cochange.latest_of(store, {x for rules in strong.values() for x, _ in rules})
     out: dict[str, list[Partner]] = {}
     for locator, q in changed.items():
         found: list[Partner] = []
@@ -144,13 +145,13 @@ def merge_partners(per_item: dict[str, list[Partner]]) -> list[Partner]:
     return sorted(best.values(), key=_rank)[:MAX_PARTNERS]
 
 
-def hot(conn: Any, lineages: dict[str, int], since: int, window: int,
+def hot(store: Store, lineages: dict[str, int], since: int, window: int,
         recent: dict[int, list[str]]) -> dict[str, dict[str, Any]]:
     """The churn fact of each locator that changed unusually often in the window
     (``recent``: each lineage's commits in the window, any change)."""
     if not any(len(recent.get(x, ())) >= MIN_HOT for x in lineages.values()):
         return {}  # none could be hot: the window's distribution is not read
-    churn = cochange.window_churn(conn, since)
+    churn = cochange.window_churn(store, since)
     counts = sorted(churn.values())
     if not counts:
         return {}
@@ -167,10 +168,10 @@ def hot(conn: Any, lineages: dict[str, int], since: int, window: int,
     return out
 
 
-def recent_commits(conn: Any, lineages: dict[str, int], since: int) -> dict[int, list[str]]:
+def recent_commits(store: Store, lineages: dict[str, int], since: int) -> dict[int, list[str]]:
     """Each lineage's commits in the window, newest first."""
     by_lineage: dict[int, list[str]] = {}
-    for lineage, sha, _ in cochange.recent_lineage_commits(conn, set(lineages.values()), since):
+    for lineage, sha, _ in cochange.recent_lineage_commits(store, set(lineages.values()), since):
         by_lineage.setdefault(lineage, []).append(sha)
     return by_lineage
 
@@ -212,14 +213,14 @@ def assess(ctx: Any, lineages: dict[str, int], changed: Sequence[str],
             "Risk and co-change are unavailable: the history before the shallow boundary, "
             "which would show what usually changes together, churn and past fixes, is not "
             "here. `git fetch --unshallow`, then ask again."])
-    conn = ctx.store.conn
-    since, window = cochange.window_start(conn, WINDOW_COMMITS)
+    store = ctx.store
+    since, window = cochange.window_start(store, WINDOW_COMMITS)
     if window == 0:
         return History("unavailable", warnings=[
             "Risk and co-change are unavailable: no commit history is ingested. Run "
             f"`warpline backfill --repo {ctx.root}`."])
     seeds = {loc: lineages[loc] for loc in changed if loc in lineages}
-    per_item = partners(conn, seeds, asked)
+    per_item = partners(store, seeds, asked)
     shown = {loc: lineages[loc] for loc in dict.fromkeys(page) if loc in lineages}
     risk: dict[str, list[dict[str, Any]]] = {loc: [] for loc in dict.fromkeys(page)}
     for locator, found in per_item.items():
@@ -228,8 +229,8 @@ def assess(ctx: Any, lineages: dict[str, int], changed: Sequence[str],
                 {"locator": p.locator, "support": p.support,
                  "confidence": round(p.confidence, 3), "last_commit": p.last_commit}
                 for p in found[:PARTNERS_PER_ITEM]]})
-    recent = recent_commits(conn, shown, since)
-    for facts in (hot(conn, shown, since, window, recent), fixes(ctx.repo, shown, recent)):
+    recent = recent_commits(store, shown, since)
+    for facts in (hot(store, shown, since, window, recent), fixes(ctx.repo, shown, recent)):
         for locator, fact in facts.items():
             risk[locator].append(fact)
     merged = merge_partners(per_item)

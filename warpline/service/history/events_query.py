@@ -3,13 +3,13 @@ filters, sort and paging, is ``store.events``)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from warpline.lang import read_only_as_files
 from warpline.models.wire import language_fields
 from warpline.service.shared.envelope import iso_z, parse_instant
+from warpline.store.db import Store
 from warpline.store.events import (
     Where,
     changed_entities_latest_first,
@@ -67,12 +67,12 @@ def sort_items(items: list[dict[str, Any]], sort_by: str, order: str) -> list[di
 
 
 def distinct_refs(
-    conn: sqlite3.Connection, shas: Sequence[str] | None, where: Where,
+    store: Store, shas: Sequence[str] | None, where: Where,
     items: list[dict[str, Any]], bound: int,
 ) -> tuple[list[dict[str, str]], list[int], bool]:
     """Refs (SEI when known) and key ids of the distinct changed entities, at most
     ``bound`` of each, and whether that bound cut the list."""
-    rows = changed_entities_latest_first(conn, shas, where, bound + 1)
+    rows = changed_entities_latest_first(store, shas, where, bound + 1)
     refs: list[dict[str, str]] = [
         {"kind": "locator", "value": i["entity"]["locator"]}
         for i in items if i["origin"] == "worktree"
@@ -120,12 +120,12 @@ _LIMIT_WORDS = {
 }
 
 
-def range_notes(conn: sqlite3.Connection, shas: Sequence[str] | None) -> list[str]:
+def range_notes(store: Store, shas: Sequence[str] | None) -> list[str]:
     """What the answer's commits could not fully read, in words: Python file versions no
     parser could read (only their file events are recorded) and limits attribution hit."""
     unread: list[str] = []
     limited: dict[str, list[str]] = {}
-    for sha, unparsed, limits in unread_commits(conn, shas):
+    for sha, unparsed, limits in unread_commits(store, shas):
         unread.extend(f"{path}@{sha[:12]}" for path in unparsed)
         for name in limits:
             limited.setdefault(name, []).append(sha[:12])

@@ -25,6 +25,7 @@ from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import parse_ref, resolve
 from warpline.service.shared.sei import backfill_seis
+from warpline.store.db import Store
 from warpline.store.entities import EntityRow
 from warpline.store.lineages import (
     earlier_definitions,
@@ -55,16 +56,16 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         report = catch_up(ctx)
         warnings = behind_warning(ctx, report) + failed_warning(ctx)
         backfill_seis(ctx, [ref])
-        rows = resolve(ctx.store.conn, [ref])[0]
+        rows = resolve(ctx.store, [ref])[0]
         entity = _choose(rows, ref.kind, ref.value)
         filters = params.filters.model_dump(mode="json", exclude_none=True) \
             if params.filters is not None else {}
         pager = Pager.of(params)
         items, total, locators = ([], 0, set()) if entity is None else _events(
-            ctx.store.conn, entity, filters, params.sort_order, pager.offset, pager.limit)
+            ctx.store, entity, filters, params.sort_order, pager.offset, pager.limit)
         actions: dict[str, Any] = {}
         if entity is None:
-            text, names = unknown_entity_warning(ctx.store.conn, ref.kind, str(ref.value))
+            text, names = unknown_entity_warning(ctx.store, ref.kind, str(ref.value))
             warnings.append(
                 f"{text} The timeline is empty because nothing is known, not because it "
                 "never changed outside that history.")
@@ -81,9 +82,9 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         }
         stitched = len(locators) > 1
         if entity is not None and stitched:
-            warnings.extend(_where_it_went(ctx.store.conn, entity))
+            warnings.extend(_where_it_went(ctx.store, entity))
         if entity is not None:
-            warnings.extend(_earlier_definitions(ctx.store.conn, entity))
+            warnings.extend(_earlier_definitions(ctx.store, entity))
         return envelope(
             model=EntityTimelineEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
             filters=filters, sort={"by": "changed_at", "order": params.sort_order},
@@ -115,30 +116,30 @@ def _entity_out(entity: EntityRow | None, kind: str, value: str) -> dict[str, An
             "warpline_entity_key_id": entity.id, "path": entity.path, "kind": entity.kind}
 
 
-def _where_it_went(conn: Any, entity: EntityRow) -> list[str]:
+def _where_it_went(store: Store, entity: EntityRow) -> list[str]:
     """Asking for an old name: say which locator the lineage continues as now."""
-    row = latest_locator(conn, entity.lineage)
+    row = latest_locator(store, entity.lineage)
     if row is None or row[0] == entity.locator:
         return []
     return [f"{entity.locator} was renamed or moved: its history continues as {row[0]} "
             f"(latest change in commit {row[1][:12]}); this timeline covers the whole lineage."]
 
 
-def _earlier_definitions(conn: Any, entity: EntityRow) -> list[str]:
+def _earlier_definitions(store: Store, entity: EntityRow) -> list[str]:
     """A name reused after its definition was renamed away: the earlier definition's
     history is not this one's; say where it continues."""
-    rows = earlier_definitions(conn, entity.id, entity.lineage)
+    rows = earlier_definitions(store, entity.id, entity.lineage)
     return [f"An earlier definition named {entity.locator} was renamed or moved; its history "
             f"continues as {locator} and is not part of this timeline." for locator in rows]
 
 
-def _events(conn: Any, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
+def _events(store: Store, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
             limit: int) -> tuple[list[dict[str, Any]], int, set[str]]:
     since, until = (parse_instant(filters[key], f"filters.{key}") if filters.get(key) else None
                     for key in ("since", "until"))
-    rows, total = timeline_rows(conn, entity.lineage, filters.get("change_kinds") or [],
+    rows, total = timeline_rows(store, entity.lineage, filters.get("change_kinds") or [],
                                 since, until, order, offset, limit)
-    locators = lineage_locators(conn, entity.lineage)
+    locators = lineage_locators(store, entity.lineage)
     items = [{"change_id": f"warpline:change:{r[0]}", "change_kind": r[1],
               "actor": f"{r[2]} <{r[3]}>", "commit": r[4], "changed_at": iso_z(r[5]),
               "path": r[6], "locator": r[7], "previous_locator": r[8], "previous_path": r[9],

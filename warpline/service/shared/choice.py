@@ -22,7 +22,6 @@ they execute now); a snapshot's ``staleness`` names the uncommitted graph files.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -32,6 +31,7 @@ import pygit2
 from warpline.git.lookups import ancestry, head_id_or_none, paths_changed_since, status_or_empty
 from warpline.graph.builtin import reads as builtin_reads
 from warpline.service.shared.envelope import iso_z
+from warpline.store.db import Store
 from warpline.store.events import count_changed_entities
 from warpline.store.snapshots import SnapshotRow, snapshots
 from warpline.store.testmaps import MapRow, maps
@@ -77,15 +77,15 @@ def _snapshot_rank(row: SnapshotRow) -> int:
     return 1 if row.mode == "full" else 2
 
 
-def choose_snapshot(conn: Any, repo: pygit2.Repository) -> Choice[SnapshotRow] | None:
-    return nearest(repo, snapshots(conn), lambda row: row.commit_sha,
+def choose_snapshot(store: Store, repo: pygit2.Repository) -> Choice[SnapshotRow] | None:
+    return nearest(repo, snapshots(store), lambda row: row.commit_sha,
                    lambda row, is_ancestor, behind: (
                        _snapshot_rank(row), 0 if is_ancestor else 1, behind,
                        -row.captured_at, -row.id))
 
 
-def choose_map(conn: sqlite3.Connection, repo: pygit2.Repository) -> Choice[MapRow] | None:
-    chosen = nearest(repo, maps(conn), lambda row: row.commit_sha,
+def choose_map(store: Store, repo: pygit2.Repository) -> Choice[MapRow] | None:
+    chosen = nearest(repo, maps(store), lambda row: row.commit_sha,
                      lambda row, is_ancestor, behind: (
                          0 if is_ancestor else 1, 1 if row.partial else 0, behind,
                          -row.recorded_at, -row.id))
@@ -94,7 +94,7 @@ def choose_map(conn: sqlite3.Connection, repo: pygit2.Repository) -> Choice[MapR
     row, is_ancestor = chosen.row, chosen.is_ancestor
     shas = _commits_since(repo, row.commit_sha) if is_ancestor else []
     return Choice(row, is_ancestor, chosen.commits_behind if is_ancestor else None,
-                  count_changed_entities(conn, shas) if is_ancestor else None,
+                  count_changed_entities(store, shas) if is_ancestor else None,
                   frozenset(paths_changed_since(repo, row.commit_sha)))
 
 

@@ -9,9 +9,9 @@ to the whole query. Bounded: at most ``MAX_SCAN`` entity rows are read.
 from __future__ import annotations
 
 import re
-import sqlite3
 
 from warpline.lang import LOCATOR_HEAD
+from warpline.store.db import Store
 from warpline.store.entities import some_locators
 
 MAX_SCAN = 400_000
@@ -32,9 +32,9 @@ def _last(name: str) -> str:
 class NameIndex:
     """The store's entity names by last segment, read once, for several lookups."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, store: Store) -> None:
         self.by_last: dict[str, set[str]] = {}
-        for locator in some_locators(conn, MAX_SCAN):
+        for locator in some_locators(store, MAX_SCAN):
             name = display(locator)
             self.by_last.setdefault(_last(name), set()).add(name)
 
@@ -61,14 +61,14 @@ class NameIndex:
         return ranked[:limit]
 
 
-def closest_names(conn: sqlite3.Connection, query: str, limit: int = 5) -> list[str]:
-    return NameIndex(conn).closest(query, limit)
+def closest_names(store: Store, query: str, limit: int = 5) -> list[str]:
+    return NameIndex(store).closest(query, limit)
 
 
-def unknown_entity_warning(conn: sqlite3.Connection | NameIndex, kind: str,
+def unknown_entity_warning(store: Store | NameIndex, kind: str,
                            value: str) -> tuple[str, list[str]]:
     """The warning for a ref that names nothing, and the suggested names."""
-    index = conn if isinstance(conn, NameIndex) else NameIndex(conn)
+    index = store if isinstance(store, NameIndex) else NameIndex(store)
     names = index.closest(value)
     hint = (f" Closest known names: {', '.join(names)}." if names
             else " No similar name is known either; check the spelling or run "

@@ -170,7 +170,7 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     except StoreUnwritable as exc:
         if not interactive:
             raise
-        left = readonly.pending(ctx.store.conn, ctx.repo, head)
+        left = readonly.pending(ctx.store, ctx.repo, head)
         if left.answers_complete:
             return IngestReport()  # only the walk's shortcut could not be stored
         return IngestReport(commits_behind=left.behind, unwritable=exc.hint,
@@ -259,7 +259,7 @@ def failed_warning(ctx: RepoContext) -> list[str]:
     recorded as failed changed: say so, naming the first ones."""
     from warpline.store.events import failed_commits
 
-    count, shas = failed_commits(ctx.store.conn, 5)
+    count, shas = failed_commits(ctx.store, 5)
     if not count:
         return []
     more = f" and {count - len(shas)} more" if count > len(shas) else ""

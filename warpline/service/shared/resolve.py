@@ -9,7 +9,6 @@ A well-formed ref that names nothing known resolves to no rows; that is not an e
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
@@ -17,6 +16,7 @@ from typing import Any, get_args
 from warpline.errors import InvalidEntityRef, WarplineError
 from warpline.lang import LANGUAGES, LOCATOR_HEAD
 from warpline.models.vocab import EntityRefKind
+from warpline.store.db import Store
 from warpline.store.entities import Column, EntityRow, rows_by
 
 REF_KINDS: tuple[str, ...] = get_args(EntityRefKind)
@@ -146,7 +146,7 @@ def normalise_path(value: str) -> str:
     return path.strip("/")
 
 
-def resolve(conn: sqlite3.Connection, refs: Sequence[Ref]) -> list[list[EntityRow]]:
+def resolve(store: Store, refs: Sequence[Ref]) -> list[list[EntityRow]]:
     """Rows for each ref, in ref order (batched: one query per kind per 900 refs). The one
     path from refs to entity rows: every tool, and every lookup by key id or locator,
     comes through here or ``by_ids`` / ``by_locators`` below, all over ``store.entities``."""
@@ -158,28 +158,28 @@ def resolve(conn: sqlite3.Connection, refs: Sequence[Ref]) -> list[list[EntityRo
         if kind == "qualname":
             # One lookup for every candidate locator of every qualname in the batch.
             expanded = {i: qualname_locators(refs[i].value) for i in indexes}
-            hits = rows_by(conn, "locator", [c for cs in expanded.values() for c in cs])
+            hits = rows_by(store, "locator", [c for cs in expanded.values() for c in cs])
             for i, candidates in expanded.items():
                 results[i] = sorted((row for c in candidates for row in hits.get(c, [])),
                                     key=lambda row: row.id)
             continue
         column = _COLUMN[kind]
         keys = {i: int(refs[i].value) if column == "id" else refs[i].value for i in indexes}
-        hits = rows_by(conn, column, keys.values())
+        hits = rows_by(store, column, keys.values())
         for i, key in keys.items():
             results[i] = hits.get(key, [])
     return results
 
 
-def by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
+def by_ids(store: Store, ids: Sequence[int]) -> dict[int, EntityRow]:
     """Rows by key id (ids naming nothing are absent)."""
     refs = [Ref("warpline_entity_key_id", str(i)) for i in dict.fromkeys(ids)]
-    return {int(ref.value): rows[0] for ref, rows in zip(refs, resolve(conn, refs), strict=True)
+    return {int(ref.value): rows[0] for ref, rows in zip(refs, resolve(store, refs), strict=True)
             if rows}
 
 
-def by_locators(conn: sqlite3.Connection, locators: Iterable[str]) -> dict[str, EntityRow]:
+def by_locators(store: Store, locators: Iterable[str]) -> dict[str, EntityRow]:
     """Rows by exact locator (locators naming nothing are absent)."""
     refs = [Ref("locator", loc) for loc in sorted(set(locators))]
-    return {ref.value: rows[-1] for ref, rows in zip(refs, resolve(conn, refs), strict=True)
+    return {ref.value: rows[-1] for ref, rows in zip(refs, resolve(store, refs), strict=True)
             if rows}

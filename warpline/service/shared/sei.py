@@ -25,7 +25,7 @@ def backfill_seis(ctx: RepoContext, refs: Sequence[Ref]) -> dict[str, str]:
     wanted = sorted({ref.value for ref in refs if ref.kind == "sei"})
     if not wanted:
         return {}
-    known = known_seis(ctx.store.conn, wanted)
+    known = known_seis(ctx.store, wanted)
     missing = [s for s in wanted if s not in known]
     if not missing:
         return {}

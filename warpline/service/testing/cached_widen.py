@@ -27,9 +27,10 @@ import networkx as nx
 from warpline.git.filecaps import MAX_PARSE_BYTES
 from warpline.lang.locators import dotted_module, function_locator
 from warpline.lang.pycached import cached_definitions
-from warpline.service.graph import suggest
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact import suggest
+from warpline.service.impact.seeds import Seed
 from warpline.service.testing.discovery import collected_ids
+from warpline.store.db import Store
 from warpline.store.testmaps import tests_executing
 
 MAX_CALLERS = 500  # callers whose map links are read, per changed definition
@@ -64,8 +65,7 @@ class _Sources:
 
     def decorator(self, locator: str, path: str | None, worktree: bool) -> str | None:
         """The caching decorator of the function ``locator`` in any version read."""
-        # dotted_module names .py paths only, and the prefix is Python's function prefix.
-        if not path:
+        if not path or not path.endswith(".py") or not locator.startswith("python:function:"):
             return None
         dotted = dotted_module(path)
         prefix = function_locator(dotted, "") if dotted else ""
@@ -98,7 +98,7 @@ class _Sources:
             return None
 
 
-def widen(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: list[Seed],
+def widen(store: Store, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: list[Seed],
           map_id: int | None, map_commit: str | None) -> list[CachedWidening]:
     """The widening of every changed definition that is cached, or called through a cached
     caller (empty when none is: the selection is then exactly what it was)."""
@@ -120,7 +120,7 @@ def widen(conn: Any, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: lis
                                      if c != seed.locator))[:MAX_CALLERS]
         found.callers = len(callers)
         if map_id is not None and callers:
-            executed = tests_executing(conn, map_id, callers)
+            executed = tests_executing(store, map_id, callers)
             found.map_tests = sorted({t for tests in executed.values() for t in tests})
         reaching = suggest.reaching_tests(graph, heads)
         found.static_tests = sorted({i for test in reaching for i in collected_ids(graph, test)})

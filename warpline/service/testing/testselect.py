@@ -33,13 +33,14 @@ import networkx as nx
 
 from warpline.lang.locators import dotted_module, entity_locator
 from warpline.lang.pyentities import parse_entities
-from warpline.service.graph import suggest
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact import suggest
+from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
 from warpline.service.testing.cached_widen import CachedWidening, warning, widen
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testcommand import MAX_IDS, file_of
+from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
 RECORD_COMMAND = "pytest --warpline-record"
@@ -114,17 +115,17 @@ def static_entries(graph: nx.DiGraph | None,
     return {loc: suggest.suggestions(graph, loc, labels.get(loc, [])) for loc in locators}
 
 
-def select(conn: Any, repo: Any, root: Path, static: StaticBasis,
+def select(store: Store, repo: Any, root: Path, static: StaticBasis,
            seeds: list[Seed]) -> Selection:
     """The selection for ``seeds``; ``static`` answers where no map does."""
-    choice = choose_map(conn, repo)
+    choice = choose_map(store, repo)
     if choice is None:
         return _static_only(static, seeds)
     row = choice.row
     locators = [s.locator for s in seeds]
-    known = known_entities(conn, row.id, locators)
+    known = known_entities(store, row.id, locators)
     modules = {s.locator: _module_of(s) for s in seeds}
-    executed = tests_executing(conn, row.id,
+    executed = tests_executing(store, row.id,
                                [*locators, *(m for m in modules.values() if m is not None)])
     out = Selection(basis="map", choice=choice, tests_known=row.test_count)
     chosen: dict[str, None] = {}
@@ -150,8 +151,8 @@ def select(conn: Any, repo: Any, root: Path, static: StaticBasis,
     for seed in fallback:
         answered = out.per_seed[seed.locator] or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
-    widened_static = _widen_cached(out, chosen, conn, repo, root, static, seeds)
-    known_tests = {node_id for node_id, _ in map_tests(conn, row.id)}
+    widened_static = _widen_cached(out, chosen, store, repo, root, static, seeds)
+    known_tests = {node_id for node_id, _ in map_tests(store, row.id)}
     out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
                      if not _covered(t, known_tests)]
     chosen.update(dict.fromkeys(out.new_tests))
@@ -164,13 +165,13 @@ def select(conn: Any, repo: Any, root: Path, static: StaticBasis,
     return out
 
 
-def _widen_cached(out: Selection, chosen: dict[str, None], conn: Any, repo: Any, root: Path,
+def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: Any, root: Path,
                   static: StaticBasis, seeds: list[Seed]) -> bool:
     """Adds the callers' tests of every changed cached definition (``cached_widen``);
     True when the static graph added a test the map had not."""
     choice = out.choice
     assert choice is not None
-    out.cached = widen(conn, repo, root, static.graph, seeds, choice.row.id,
+    out.cached = widen(store, repo, root, static.graph, seeds, choice.row.id,
                        choice.row.commit_sha)
     added_static = False
     for widened in out.cached:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact.seeds import Seed
 from warpline.service.testing import testcommand
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries
@@ -72,7 +72,7 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
         static.update(static_entries(graph, unlisted))
     basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
     runners = Runners.of(ctx.root, seeds)
-    selection = select(ctx.store.conn, ctx.repo, ctx.root, basis, runners.python_seeds) \
+    selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.python_seeds) \
         if runners.pytest else Selection(basis="none")
     selection.warnings += runners.warnings()
     out = dict(per_item)
@@ -153,7 +153,7 @@ def map_counts(ctx: Any, selection: Selection, locators: list[str]) -> dict[str,
     choice = selection.choice
     if choice is None or not locators:
         return {}
-    return test_counts(ctx.store.conn, choice.row.id, locators)
+    return test_counts(ctx.store, choice.row.id, locators)
 
 
 def select_flag(rev_range: str | None) -> str:

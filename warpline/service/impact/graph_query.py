@@ -21,8 +21,8 @@ from warpline import settings
 from warpline.errors import StoreUnwritable
 from warpline.git.repo import head_commit
 from warpline.graph.graph import Affected, downstream
-from warpline.service.graph import edge_basis, edge_sources
-from warpline.service.graph.snapshot import snapshot_data
+from warpline.service.impact import edge_basis, edge_sources
+from warpline.service.impact.snapshot import snapshot_data
 from warpline.service.shared.choice import Choice, choose_snapshot, staleness
 from warpline.service.shared.context import RepoContext
 from warpline.store.snapshots import NewSnapshot, SnapshotRow, graph_for, write_snapshot
@@ -52,7 +52,7 @@ def capture_command(ctx: RepoContext, why: str) -> dict[str, str]:
 
 def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
                warnings: list[str]) -> GraphView:
-    choice = choose_snapshot(ctx.store.conn, ctx.repo)
+    choice = choose_snapshot(ctx.store, ctx.repo)
     skipped = False
     if choice is None:
         choice, skipped = _auto_capture(ctx, warnings)
@@ -152,4 +152,4 @@ def _auto_capture(ctx: RepoContext,
     warnings.append(
         f"No usable edge snapshot existed, so one was captured now at HEAD ({sha[:12]}) "
         f"from the {capture.source} source in {time.monotonic() - started:.1f}s.")
-    return choose_snapshot(ctx.store.conn, ctx.repo), False
+    return choose_snapshot(ctx.store, ctx.repo), False

@@ -13,9 +13,9 @@ from typing import Any
 from warpline.graph.graph import Affected
 from warpline.models import ImpactRadiusEnvelope
 from warpline.models.inputs import ImpactRadiusInput
-from warpline.service.graph.graph_call import graph_call
-from warpline.service.graph.graph_query import GraphView
-from warpline.service.graph.seeds import Seeds
+from warpline.service.impact.graph_call import graph_call
+from warpline.service.impact.graph_query import GraphView
+from warpline.service.impact.seeds import Seeds
 from warpline.service.shared.context import ingest_status
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.paging import Pager

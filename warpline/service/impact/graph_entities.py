@@ -16,7 +16,7 @@ import networkx as nx
 from warpline.graph.loomweave_source import index_path, resolve_seis
 from warpline.graph.model import GraphEdge
 from warpline.models.wire import language_fields
-from warpline.service.graph.seeds import Seed
+from warpline.service.impact.seeds import Seed
 from warpline.service.shared.context import RepoContext
 from warpline.service.shared.resolve import by_locators
 from warpline.store.entities import EntityRow
@@ -41,7 +41,7 @@ class EntityBook:
         if not wanted:
             return
         self._fetched.update(wanted)
-        self._rows.update(by_locators(self._ctx.store.conn, wanted))
+        self._rows.update(by_locators(self._ctx.store, wanted))
         if self._has_index:
             missing = [loc for loc in wanted if self._known_sei(loc) is None]
             if missing:

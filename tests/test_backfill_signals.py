@@ -1,4 +1,4 @@
-"""A backfill killed or told to stop (issue 13): its ingest workers never outlive it, and
+"""A backfill killed or told to stop: its ingest workers never outlive it, and
 SIGTERM/SIGINT stop it between two commits with the progress kept.
 
 A real synthetic history (``bench/genhistory.py``, deterministic), a real ``warpline

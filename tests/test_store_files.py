@@ -1,7 +1,6 @@
-"""Issue 13 items the audit (docs/hardening.md, "Acceptance, item by item") found without a
-test of their own: a foreign or empty store file refused by EVERY tool, the ingest lock as a
-committed link, and a write-ahead log removed under a live reader. Real repositories,
-stores and processes in temp dirs."""
+"""The store's files under attack: a foreign or empty store file refused by EVERY tool, the
+ingest lock as a committed link, and a write-ahead log removed under a live reader. Real
+repositories, stores and processes in temp dirs."""
 
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ from warpline.graph.loomweave_source import loomweave_version
 from warpline.graph.model import EdgeCapture
 from warpline.models import EdgeSnapshotEnvelope
 from warpline.models.inputs import EdgeSnapshotCaptureInput
-from warpline.service.graph import edge_basis, edge_sources
-from warpline.service.graph.capture_scope import apply_max_entities, restrict_to_changed
-from warpline.service.graph.gcpause import gc_paused
+from warpline.service.impact import edge_basis, edge_sources
+from warpline.service.impact.capture_scope import apply_max_entities, restrict_to_changed
+from warpline.service.impact.gcpause import gc_paused
 from warpline.service.shared.choice import choose_snapshot
 from warpline.service.shared.context import RepoContext, behind_warning, catch_up, open_repo_only
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
@@ -64,7 +64,7 @@ def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict
         store = Store.open(root)
     try:
         if store is not None and params.idempotency_key is not None:
-            stored = replay(store.conn, params.idempotency_key)
+            stored = replay(store, params.idempotency_key)
             if stored is not None:
                 if stored.fingerprint != fingerprint:
                     raise IdempotencyConflict(
@@ -82,7 +82,7 @@ def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict
         if store is not None and not params.dry_run:
             current = _current(store, sha, chosen, stale_after, root)
             if current is not None:
-                data = {**_data(current, "already_current"), **basis(store.conn, current.id)}
+                data = {**_data(current, "already_current"), **basis(store, current.id)}
                 if params.idempotency_key is not None:
                     data = remember(store, params.idempotency_key, fingerprint, data).data
                 return _envelope(root, params, data, warnings)
@@ -92,7 +92,7 @@ def capture_snapshot(params: EdgeSnapshotCaptureInput, cwd: Path | None) -> dict
         with gc_paused():
             capture, notes = edge_sources.run(chosen, root, repo, commit)
             warnings.extend(notes)
-            best = choose_snapshot(store.conn, repo) if store is not None else None
+            best = choose_snapshot(store, repo) if store is not None else None
             return _capture(root, repo_store=store, params=params, sha=sha, capture=capture,
                             fingerprint=fingerprint, warnings=warnings,
                             protect=() if best is None else (best.row.id,),
@@ -159,7 +159,7 @@ def _fingerprint(root: Path, params: Any) -> str:
 def _current(store: Store, sha: str, chosen: edge_sources.SourcePlan, stale_after: int | None,
              root: Path) -> SnapshotRow | None:
     """The snapshot of ``sha`` that makes a new capture pointless, if there is one."""
-    same_commit = [row for row in snapshots(store.conn) if row.commit_sha == sha]
+    same_commit = [row for row in snapshots(store) if row.commit_sha == sha]
     if not same_commit:
         return None
     ranked = sorted(same_commit, key=lambda r: (r.completeness != "FULL", r.mode != "full",

@@ -1,4 +1,5 @@
-"""A store on a REAL read-only filesystem and on a REAL full disk (issue 13), as root too.
+"""A store on a REAL read-only filesystem and on a REAL full disk
+(``warpline.store.readonly``), as root too.
 
 Each test prepares a real repository and store here, then runs warpline (CLI and MCP) in a
 child process inside a private mount namespace (tests/namespace.py) where the repository

@@ -21,13 +21,13 @@ from warpline.graph.graph import Affected
 from warpline.models import ReverifyWorklistEnvelope
 from warpline.models.inputs import ReverifyWorklistInput
 from warpline.service.admin import freshness
-from warpline.service.graph import suggest
-from warpline.service.graph.graph_call import graph_call
-from warpline.service.graph.graph_entities import EntityBook
-from warpline.service.graph.graph_query import GraphView
-from warpline.service.graph.impact import follow_ups, listed, seed_warnings
-from warpline.service.graph.seeds import Seed
 from warpline.service.history import coupling
+from warpline.service.impact import suggest
+from warpline.service.impact.graph_call import graph_call
+from warpline.service.impact.graph_entities import EntityBook
+from warpline.service.impact.graph_query import GraphView
+from warpline.service.impact.impact import follow_ups, listed, seed_warnings
+from warpline.service.impact.seeds import Seed
 from warpline.service.shared.context import ingest_status
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.paging import Pager
@@ -153,7 +153,7 @@ def _head(ctx: Any) -> str | None:
 def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None,
             history_head: str | None) -> None:
     lineage_of = {i.locator: book.lineage(i.locator) for i in items}
-    latest = latest_change_per_lineage(ctx.store.conn,
+    latest = latest_change_per_lineage(ctx.store,
                              {x for x in lineage_of.values() if x is not None})
 
     def change_of(locator: str) -> str | None:

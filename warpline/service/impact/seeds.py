@@ -16,14 +16,14 @@ are any (the file event only restates them); other files' seeds stay.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
 from typing import Any
 
 import networkx as nx
 
 from warpline.errors import MissingRequiredField
 from warpline.lang.locators import is_python_path
-from warpline.service.graph.capture_scope import parse_changed_refs
+from warpline.service.history.ranges import commits_of_range
+from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
@@ -81,9 +81,9 @@ def collect(ctx: RepoContext, params: Any, warnings: list[str],
         elif seed.uncommitted and not previous.uncommitted:
             found[seed.locator] = replace(previous, uncommitted=True)
 
-    conn = ctx.store.conn
+    store = ctx.store
     ids = list(params.changed_entity_key_ids or [])
-    rows = by_ids(conn, ids)
+    rows = by_ids(store, ids)
     out.unknown_key_ids = [i for i in ids if i not in rows]
     for key_id in ids:
         if key_id in rows:
@@ -111,7 +111,7 @@ def collect(ctx: RepoContext, params: Any, warnings: list[str],
 def _from_refs(ctx: RepoContext, refs: list[Ref], graph: nx.DiGraph | None,
                out: Seeds) -> list[Seed]:
     sei_locators = backfill_seis(ctx, refs)
-    resolved = resolve(ctx.store.conn, refs)
+    resolved = resolve(ctx.store, refs)
     index = _GraphIndex(graph)
     seeds: list[Seed] = []
     for ref, rows in zip(refs, resolved, strict=True):
@@ -172,14 +172,11 @@ class _GraphIndex:
 
 def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
                 out: Seeds) -> list[Seed]:
-    from warpline.service.history.changed import _range_commits
-
-    query = SimpleNamespace(rev_range=rev_range, base_ref=None, head_ref=None)
     missing: list[str] = []
-    shas, info = _range_commits(ctx, query, missing)
+    shas, info = commits_of_range(ctx, missing, rev_range=rev_range)
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
-    return [_seed(row) for row in changed_in(ctx.store.conn, shas or [])]
+    return [_seed(row) for row in changed_in(ctx.store, shas or [])]
 
 
 def _from_worktree(ctx: RepoContext) -> list[Seed]:
@@ -191,7 +188,7 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
     ours = own_paths(ctx.root, ctx.repo)
     changes = [c for c in worktree_changes(ctx.repo, worktree_hashes(ctx))
                if c.path not in ours]
-    known = by_locators(ctx.store.conn, [c.locator for c in changes])
+    known = by_locators(ctx.store, [c.locator for c in changes])
     seeds = []
     for change in changes:
         row = known.get(change.locator)

@@ -1,5 +1,5 @@
-"""Resource bounds (issue 13): a FIFO or a huge file in the work tree, a huge or
-definition-stuffed Python file in history. Each is a real repository (real ``git``), a
+"""Resource bounds (``warpline.git.filecaps``): a FIFO or a huge file in the work tree, a
+huge or definition-stuffed Python file in history. Each is a real repository (real ``git``), a
 real store and, for the work tree, one real ``warpline-mcp`` process."""
 
 from __future__ import annotations

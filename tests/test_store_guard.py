@@ -1,5 +1,6 @@
-"""Security of an untrusted repository (issue 13, S1-S4): a cloned repository's committed
-files are data, never commands, and never a path out of the repository.
+"""The store's directory in an untrusted repository (``warpline.store.guard``): committed
+links under ``.weft/`` never put the store, its log or its files outside the repository,
+and a store committed to git never vouches for a clone.
 
 Every case is a real repository committed with real ``git`` (links included), cloned with
 ``git clone``, and driven through the real ``warpline`` CLI in a fresh process.
@@ -9,18 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sqlite3
-import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.hookrepo import GitRepo, cli, cli_json
-from warpline.setup._files import write_atomic
-from warpline.store import guard
 from warpline.store.db import store_path
 
 SRC = "def alpha():\n    return 1\n"
@@ -43,53 +39,6 @@ def _upstream(tmp_path: Path, files: dict[str, str]) -> GitRepo:
 def _error_code(done: subprocess.CompletedProcess[str]) -> str:
     payload = json.loads(done.stdout)
     return str(payload.get("error_code") or payload.get("error", {}).get("error_code"))
-
-
-# -- S1: doctor never runs a foreign .mcp.json entry ----------------------------------------
-
-def test_doctor_never_runs_the_command_a_cloned_mcp_json_names(tmp_path: Path) -> None:
-    marker = tmp_path / "MARKER"
-    evil = {"mcpServers": {"warpline": {"type": "stdio", "command": "sh",
-                                        "args": ["-c", f"touch {shlex.quote(str(marker))}"]}}}
-    upstream = _upstream(tmp_path, {".mcp.json": json.dumps(evil)})
-    clone = _clone(upstream, tmp_path / "clone")
-
-    code, report = cli_json("doctor", "--repo", str(clone), env=upstream.env())
-    assert not marker.exists()
-    mcp = {c["name"]: c for c in report["checks"]}["mcp"]
-    assert code == 1 and mcp["status"] == "fail"
-    assert "sh -c" in mcp["detail"]  # reported, with what it names
-
-
-def test_a_committed_config_cannot_vouch_for_a_foreign_command(tmp_path: Path) -> None:
-    """A config.json committed beside the .mcp.json is the repository's, not warpline's."""
-    marker = tmp_path / "MARKER"
-    command = ["sh", "-c", f"touch {shlex.quote(str(marker))}"]
-    evil = {"mcpServers": {"warpline": {"type": "stdio", "command": command[0],
-                                        "args": command[1:]}}}
-    config = {"schema": "warpline.config.v1", "components": ["hooks", "mcp"],
-              "mcp": {"command": command}, "hooks": {"command": command}}
-    upstream = _upstream(tmp_path, {".mcp.json": json.dumps(evil)})
-    cfg = upstream.path / ".weft" / "warpline" / "config.json"
-    cfg.parent.mkdir(parents=True)
-    cfg.write_text(json.dumps(config))
-    upstream.git("add", "-f", str(cfg))
-    upstream.git("commit", "-q", "-m", "commit a config")
-    clone = _clone(upstream, tmp_path / "clone")
-
-    code, report = cli_json("doctor", "--repo", str(clone), env=upstream.env())
-    assert not marker.exists()
-    assert code == 1
-    assert {c["name"]: c for c in report["checks"]}["mcp"]["status"] == "fail"
-
-
-def test_doctor_still_spawns_the_server_warpline_installed(tmp_path: Path) -> None:
-    repo = _upstream(tmp_path, {})
-    code, _ = cli_json("install", "--repo", str(repo.path), env=repo.env())
-    assert code == 0
-    code, report = cli_json("doctor", "--repo", str(repo.path), env=repo.env())
-    mcp = {c["name"]: c for c in report["checks"]}["mcp"]
-    assert mcp["status"] == "ok" and "tool names" in mcp["detail"], mcp
 
 
 # -- S2: committed symbolic links under .weft/ ------------------------------------------------
@@ -211,44 +160,3 @@ def test_a_committed_store_never_vouches_for_a_clone(tmp_path: Path) -> None:
     blob = subprocess.run(["git", "-C", str(clone), "status", "--porcelain"],
                           capture_output=True, text=True, check=True, timeout=60).stdout
     assert blob == ""  # the committed copy was neither read into nor written
-
-
-# -- S4: write_atomic honours the umask -------------------------------------------------------
-
-def test_write_atomic_honours_the_umask(tmp_path: Path) -> None:
-    previous = os.umask(0o077)
-    try:
-        write_atomic(tmp_path / "new.json", b"{}\n")
-    finally:
-        os.umask(previous)
-    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o600
-
-
-def test_install_under_umask_077_writes_nothing_group_or_world_readable(tmp_path: Path) -> None:
-    repo = _upstream(tmp_path, {})
-    code = ("import os, sys; os.umask(0o077); from warpline.cli import main; "
-            "sys.exit(main(['install', '--repo', sys.argv[1], '--json']))")
-    done = subprocess.run([sys.executable, "-c", code, str(repo.path)], capture_output=True,
-                          text=True, timeout=180, env=repo.env(), check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    written = [repo.path / ".mcp.json", guard.state_dir(repo.path) / "config.json",
-               store_path(repo.path)]
-    for path in written:
-        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
-
-
-def test_a_portable_entry_naming_this_warpline_mcp_on_path_is_trusted(tmp_path: Path) -> None:
-    """``"command": "warpline-mcp"`` (no path) resolves, through PATH, to this installation's
-    entry point: doctor spawns it. Resolving executes nothing."""
-    from warpline.setup.executables import command_for
-
-    own = command_for("warpline-mcp")
-    if len(own) != 1:
-        pytest.skip("no warpline-mcp console script beside this interpreter")
-    portable = {"mcpServers": {"warpline": {"type": "stdio", "command": "warpline-mcp",
-                                            "args": []}}}
-    repo = _upstream(tmp_path, {".mcp.json": json.dumps(portable)})
-    env = repo.env(PATH=f"{Path(own[0]).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    _, report = cli_json("doctor", "--repo", str(repo.path), env=env)
-    mcp = {c["name"]: c for c in report["checks"]}["mcp"]
-    assert mcp["status"] == "ok" and "tool names" in mcp["detail"], mcp

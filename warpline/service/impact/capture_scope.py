@@ -41,12 +41,12 @@ def _named(capture: EdgeCapture, refs: list[Ref], store: Store | None,
     if seis and store is not None:
         sei_refs = [Ref("sei", s) for s in seis]
         by_sei.update({ref.value: rows[0].locator for ref, rows
-                       in zip(sei_refs, resolve(store.conn, sei_refs), strict=True) if rows})
+                       in zip(sei_refs, resolve(store, sei_refs), strict=True) if rows})
     missing_seis = [s for s in seis if s not in by_sei]
     if missing_seis:
         by_sei.update(resolve_locators(root, missing_seis))
     ids = [int(r.value) for r in refs if r.kind == "warpline_entity_key_id"]
-    by_id = by_ids(store.conn, ids) if ids and store is not None else {}
+    by_id = by_ids(store, ids) if ids and store is not None else {}
     named: set[str] = set()
     unresolved: list[str] = []
     for ref in refs:
