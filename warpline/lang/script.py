@@ -98,7 +98,7 @@ def _record(node: Any, role: str) -> Rec:
         lo, hi = min(lo, parent.start_byte), max(hi, parent.end_byte)
     first, stop = _leading(outer)
     return Rec(outer.start_byte, outer.end_byte, first, last_line(outer), min(lo, stop), hi,
-               _name(_inner(outer, role), role))
+               _name(_inner(outer, role), role), at=node.start_byte)
 
 
 def _outer(node: Any, role: str) -> Any:

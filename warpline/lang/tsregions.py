@@ -42,15 +42,18 @@ Span = tuple[int, int]
 
 
 class Rec:
-    """One capture read, free of the tree: bytes ``start..end`` (what it nests by), lines
+    """One capture read, free of the tree: bytes ``start..end`` (what it nests by; the
+    captured node starts at ``at``), lines
     ``first..last`` (1-based, inclusive), the bytes its reading depends on (``lo..hi``,
     ``head`` or None), the capture's index in the query (``prio``) and the reader's
     ``data``."""
 
-    __slots__ = ("data", "end", "first", "head", "hi", "last", "lo", "prio", "start")
+    __slots__ = ("at", "data", "end", "first", "head", "hi", "last", "lo", "prio", "start")
 
     def __init__(self, start: int, end: int, first: int, last: int, lo: int, hi: int,
-                 data: Any, head: Span | None = None, prio: int = 0) -> None:
+                 data: Any, head: Span | None = None, prio: int = 0,
+                 at: int | None = None) -> None:
+        self.at = start if at is None else at  # the captured node's first byte
         self.start = start
         self.end = end
         self.first = first
@@ -69,8 +72,10 @@ class Rec:
                 f"{self.data!r})")
 
     def same(self, other: Rec) -> bool:
-        return (self.start, self.end, self.first, self.last, self.data, self.prio) == (
-            other.start, other.end, other.first, other.last, other.data, other.prio)
+        return (self.start, self.end, self.first, self.last, self.data, self.prio, self.at,
+                self.lo, self.hi, self.head) == (
+            other.start, other.end, other.first, other.last, other.data, other.prio, other.at,
+            other.lo, other.hi, other.head)
 
 
 _ORDER: Callable[[Rec], tuple[int, int, int]] = Rec.order
@@ -239,7 +244,10 @@ def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, edit: Edit, source: b
         head = rec.head
         if _hits(dirty, starts, rec.lo, rec.hi) or (
                 head is not None and _hits(dirty, starts, head[0], head[1])):
-            wanted.append((mapping.to_new(rec.start, True), mapping.to_new(rec.end, False)))
+            # Its first byte finds the node again (the query returns every capture whose
+            # node holds a queried byte): the rest of its span need not be re-read.
+            at = mapping.to_new(rec.at, True)
+            wanted.append((at, at))
             continue
         db, dl = mapping.shift(rec.lo)
         if head is not None:
@@ -248,7 +256,7 @@ def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, edit: Edit, source: b
                 head = (head[0] + hb, head[1] + hb)
         if db or dl or head is not rec.head:
             rec = Rec(rec.start + db, rec.end + db, rec.first + dl, rec.last + dl,
-                      rec.lo + db, rec.hi + db, rec.data, head, rec.prio)
+                      rec.lo + db, rec.hi + db, rec.data, head, rec.prio, rec.at + db)
         kept.append(rec)
     stats["regions"] += 1
     stats["kept"] += len(kept)
@@ -272,6 +280,10 @@ def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, edit: Edit, source: b
                     seen.add(ident)
                     if node.type in context:
                         more.append((node.start_byte, node.end_byte))
+                    order = (node.start_byte, -node.end_byte, prio[name])
+                    at = bisect_left(kept, order, key=_ORDER)
+                    if at < len(kept) and kept[at].order() == order:
+                        continue  # kept (an ancestor of an edit, itself unchanged)
                     rec = record(node, name)
                     rec.prio = prio[name]
                     fresh.append(rec)
@@ -280,11 +292,11 @@ def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, edit: Edit, source: b
         pending = _merge([span for span in more
                           if not _inside(queried, q_starts, span)])
     stats["read"] += len(fresh)
-    for rec in fresh:  # the capture's index was set above
+    for rec in fresh:
         order = rec.order()
         at = bisect_left(kept, order, key=_ORDER)
         if at < len(kept) and kept[at].order() == order:
-            continue  # a kept record's capture, returned as an ancestor of an edit
+            continue  # a kept record (nesting by another span than its node's)
         insort(kept, rec, key=_ORDER)
     return kept
 
