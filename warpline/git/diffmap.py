@@ -32,6 +32,7 @@ from warpline.git.locators import file_locator
 from warpline.git.paths import shown
 from warpline.git.pyentities import MODULE_KEY, EntityKey, FileEntities
 from warpline.git.pyincremental import Window
+from warpline.git.window import one_window
 from warpline.lang import WireKind, by_name
 
 __all__ = [
@@ -134,7 +135,9 @@ def edited_changes(
     if not candidates:
         return
     if windows is None:
-        windows = [Window(1, old_fe.line_count, 1, new_fe.line_count)]
+        # Python's whole parses keep comparing whole files (their events are pinned).
+        window = one_window(old_fe, new_fe, hunks) if new_fe.language != "python" else None
+        windows = [window or Window(1, old_fe.line_count, 1, new_fe.line_count)]
     before = own_texts(old_fe, old_lines, [(w.old_first, w.old_last) for w in windows], candidates)
     after = own_texts(new_fe, new_lines, [(w.new_first, w.new_last) for w in windows], candidates)
     previous_path = old.path if old.path != new.path else None
