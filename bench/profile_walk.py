@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
                              "whole too, and count the differences")
     parser.add_argument("--no-regions", action="store_true",
                         help="tree-sitter readers query whole trees (the reference)")
+    parser.add_argument("--no-window", action="store_true",
+                        help="edits read whole compare whole files (the reference)")
     parser.add_argument("--parsers", action="store_true",
                         help="compare ast.parse with tree-sitter on HEAD's Python files")
     parser.add_argument("--repeat", type=int, default=3, help="with --parsers: best of N")
@@ -60,12 +62,14 @@ def main(argv: list[str] | None = None) -> int:
 
     import pygit2
 
+    from warpline.git import window
     from warpline.git.attribution import DefinitionCache, commit_changes
     from warpline.lang import tsregions
     from warpline.store import pipeline
 
     tsregions.CHECK = args.check_regions
     tsregions.EDITED_REGIONS = not args.no_regions
+    window.ENABLED = not args.no_window
 
     repo = pygit2.Repository(str(args.repo))
     walker = repo.walk(repo.head.target,

@@ -20,14 +20,17 @@ from warpline.git.pyentities import EntityKey, FileEntities
 from warpline.git.pyincremental import Window
 from warpline.git.pyscan import Node
 
-__all__ = ["one_window"]
+__all__ = ["ENABLED", "one_window"]
+
+# Off: every such edit compares whole files (the reference the benches compare against).
+ENABLED = True
 
 _Write = tuple[EntityKey, int, int]
 
 
 def one_window(old: FileEntities, new: FileEntities, hunks: Sequence[Hunk]) -> Window | None:
     """The window, or None when the lines around the hunks change owner (compare whole)."""
-    if not hunks:
+    if not hunks or not ENABLED:
         return None
     first, last = hunks[0], hunks[-1]
     head = first[0] - 1 if first[1] else first[0]  # lines 1..head precede every hunk
