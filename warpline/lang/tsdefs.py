@@ -25,7 +25,7 @@ from warpline.git.pyscan import Node
 if TYPE_CHECKING:
     from warpline.lang.tsregions import Rec
 
-__all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "Offsets", "apply_edit", "build", "escape",
+__all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "Offsets", "build", "escape",
            "last_line", "leading_comments", "load_query", "nest_records",
            "never_raises", "squash", "stop_byte"]
 
@@ -110,21 +110,6 @@ class Offsets:
     def at(self, line: int) -> int:
         index = min(max(line - 1, 0), len(self._sums) - 1)
         return min(self._sums[index] + index, self._size)  # + one newline per line
-
-
-def apply_edit(tree: Any, edit: Edit, source: bytes) -> None:
-    """Tell ``tree`` (of ``edit.old_source``) every hunk, in order: each in the
-    coordinates of the document with the hunks before it applied (the new version's)."""
-    old_at = Offsets(edit.old_lines, len(edit.old_source))
-    new_at = Offsets(edit.new_lines, len(source))
-    for old_start, old_count, new_start, new_count in edit.hunks:
-        line = new_start if new_count else new_start + 1  # a deletion follows new_start
-        start = new_at.at(line)
-        old_len = old_at.at(old_start + old_count) - old_at.at(old_start) if old_count else 0
-        new_len = new_at.at(new_start + new_count) - new_at.at(new_start) if new_count else 0
-        row = line - 1
-        tree.edit(start, start + old_len, start + new_len, (row, 0),
-                  (row + old_count, 0), (row + new_count, 0))
 
 
 def last_line(node: Any) -> int:

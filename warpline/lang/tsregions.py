@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from warpline.git.filecaps import too_large
-from warpline.lang.tsdefs import MAX_ERROR_SHARE, Edit, Offsets, apply_edit
+from warpline.lang.tsdefs import MAX_ERROR_SHARE, Edit, Offsets
 
 __all__ = ["EDITED_REGIONS", "Rec", "Recorder", "records", "stats"]
 
@@ -105,9 +105,10 @@ def records(parser: Any, query: Any, source: bytes, edit: Edit | None, record: R
         return None
     kept = _take((id(parser), edit.old_source)) if edit is not None else None
     old_tree, old_recs = kept if kept is not None else (None, None)
+    mapping = _Map(edit, source) if old_tree is not None and edit is not None else None
     try:
-        if old_tree is not None and edit is not None:
-            apply_edit(old_tree, edit, source)
+        if old_tree is not None and mapping is not None:
+            mapping.tell(old_tree)
             tree = parser.parse(source, old_tree)
         else:
             tree = parser.parse(source)
@@ -123,9 +124,9 @@ def records(parser: Any, query: Any, source: bytes, edit: Edit | None, record: R
             _keep(key, (tree, None))
             return None
     found = None
-    if EDITED_REGIONS and old_recs is not None and edit is not None:
-        found = _reread(old_tree, old_recs, tree, edit, source, query, record, context)
-        if CHECK and found is not None:
+    if EDITED_REGIONS and old_recs is not None and mapping is not None:
+        found = _reread(old_tree, old_recs, tree, mapping, query, record, context)
+        if CHECK and found is not None and edit is not None:
             whole = _whole(tree, query, record)
             if not check(found, whole):
                 stats["differ"] += 1
@@ -171,8 +172,10 @@ class _Map:
     def __init__(self, edit: Edit, source: bytes) -> None:
         old_at = Offsets(edit.old_lines, len(edit.old_source))
         new_at = Offsets(edit.new_lines, len(source))
+        self.size = len(source)
         self.old: list[Span] = []
         self.new: list[Span] = []
+        self.rows: list[tuple[int, int, int]] = []  # first row, old rows, new rows
         self.bytes: list[int] = [0]  # cumulative byte delta after hunk k (index k + 1)
         self.lines: list[int] = [0]
         for old_start, old_count, new_start, new_count in edit.hunks:
@@ -180,6 +183,8 @@ class _Map:
             oe = old_at.at(old_start + old_count) if old_count else os
             ns = new_at.at(new_start if new_count else new_start + 1)
             ne = new_at.at(new_start + new_count) if new_count else ns
+            self.rows.append(((new_start if new_count else new_start + 1) - 1, old_count,
+                              new_count))
             self.old.append((os, oe))
             self.new.append((ns, ne))
             self.bytes.append(self.bytes[-1] + (ne - ns) - (oe - os))
@@ -189,6 +194,15 @@ class _Map:
         self.new_ends = [e for _, e in self.new]
         self.old_starts = [s for s, _ in self.old]
         self.sound = self.bytes[-1] == len(source) - len(edit.old_source)
+
+    def tell(self, tree: Any) -> None:
+        """Tell ``tree`` (of the old version) every hunk, in order: each in the
+        coordinates of the document with the hunks before it applied (the new
+        version's)."""
+        for (os, oe), (ns, ne), (row, old_rows, new_rows) in zip(self.old, self.new,
+                                                                 self.rows, strict=True):
+            tree.edit(ns, ns + oe - os, ne, (row, 0), (row + old_rows, 0),
+                      (row + new_rows, 0))
 
     def to_old(self, position: int, low: bool) -> int:
         """A new position in the old version (inside a hunk: that hunk's edge)."""
@@ -227,11 +241,10 @@ def _hits(spans: list[Span], starts: list[int], low: int, high: int) -> bool:
     return k >= 0 and spans[k][1] >= low
 
 
-def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, edit: Edit, source: bytes,
-            query: Any, record: Recorder, context: frozenset[str]) -> list[Rec] | None:
+def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, mapping: _Map, query: Any,
+            record: Recorder, context: frozenset[str]) -> list[Rec] | None:
     import tree_sitter
 
-    mapping = _Map(edit, source)
     if not mapping.sound:
         return None
     changed = [(r.start_byte, r.end_byte) for r in old_tree.changed_ranges(tree)]
@@ -266,7 +279,7 @@ def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, edit: Edit, source: b
     seen: set[tuple[int, int, str]] = set()
     fresh: list[Rec] = []
     root = tree.root_node
-    size = len(source)
+    size = mapping.size
     while pending:
         more: list[Span] = []
         for low, high in pending:
