@@ -43,10 +43,9 @@ Span = tuple[int, int]
 
 class Rec:
     """One capture read, free of the tree: bytes ``start..end`` (what it nests by; the
-    captured node starts at ``at``), lines
-    ``first..last`` (1-based, inclusive), the bytes its reading depends on (``lo..hi``,
-    ``head`` or None), the capture's index in the query (``prio``) and the reader's
-    ``data``."""
+    captured node starts at ``at``), lines ``first..last`` (1-based, inclusive), the
+    bytes its reading depends on (``lo..hi``, ``head`` or None), the capture's index in
+    the query (``prio``) and the reader's ``data``."""
 
     __slots__ = ("at", "data", "end", "first", "head", "hi", "last", "lo", "prio", "start")
 
@@ -91,7 +90,8 @@ _TREES_KEPT = 128
 _TREES_BYTES = 768 << 10
 _trees_bytes = 0
 
-# Counters for the benches: versions read whole, re-read in regions, records kept.
+# Counters for the benches: versions read whole and re-read in regions, records kept
+# from the version before and read from the tree, regional reads differing (``CHECK``).
 stats = {"whole": 0, "regions": 0, "kept": 0, "read": 0, "differ": 0}
 
 
