@@ -44,6 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--merges-only", action="store_true")
     parser.add_argument("--slice", type=int, default=0,
                         help="a fresh cache every N commits (a worker's slice)")
+    parser.add_argument("--check-regions", action="store_true",
+                        help="read every tree-sitter version re-read in edited regions "
+                             "whole too, and count the differences")
+    parser.add_argument("--no-regions", action="store_true",
+                        help="tree-sitter readers query whole trees (the reference)")
+    parser.add_argument("--no-window", action="store_true",
+                        help="edits read whole compare whole files (the reference)")
     parser.add_argument("--parsers", action="store_true",
                         help="compare ast.parse with tree-sitter on HEAD's Python files")
     parser.add_argument("--repeat", type=int, default=3, help="with --parsers: best of N")
@@ -55,8 +62,14 @@ def main(argv: list[str] | None = None) -> int:
 
     import pygit2
 
+    from warpline.git import window
     from warpline.git.attribution import DefinitionCache, commit_changes
+    from warpline.lang import tsregions
     from warpline.store import pipeline
+
+    tsregions.CHECK = args.check_regions
+    tsregions.EDITED_REGIONS = not args.no_regions
+    window.ENABLED = not args.no_window
 
     repo = pygit2.Repository(str(args.repo))
     walker = repo.walk(repo.head.target,
@@ -120,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ast.parse cpu {parse_cpu[0]:.2f} s ({share(parse_cpu[0], cpu)} of the walk); "
           f"failed {failed[0]} calls {failed[1] / 1e6:.1f} MB, cpu {parse_cpu[1]:.2f} s "
           f"({share(parse_cpu[1], cpu)})")
+    print(f"  tree-sitter records: {tsregions.stats}")
     if profiler is not None:
         profiler.dump_stats(str(args.profile))
         pstats.Stats(str(args.profile)).sort_stats(args.sort).print_stats(args.top)

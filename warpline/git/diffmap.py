@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.hunks import Hunk
 from warpline.git.paths import shown
+from warpline.git.window import one_window
 from warpline.lang import WireKind, by_name
 from warpline.lang.entities import MODULE_KEY, EntityKey, FileEntities, Window
 from warpline.lang.locators import file_locator
@@ -133,7 +134,9 @@ def edited_changes(
     if not candidates:
         return
     if windows is None:
-        windows = [Window(1, old_fe.line_count, 1, new_fe.line_count)]
+        # Python's whole parses keep comparing whole files (their events are pinned).
+        window = one_window(old_fe, new_fe, hunks) if new_fe.language != "python" else None
+        windows = [window or Window(1, old_fe.line_count, 1, new_fe.line_count)]
     before = own_texts(old_fe, old_lines, [(w.old_first, w.old_last) for w in windows], candidates)
     after = own_texts(new_fe, new_lines, [(w.new_first, w.new_last) for w in windows], candidates)
     previous_path = old.path if old.path != new.path else None

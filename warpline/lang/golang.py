@@ -20,13 +20,13 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
-    captured,
-    comments_above,
     last_line,
+    leading_comments,
     load_query,
-    nest,
+    nest_records,
     never_raises,
 )
+from warpline.lang.tsregions import Rec, records
 
 __all__ = ["module_name", "read"]
 
@@ -56,25 +56,33 @@ def _grammar() -> tuple[Any, Any]:
     return tree_sitter.Parser(language), load_query(language, "go.scm")
 
 
+def _record(node: Any, kind: str) -> Rec:
+    """One capture read: data ``(kind, name)`` (name "" when it has none)."""
+    outer = node
+    parent = node.parent
+    lo = hi = node.start_byte
+    if node.type in ("type_spec", "type_alias") and parent is not None \
+            and parent.type == "type_declaration":
+        lo, hi = parent.start_byte, parent.end_byte  # how many specs it holds decides
+        if len(parent.named_children) == 1:
+            outer = parent  # `type X struct{…}`: the declaration is the definition
+    first, stop = leading_comments(outer, outer.start_point[0] + 1, _COMMENTS)
+    return Rec(node.start_byte, node.end_byte, first, last_line(outer), min(lo, stop),
+               max(hi, outer.end_byte), ("function" if kind == "method" else kind,
+                                         _name(node, kind)))
+
+
 @never_raises
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
-    read_out = captured(*_grammar(), source, edit)
+    read_out = records(*_grammar(), source, edit, _record)
     if read_out is None:
         return None
     tree, found = read_out
     defs: list[Def] = []
-    for node, kind, _ in nest(found):  # Go has no nested named definitions
-        name = _name(node, kind)
-        if not name:
-            continue
-        outer = node
-        if node.type in ("type_spec", "type_alias") and node.parent is not None \
-                and node.parent.type == "type_declaration" \
-                and len(node.parent.named_children) == 1:
-            outer = node.parent  # `type X struct{…}`: the declaration is the definition
-        first = comments_above(outer, outer.start_point[0] + 1, _COMMENTS)
-        defs.append(Def(("function" if kind == "method" else kind, name), first,
-                        last_line(outer)))
+    for rec, _ in nest_records(found):  # Go has no nested named definitions
+        kind, name = rec.data
+        if name:
+            defs.append(Def((kind, name), rec.first, rec.last))
     return build(source, defs, tree.root_node.has_error, "go")
 
 

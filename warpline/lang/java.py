@@ -19,13 +19,13 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
-    captured,
-    comments_above,
     last_line,
+    leading_comments,
     load_query,
-    nest,
+    nest_records,
     never_raises,
 )
+from warpline.lang.tsregions import Rec, records
 
 __all__ = ["module_name", "read"]
 
@@ -59,33 +59,38 @@ def _grammar() -> tuple[Any, Any]:
     return tree_sitter.Parser(language), load_query(language, "java.scm")
 
 
+def _record(node: Any, kind: str) -> Rec:
+    """One capture read: data ``(kind, name, anonymous)``; ``anonymous``: a member of an
+    anonymous class or an enum constant's body, whose lines belong to the definition
+    around it. Both are decided by the header of the body's owner (``head``)."""
+    body = node.parent
+    owner = body.parent if body is not None else None
+    head = (owner.start_byte, body.start_byte + 1) if owner is not None else None
+    anonymous = body is not None and body.type == "class_body" and owner is not None \
+        and owner.type in ("object_creation_expression", "enum_constant")
+    first, lo = leading_comments(node, node.start_point[0] + 1, _COMMENTS)
+    return Rec(node.start_byte, node.end_byte, first, last_line(node), lo, node.end_byte,
+               (kind, _name(node, kind), anonymous), head)
+
+
 @never_raises
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
-    read_out = captured(*_grammar(), source, edit)
+    read_out = records(*_grammar(), source, edit, _record)
     if read_out is None:
         return None
     tree, found = read_out
-    found = [(node, kind) for node, kind in found if not _anonymous_member(node)]
-    return build(source, _defs(nest(found), ""), tree.root_node.has_error, "java")
+    named = nest_records([rec for rec in found if not rec.data[2]])
+    return build(source, _defs(named, ""), tree.root_node.has_error, "java")
 
 
-def _anonymous_member(node: Any) -> bool:
-    """A member of an anonymous class or an enum constant's body: its lines belong to
-    the definition around it."""
-    body = node.parent
-    return body is not None and body.type == "class_body" and body.parent is not None \
-        and body.parent.type in ("object_creation_expression", "enum_constant")
-
-
-def _defs(entries: list[tuple[Any, str, list[Any]]], prefix: str) -> list[Def]:
+def _defs(entries: list[tuple[Rec, list[Any]]], prefix: str) -> list[Def]:
     out: list[Def] = []
-    for node, kind, children in entries:
-        name = _name(node, kind)
+    for rec, children in entries:
+        kind, name, _ = rec.data
         if not name:
             continue
         qualname = prefix + name
-        first = comments_above(node, node.start_point[0] + 1, _COMMENTS)
-        out.append(Def((kind, qualname), first, last_line(node),
+        out.append(Def((kind, qualname), rec.first, rec.last,
                        _defs(children, qualname + ".")))
     return out
 

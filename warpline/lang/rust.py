@@ -25,13 +25,14 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
-    captured,
     escape,
     last_line,
     load_query,
     never_raises,
     squash,
+    stop_byte,
 )
+from warpline.lang.tsregions import Rec, records
 
 __all__ = ["module_name", "read"]
 
@@ -117,19 +118,38 @@ def _grammar() -> tuple[Any, Any, Any]:
 
 _INSIDE_IMPL = frozenset({"function"})  # associated consts and types are not entities
 _COMMENTS = frozenset({"line_comment", "block_comment"})
+# A trait's method signatures are captured through the trait (the query's context).
+_CONTEXT = frozenset({"trait_item"})
+
+
+def _record(node: Any, kind: str) -> Rec:
+    """One capture read: data ``(kind, name, cfg, skip)``; ``skip``: never an entity (a
+    static of an extern block, whose fns are signatures and not captured; ``const _``)."""
+    first, cfg, lo = _leading(node)
+    head: tuple[int, int] | None = None
+    skip = False
+    parent = node.parent
+    outer = parent.parent if parent is not None else None
+    if kind == "static" and outer is not None:
+        skip = outer.type == "foreign_mod_item"
+        head = (outer.start_byte, parent.start_byte + 1)  # the block's header decides
+    elif kind == "const":
+        skip = _field(node, "name") == "_"
+    elif outer is not None and node.type == "function_signature_item":
+        head = (outer.start_byte, parent.start_byte + 1)  # captured as a trait's item
+    name = _impl_name(node) if kind == "impl" else escape(_field(node, "name"))
+    return Rec(node.start_byte, node.end_byte, first, last_line(node), lo, node.end_byte,
+               (kind, name, cfg, skip), head)
 
 
 class _Item:
-    __slots__ = ("cfg", "children", "end", "first", "kind", "last", "name", "node", "start")
+    __slots__ = ("cfg", "children", "end", "first", "kind", "last", "name")
 
-    def __init__(self, node: Any, kind: str) -> None:
-        self.node = node
-        self.kind = kind
-        self.start = node.start_byte
-        self.end = node.end_byte
-        self.first, self.cfg = _leading(node)
-        self.last = last_line(node)
-        self.name = ""
+    def __init__(self, rec: Rec) -> None:
+        self.kind, self.name, self.cfg, _ = rec.data
+        self.end = rec.end
+        self.first = rec.first
+        self.last = rec.last
         self.children: list[_Item] = []
 
 
@@ -137,39 +157,24 @@ class _Item:
 def read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     """The definitions of one Rust source; None when it cannot be read."""
     _, parser, query = _grammar()
-    read_out = captured(parser, query, source, edit)
+    read_out = records(parser, query, source, edit, _record, _CONTEXT)
     if read_out is None:
         return None
-    tree, captures = read_out
-    found = [_Item(node, kind) for node, kind in captures]
-    found.sort(key=lambda item: (item.start, -item.end))
+    tree, found = read_out
     top: list[_Item] = []
     stack: list[_Item] = []
-    for item in found:
-        while stack and stack[-1].end <= item.start:
+    for rec in found:
+        while stack and stack[-1].end <= rec.start:
             stack.pop()
         parent = stack[-1] if stack else None
-        if not _counts(item, parent):
+        kind, _, _, skip = rec.data
+        if skip or (parent is not None and parent.kind in ("impl", "trait")
+                    and kind not in _INSIDE_IMPL):
             continue
-        item.name = _name(item)
+        item = _Item(rec)
         (parent.children if parent is not None else top).append(item)
         stack.append(item)
     return build(source, _defs(top, ""), tree.root_node.has_error, "rust")
-
-
-def _counts(item: _Item, parent: _Item | None) -> bool:
-    """Whether ``item`` is an entity where it stands."""
-    if item.kind == "static" and item.node.parent is not None and \
-            item.node.parent.parent is not None and \
-            item.node.parent.parent.type == "foreign_mod_item":
-        return False  # a static of an extern block (its fns are signatures: not captured)
-    if item.kind == "const" and _field(item.node, "name") == "_":
-        return False
-    if parent is None:
-        return True
-    if parent.kind in ("impl", "trait"):
-        return item.kind in _INSIDE_IMPL
-    return True
 
 
 def _defs(items: list[_Item], prefix: str) -> list[Def]:
@@ -198,15 +203,9 @@ def _field(node: Any, name: str) -> str:
     return "" if child is None else str(child.text.decode("utf-8", "replace"))
 
 
-def _name(item: _Item) -> str:
-    if item.kind == "impl":
-        return _impl_name(item.node)
-    return escape(_field(item.node, "name"))
-
-
-def _leading(node: Any) -> tuple[int, str | None]:
-    """The first line of ``node`` with its doc comments and attributes, and its
-    ``#[cfg(…)]`` text (whitespace dropped), if any."""
+def _leading(node: Any) -> tuple[int, str | None, int]:
+    """The first line of ``node`` with its doc comments and attributes, its ``#[cfg(…)]``
+    text (whitespace dropped), if any, and the first byte that reading looked at."""
     first = node.start_point[0] + 1
     cfg: str | None = None
     sibling = node.prev_sibling
@@ -225,7 +224,7 @@ def _leading(node: Any) -> tuple[int, str | None]:
         else:
             break
         sibling = sibling.prev_sibling
-    return first, cfg
+    return first, cfg, stop_byte(node, sibling)
 
 
 def _is_outer_doc(comment: Any) -> bool:

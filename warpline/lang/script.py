@@ -21,13 +21,13 @@ from warpline.lang.tsdefs import (
     Def,
     Edit,
     build,
-    captured,
-    comments_above,
     last_line,
+    leading_comments,
     load_query,
-    nest,
+    nest_records,
     never_raises,
 )
+from warpline.lang.tsregions import Rec, records
 
 __all__ = ["module_name", "read_javascript", "read_tsx", "read_typescript"]
 
@@ -76,18 +76,29 @@ def read_tsx(source: bytes, edit: Edit | None = None) -> FileEntities | None:
 
 
 def _read(source: bytes, dialect: str, edit: Edit | None) -> FileEntities | None:
-    read_out = captured(*_grammar(dialect), source, edit)
+    read_out = records(*_grammar(dialect), source, edit, _record)
     if read_out is None:
         return None
-    tree, captures = read_out
-    found = [(_outer(node, role), role) for node, role in captures]
-    seen: set[int] = set()
-    unique = []
-    for outer, role in found:  # a node captured twice (an exported binding) counts once
-        if outer.id not in seen:
-            seen.add(outer.id)
-            unique.append((outer, role))
-    return build(source, _defs(nest(unique), ""), tree.root_node.has_error, dialect)
+    tree, found = read_out
+    unique: list[Rec] = []
+    for rec in found:  # a statement captured twice counts once (the query's first capture)
+        if not unique or (unique[-1].start, unique[-1].end) != (rec.start, rec.end):
+            unique.append(rec)
+    return build(source, _defs(nest_records(unique), ""), tree.root_node.has_error, dialect)
+
+
+def _record(node: Any, role: str) -> Rec:
+    """One capture read, by the statement it stands in: data ``(kind, name)`` or None (not
+    an entity: its children rise)."""
+    outer = _outer(node, role)
+    lo, hi = outer.start_byte, outer.end_byte
+    parent = node.parent
+    if role in ("binding", "assignment") and parent is not None:
+        # how many names the declaration holds, what the assignment stands in
+        lo, hi = min(lo, parent.start_byte), max(hi, parent.end_byte)
+    first, stop = _leading(outer)
+    return Rec(outer.start_byte, outer.end_byte, first, last_line(outer), min(lo, stop), hi,
+               _name(_inner(outer, role), role), at=node.start_byte)
 
 
 def _outer(node: Any, role: str) -> Any:
@@ -119,18 +130,16 @@ def _inner(outer: Any, role: str) -> Any:
     return node
 
 
-def _defs(entries: list[tuple[Any, str, list[Any]]], prefix: str) -> list[Def]:
+def _defs(entries: list[tuple[Rec, list[Any]]], prefix: str) -> list[Def]:
     out: list[Def] = []
-    for outer, role, children in entries:
-        node = _inner(outer, role)
-        named = _name(node, role)
+    for rec, children in entries:
+        named = rec.data
         if named is None:
             out.extend(_defs(children, prefix))  # not an entity: its children rise
             continue
         kind, name = named
         qualname = prefix + name
-        first = _leading(outer)
-        out.append(Def((kind, qualname), first, last_line(outer),
+        out.append(Def((kind, qualname), rec.first, rec.last,
                        _defs(children, qualname + ".")))
     return out
 
@@ -178,9 +187,9 @@ def _member_name(left: str) -> str | None:
     return left.replace(".prototype.", ".")
 
 
-def _leading(outer: Any) -> int:
+def _leading(outer: Any) -> tuple[int, int]:
     """First line: decorators right before the definition (class members), then the
-    comment block directly above."""
+    comment block directly above; and the first byte that reading looked at."""
     first = outer.start_point[0] + 1
     sibling = outer.prev_sibling
     anchor = outer
@@ -188,4 +197,4 @@ def _leading(outer: Any) -> int:
         first = sibling.start_point[0] + 1
         anchor = sibling
         sibling = sibling.prev_sibling
-    return comments_above(anchor, first, _COMMENTS)
+    return leading_comments(anchor, first, _COMMENTS)

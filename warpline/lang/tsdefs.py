@@ -10,15 +10,14 @@ predecessor already covers (two items on one line) shares it, and the later one 
 from __future__ import annotations
 
 from array import array
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, wraps
 from importlib import resources
 from itertools import accumulate
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from warpline.git.filecaps import MAX_ENTITIES, too_large
+from warpline.git.filecaps import MAX_ENTITIES
 from warpline.git.hunks import Hunk
 from warpline.lang.entities import (
     EntityKey,
@@ -29,8 +28,12 @@ from warpline.lang.entities import (
     split_lines,
 )
 
-__all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "build", "comments_above", "escape", "last_line",
-           "load_query", "nest", "never_raises", "parse", "squash"]
+if TYPE_CHECKING:
+    from warpline.lang.tsregions import Rec
+
+__all__ = ["MAX_ERROR_SHARE", "Def", "Edit", "Offsets", "build", "escape",
+           "last_line", "leading_comments", "load_query", "nest_records",
+           "never_raises", "squash", "stop_byte"]
 
 MAX_ERROR_SHARE = 0.5
 _EMPTY = array("i")
@@ -89,76 +92,6 @@ def load_query(language: Any, name: str) -> Any:
     return tree_sitter.Query(language, text)
 
 
-# The last trees parsed, by (parser, source): the old side of an edit is re-parsed
-# incrementally (``Tree.edit`` with the diff's hunks, then parse with the old tree), which
-# reuses every subtree the edit did not touch. A tree is handed over once (editing it
-# makes it the new version's). Bounded by its sources' bytes: a tree takes about 27 times
-# its source (measured on ripgrep), so 768 KB of sources hold about 20 MB of trees.
-_TREES: OrderedDict[tuple[int, bytes], Any] = OrderedDict()
-_TREES_KEPT = 128
-_TREES_BYTES = 768 << 10
-_trees_bytes = 0
-
-
-def captured(parser: Any, query: Any, source: bytes,
-             edit: Edit | None) -> tuple[Any, list[tuple[Any, str]]] | None:
-    """The tree of ``source`` (``parse``) and every (node, capture name) the definitions
-    query finds in it, run in C; None when the source cannot be read."""
-    import tree_sitter
-
-    tree = parse(parser, source, edit)
-    if tree is None:
-        return None
-    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
-    return tree, [(node, name) for name, nodes in captures.items() for node in nodes]
-
-
-def parse(parser: Any, source: bytes, edit: Edit | None = None) -> Any | None:
-    """The tree of ``source`` (re-parsed from the old version's tree when ``edit`` names
-    it and that tree is kept); None when it is past the per-file caps, or when error
-    regions cover more than ``MAX_ERROR_SHARE`` of its lines (a guess, not a reading)."""
-    if too_large(source):
-        return None
-    old = _take((id(parser), edit.old_source)) if edit is not None else None
-    try:
-        if old is not None and edit is not None:
-            _apply(old, edit, source)
-            tree = parser.parse(source, old)
-        else:
-            tree = parser.parse(source)
-    except (ValueError, RuntimeError, MemoryError):
-        return None
-    _keep((id(parser), source), tree)
-    root = tree.root_node
-    if root.has_error:
-        lines = max(root.end_point[0] + 1, 1)
-        broken = sum(node.end_point[0] - node.start_point[0] + 1 for node in root.children
-                     if node.is_error or node.is_missing)
-        if broken > MAX_ERROR_SHARE * lines:
-            return None
-    return tree
-
-
-def _take(key: tuple[int, bytes]) -> Any | None:
-    global _trees_bytes
-    tree = _TREES.pop(key, None)
-    if tree is not None:
-        _trees_bytes -= len(key[1])
-    return tree
-
-
-def _keep(key: tuple[int, bytes], tree: Any) -> None:
-    global _trees_bytes
-    if len(key[1]) > _TREES_BYTES:
-        return
-    _take(key)
-    _TREES[key] = tree
-    _trees_bytes += len(key[1])
-    while len(_TREES) > _TREES_KEPT or _trees_bytes > _TREES_BYTES:
-        old_key, _ = _TREES.popitem(last=False)
-        _trees_bytes -= len(old_key[1])
-
-
 @dataclass(frozen=True, slots=True)
 class Edit:
     """How a version was made from the one before: the old source, its lines and the
@@ -170,7 +103,7 @@ class Edit:
     hunks: Sequence[Hunk]
 
 
-class _Offsets:
+class Offsets:
     """Byte offset of the start of each line (1-based ``at(k)``: line k), from the lines'
     lengths summed in C; past the end, the source's size."""
 
@@ -183,21 +116,6 @@ class _Offsets:
     def at(self, line: int) -> int:
         index = min(max(line - 1, 0), len(self._sums) - 1)
         return min(self._sums[index] + index, self._size)  # + one newline per line
-
-
-def _apply(tree: Any, edit: Edit, source: bytes) -> None:
-    """Tell ``tree`` (of ``edit.old_source``) every hunk, in order: each in the
-    coordinates of the document with the hunks before it applied (the new version's)."""
-    old_at = _Offsets(edit.old_lines, len(edit.old_source))
-    new_at = _Offsets(edit.new_lines, len(source))
-    for old_start, old_count, new_start, new_count in edit.hunks:
-        line = new_start if new_count else new_start + 1  # a deletion follows new_start
-        start = new_at.at(line)
-        old_len = old_at.at(old_start + old_count) - old_at.at(old_start) if old_count else 0
-        new_len = new_at.at(new_start + new_count) - new_at.at(new_start) if new_count else 0
-        row = line - 1
-        tree.edit(start, start + old_len, start + new_len, (row, 0),
-                  (row + old_count, 0), (row + new_count, 0))
 
 
 def last_line(node: Any) -> int:
@@ -249,27 +167,38 @@ def _nodes(defs: list[Def], base: int, counts: dict[EntityKey, int],
 _FIRST: Callable[[Def], int] = lambda d: d.first  # noqa: E731
 
 
-def comments_above(node: Any, first: int, comment_types: frozenset[str]) -> int:
+def leading_comments(node: Any, first: int, comment_types: frozenset[str]) -> tuple[int, int]:
     """The first line of the comment block directly above ``node`` (each comment on the
-    line right before the next, no blank line between), else ``first``."""
+    line right before the next, no blank line between), else ``first``; and the first
+    byte that reading looked at: the start of the
+    sibling that ended the block, else of the parent (an edit from there on can change
+    the answer)."""
     sibling = node.prev_sibling
     while sibling is not None and sibling.type in comment_types \
             and last_line(sibling) >= first - 1:
         first = min(first, sibling.start_point[0] + 1)
         sibling = sibling.prev_sibling
-    return first
+    return first, stop_byte(node, sibling)
 
 
-def nest(found: list[tuple[Any, str]]) -> list[tuple[Any, str, list[Any]]]:
-    """Captured ``(node, kind)`` pairs -> a forest by byte containment, each entry
-    ``(node, kind, children)``, in source order."""
-    found.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
-    top: list[tuple[Any, str, list[Any]]] = []
+def stop_byte(node: Any, sibling: Any | None) -> int:
+    """Where a walk back over ``node``'s leading siblings looked last: ``sibling`` (the
+    one it stopped at), or the parent's start when it ran out of siblings."""
+    if sibling is not None:
+        return int(sibling.start_byte)
+    parent = node.parent
+    return int(parent.start_byte) if parent is not None else 0
+
+
+def nest_records(found: Sequence[Rec]) -> list[tuple[Rec, list[Any]]]:
+    """Records (in ``Rec.order``) -> a forest by byte containment, each entry
+    ``(rec, children)``, in source order."""
+    top: list[tuple[Rec, list[Any]]] = []
     stack: list[tuple[int, list[Any]]] = []
-    for node, kind in found:
-        while stack and stack[-1][0] <= node.start_byte:
+    for rec in found:
+        while stack and stack[-1][0] <= rec.start:
             stack.pop()
-        entry: tuple[Any, str, list[Any]] = (node, kind, [])
+        entry: tuple[Rec, list[Any]] = (rec, [])
         (stack[-1][1] if stack else top).append(entry)
-        stack.append((node.end_byte, entry[2]))
+        stack.append((rec.end, entry[1]))
     return top
