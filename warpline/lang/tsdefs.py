@@ -245,12 +245,16 @@ _FIRST: Callable[[Def], int] = lambda d: d.first  # noqa: E731
 
 def comments_above(node: Any, first: int, comment_types: frozenset[str]) -> int:
     """The first line of the comment block directly above ``node`` (each comment on the
-    line right before the next, no blank line between), else ``first``."""
+    line right before the next, no blank line between), else ``first``. A comment after
+    code on its line (``f() { // note``) is that code's, not part of the block."""
     sibling = node.prev_sibling
     while sibling is not None and sibling.type in comment_types \
             and last_line(sibling) >= first - 1:
+        before = sibling.prev_sibling
+        if before is not None and before.end_point[0] == sibling.start_point[0]:
+            break
         first = min(first, sibling.start_point[0] + 1)
-        sibling = sibling.prev_sibling
+        sibling = before
     return first
 
 
