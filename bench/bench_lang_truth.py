@@ -194,6 +194,7 @@ def score(path: Path, language: str, count: int, sample: int) -> dict[str, Any]:
     lineage_pairs = 0
     hidden: set[tuple[str, str]] = set()  # warpline's events the truth cannot name
     unread_sample: list[str] = []
+    outside = 0  # warpline's events in files the truth does not read (Rust: outside src/)
     for commit in history:
         changes = commit_changes(repo, resolve_commit(repo, commit.sha), cache)
         w_unread = {p for p in changes.unparsed_files if p.endswith(suffixes)}
@@ -210,6 +211,9 @@ def score(path: Path, language: str, count: int, sample: int) -> dict[str, Any]:
         w_events, w_edit, pairs = warpline_events(changes, commit.sha, suffixes, keep, t_moves)
         hidden |= {(commit.sha, c.locator) for c in changes.changes
                    if c.path in read and not truth.accepts(c.locator)}
+        outside += sum(1 for c in changes.changes if c.kind in ("class", "function")
+                       and c.path.endswith(suffixes) and c.path not in read
+                       and c.path not in w_unread and c.path not in t_unread)
         lineage_pairs += pairs
         theirs |= t_events
         ours |= w_events
@@ -233,6 +237,8 @@ def score(path: Path, language: str, count: int, sample: int) -> dict[str, Any]:
         "precision": round(len(both) / max(len(ours), 1), 4),
         "recall": round(len(both) / max(len(theirs), 1), 4),
         "lineage_pairs_expanded": lineage_pairs,
+        "warpline_events_the_truth_cannot_name": len(hidden),
+        "warpline_events_in_files_the_truth_does_not_read": outside,
         "file_versions_left_out": dict(left_out),
         "left_out": unread_sample[:sample],
         "also_modified_on_moves": dict(agree_edit),
@@ -281,7 +287,10 @@ def main() -> int:
               f"agree {result['agree']}, {result['seconds']} s")
         print(f"   precision {result['precision']}  recall {result['recall']}  "
               f"(lineage pairs expanded: {result['lineage_pairs_expanded']}; file versions "
-              f"left out: {result['file_versions_left_out']})")
+              f"left out: {result['file_versions_left_out']}; warpline events the truth "
+              f"cannot name, not compared: {result['warpline_events_the_truth_cannot_name']}, "
+              f"in files it does not read: "
+              f"{result['warpline_events_in_files_the_truth_does_not_read']})")
         print(f"   also_modified on moves: {result['also_modified_on_moves']}")
         for line in result["left_out"]:
             print(f"   left out: {line}")
