@@ -45,8 +45,7 @@ class TsTruth:
         self.cache: dict[tuple[str, str], list[list[object]] | None] = {}
 
     def covers(self, path: str) -> bool:
-        return path.endswith(_SUFFIXES) and "node_modules/" not in path \
-            and not path.endswith(".d.ts")
+        return path.endswith(_SUFFIXES) and "node_modules/" not in path
 
     def accepts(self, locator: str) -> bool:
         return True
