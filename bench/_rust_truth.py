@@ -77,18 +77,37 @@ class _Plugin:
         self.proc.wait(timeout=30)
 
 
+class _TreeFiles:
+    """One commit's files by path, for warpline's module naming (``--rust-outside-src``)."""
+
+    def __init__(self, blobs: Blobs, commit: str) -> None:
+        self.blobs, self.commit = blobs, commit
+
+    def read(self, path: str) -> bytes | None:
+        return tree_file(self.blobs, self.commit, path)
+
+
 class RustTruth:
-    def __init__(self) -> None:
+    def __init__(self, outside_src: bool = False) -> None:
+        # outside_src: files of a crate outside ``src/`` are read too (loomweave emits
+        # nothing for them): each is analysed as if at ``src/<its path in the crate>``,
+        # its items keep loomweave's names within the file, and the module is warpline's
+        # (``<crate>~tests.it``): the events are the plugin's, only the module is named.
+        self.outside_src = outside_src
         self.tmp = Path(tempfile.mkdtemp(prefix="lang-truth-rust-"))
         self.plugins: dict[str, tuple[_Plugin, Path]] = {}
         self.cache: dict[tuple[str, str, str, bool], Defs | None] = {}
         self.crates: dict[tuple[str, str], tuple[str, str] | None] = {}
 
     def covers(self, path: str) -> bool:
-        return path.endswith(".rs") and "src/" in path
+        return path.endswith(".rs") and (self.outside_src or "src/" in path)
 
     def accepts(self, locator: str) -> bool:
-        return "~" not in locator and not locator.startswith("rust:union:")
+        if locator.startswith("rust:union:"):
+            return False
+        if self.outside_src:
+            return ".~trait." not in locator and ".~fn." not in locator
+        return "~" not in locator
 
     def _crate(self, blobs: Blobs, commit: str, path: str) -> tuple[str, str] | None:
         """(crate directory, crate name) of ``path`` in ``commit``'s tree."""
@@ -109,14 +128,24 @@ class RustTruth:
             return False
         base, name = crate
         src = f"{base}/src/" if base else "src/"
-        if not path.startswith(src):
+        module = None
+        if path.startswith(src):
+            rel = path[len(src):]
+        elif self.outside_src:
+            rel = "outside_src/" + path[len(base) + 1 if base else 0:]
+            from warpline.lang.rust import module_name
+
+            module = module_name(path, _TreeFiles(blobs, commit))
+        else:
             return False
-        rel = path[len(src):]
         with_lib = rel == "main.rs" and tree_file(blobs, commit, src + "lib.rs") is not None
         key = (oid, name, rel, with_lib)
         if key not in self.cache:
             self.cache[key] = self._analyse(blobs.read(oid), name, rel, with_lib)
-        return self.cache[key]
+        found = self.cache[key]
+        if found is not None and module is not None:
+            found = Defs("rust", module, found.spans, found.wire, found.lines)
+        return found
 
     def _analyse(self, source: bytes, name: str, rel: str, with_lib: bool) -> Defs | None:
         if name not in self.plugins:

@@ -61,7 +61,7 @@ def detect(path: Path) -> str:
     return counts.most_common(1)[0][0] if counts else "go"
 
 
-def make_truth(language: str, repo: Path) -> Any:
+def make_truth(language: str, repo: Path, outside_src: bool = False) -> Any:
     if language in ("go", "java"):
         if shutil.which("ctags") is None:
             return "universal-ctags is not installed (apt install universal-ctags)"
@@ -71,7 +71,7 @@ def make_truth(language: str, repo: Path) -> Any:
     if language == "rust":
         from _rust_truth import RustTruth, missing
 
-        return missing() or RustTruth()
+        return missing() or RustTruth(outside_src)
     from _ts_truth import TsTruth
     from _ts_truth import missing as ts_missing
 
@@ -128,7 +128,8 @@ def truth_events(commit: Commit, truth: Any, blobs: Blobs, repo: Path, skip: set
             continue
         if old is None and new is None:
             continue
-        read.update(p for p in (pair.old_path, pair.new_path) if p)
+        read.update(p for p, side in ((pair.old_path, old), (pair.new_path, new))
+                    if p and side is not None)
         changed = None
         if old is not None and new is not None and pair.old_blob and pair.new_blob:
             changed = changed_lines(repo, pair.old_blob, pair.new_blob)
@@ -172,8 +173,9 @@ def _category(key: Key, mine: set[Key], other: set[Key],
     return f"{kind}: nothing on the other side"
 
 
-def score(path: Path, language: str, count: int, sample: int) -> dict[str, Any]:
-    truth = make_truth(language, path)
+def score(path: Path, language: str, count: int, sample: int,
+          outside_src: bool = False) -> dict[str, Any]:
+    truth = make_truth(language, path, outside_src)
     if isinstance(truth, str):
         return {"repo": path.name, "language": language, "skipped": truth}
     repo = open_repo(path)
@@ -262,6 +264,9 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=1000)
     parser.add_argument("--sample", type=int, default=6)
     parser.add_argument("--language", default="auto", choices=["auto", *SUFFIXES])
+    parser.add_argument("--rust-outside-src", action="store_true",
+                        help="Rust: also files of a crate outside src/ (loomweave's parse, "
+                             "warpline's module name)")
     args = parser.parse_args()
     runs: list[tuple[Path, str]] = []
     tiny = None
@@ -277,7 +282,7 @@ def main() -> int:
         parser.error("name a repository or --tiny")
     results = []
     for path, language in runs:
-        result = score(path, language, args.commits, args.sample)
+        result = score(path, language, args.commits, args.sample, args.rust_outside_src)
         results.append(result)
         if "skipped" in result:
             print(f"== {result['repo']} ({language}): skipped: {result['skipped']}")
