@@ -37,6 +37,8 @@ TINY: dict[str, list[str]] = {
     "bench_coupling.py": ["{tmp}/history"],
     "bench_rust_ids.py": ["{tmp}/history"],
     "bench_ctags_spans.py": ["{tmp}/history", "--language", "go"],
+    # A tiny built history in Go, Java, Rust and TS/JS (ctags, loomweave, node typescript).
+    "bench_lang_truth.py": ["--tiny"],
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],

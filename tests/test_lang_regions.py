@@ -13,9 +13,9 @@ import pytest
 from tests.gitfixture import FixtureRepo
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.hunks import hunks_and_lines
-from warpline.lang.entities import FileEntities, split_lines
 from warpline.git.repo import open_repo, resolve_commit
 from warpline.lang import golang, java, rust, script, tsregions
+from warpline.lang.entities import FileEntities, split_lines
 from warpline.lang.tsdefs import Edit
 
 Reader = Callable[[bytes, Edit | None], FileEntities | None]

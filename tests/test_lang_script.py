@@ -148,3 +148,22 @@ def test_nesting_deeper_than_recursion_allows_is_unreadable_not_a_crash() -> Non
     assert read_javascript(deep.encode()) is None  # past MAX_DEPTH: painting would recurse
     shallow = "".join(f"function f{i}() {{\n" for i in range(50)) + "}\n" * 50
     assert read_javascript(shallow.encode()) is not None
+
+
+def test_a_comment_after_code_on_the_line_above_is_not_a_nested_definitions(
+        repo: FixtureRepo) -> None:
+    # got's ``_write(…): void { // eslint-disable-line …`` with ``const write = () =>``
+    # on the next line: the comment belongs to the method's header line, so editing it
+    # modifies the method, not the nested definition.
+    source = ("class Request {\n"
+              "  _write(chunk: unknown): void { // eslint-disable-line ban-types\n"
+              "    const write = (): void => {\n"
+              "      this.push(chunk);\n"
+              "    };\n"
+              "    write();\n"
+              "  }\n"
+              "}\n")
+    repo.commit({"src/index.ts": source})
+    edited = _events(_changes(repo, repo.commit(
+        {"src/index.ts": source.replace("ban-types", "no-restricted-types")})))
+    assert edited == {"ts:method:src/index.Request._write": ("modified", "function", None)}

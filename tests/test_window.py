@@ -19,9 +19,9 @@ from tests.test_lang_regions import (
 from warpline.git.diffmap import PySide, edited_changes
 from warpline.git.events import EntityChange
 from warpline.git.hunks import hunks_and_lines
-from warpline.lang.entities import FileEntities, Window, split_lines
 from warpline.git.window import one_window
 from warpline.lang import golang, java, rust, script, tsregions
+from warpline.lang.entities import FileEntities, Window, split_lines
 
 
 def _read(name: str, text: str) -> FileEntities:

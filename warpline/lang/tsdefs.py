@@ -170,14 +170,19 @@ _FIRST: Callable[[Def], int] = lambda d: d.first  # noqa: E731
 def leading_comments(node: Any, first: int, comment_types: frozenset[str]) -> tuple[int, int]:
     """The first line of the comment block directly above ``node`` (each comment on the
     line right before the next, no blank line between), else ``first``; and the first
-    byte that reading looked at: the start of the
-    sibling that ended the block, else of the parent (an edit from there on can change
-    the answer)."""
+    byte that reading looked at: the start of the sibling that ended the block (or of the
+    code a trailing comment follows on its line), else of the parent (an edit from there
+    on can change the answer). A comment after code on its line (``f() { // note``) is
+    that code's, not part of the block."""
     sibling = node.prev_sibling
     while sibling is not None and sibling.type in comment_types \
             and last_line(sibling) >= first - 1:
+        before = sibling.prev_sibling
+        if before is not None and before.end_point[0] == sibling.start_point[0]:
+            sibling = before  # the code the comment trails: the walk looked at its end
+            break
         first = min(first, sibling.start_point[0] + 1)
-        sibling = sibling.prev_sibling
+        sibling = before
     return first, stop_byte(node, sibling)
 
 

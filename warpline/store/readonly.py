@@ -29,7 +29,6 @@ from warpline.errors import StoreUnwritable
 
 if TYPE_CHECKING:  # only ``pending`` walks git; opening the store read-only does not
     from warpline.git.walks import Commit, Repository
-
     from warpline.store.db import Store
 
 # SQLite could not create the -shm/-wal a WAL reader needs: SQLITE_CANTOPEN (a read-only
