@@ -317,6 +317,20 @@ def test_the_crate_name_comes_from_the_commits_own_manifest(repo: FixtureRepo) -
     assert renamed["rust:function:renamed.b"][0] == "added"
 
 
+def test_a_crate_renamed_in_its_manifest_carries_its_untouched_files(
+        repo: FixtureRepo) -> None:
+    repo.commit({"Cargo.toml": MANIFEST, "src/lib.rs": "pub mod shapes;\n",
+                 "src/shapes.rs": "pub fn area() -> u8 { 1 }\n"})
+    renamed = _events(_changes(repo, repo.commit(
+        {"Cargo.toml": MANIFEST.replace("demo-crate", "renamed")})))
+    assert renamed["rust:function:renamed.shapes.area"] == (
+        "moved", "function", "rust:function:demo_crate.shapes.area")
+    assert renamed["rust:module:renamed"][0] == "moved"
+    bumped = _changes(repo, repo.commit(
+        {"Cargo.toml": MANIFEST.replace("demo-crate", "renamed").replace("0.1.0", "0.2.0")}))
+    assert _events(bumped) == {}
+
+
 THREE = "pub fn one() -> u8 {\n    1\n}\n\npub fn two() -> u8 {\n    2\n}\n\n" \
         "pub fn three() -> u8 {\n    3\n}\n"
 
