@@ -20,6 +20,9 @@ matching brace by a small lexer that skips comments, strings, raw strings and ch
 ``\\r`` dropped. A commit is in the history when the definition exists after it and its
 text, path or locator differs from before it: ``added`` (new), ``moved`` (another
 segment's locator or another path before), ``modified`` (same place, other text).
+Segment locators are HEAD's naming; ``RENAMED_BY_MANIFEST`` gives the older prefix the
+dialect used before a manifest renamed a module (a ``go.mod`` added, a crate renamed), so
+such a commit is a ``moved`` of every definition below it.
 """
 
 from __future__ import annotations
@@ -32,7 +35,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _history_truth_targets import ABOUT, NOTES, SELECTION, TARGETS
+from _history_truth_targets import (
+    ABOUT,
+    CORRECTIONS,
+    NOTES,
+    RENAMED_BY_MANIFEST,
+    SELECTION,
+    TARGETS,
+)
 
 OUT = Path(__file__).resolve().parent / "lineage_truth_lang.json"
 CTAGS_LANG = {"go": "Go", "java": "Java"}
@@ -203,10 +213,20 @@ def _found(repo: Path, language: str, rev: str, segments: list[dict[str, str]]
     return None
 
 
-def history(repo: Path, target: dict[str, Any]) -> list[dict[str, Any]]:
+def _locator(repo: Path, rev: str, locator: str, renames: list[tuple[str, str, str]]) -> str:
+    """The locator at ``rev``: before a manifest renamed its module (go.mod added, a crate
+    renamed in Cargo.toml), the dialect named it with the older prefix."""
+    for commit, new, old in renames:
+        if locator.startswith(new) and _applies(repo, rev, {"before": commit}):
+            return old + locator[len(new):]
+    return locator
+
+
+def history(repo: Path, target: dict[str, Any], renames: list[tuple[str, str, str]]
+            ) -> list[dict[str, Any]]:
     segments = target["segments"]
     language = target["language"]
-    commits: list[str] = []
+    commits: list[str] = [git(repo, "rev-parse", c).strip() for c, _, _ in renames]
     for path in dict.fromkeys(s["path"] for s in segments):
         for sha in git(repo, "log", "--full-history", "--no-merges", "--format=%H", "HEAD",
                        "--", path).split():
@@ -222,20 +242,22 @@ def history(repo: Path, target: dict[str, Any]) -> list[dict[str, Any]]:
         parents = git(repo, "rev-list", "--parents", "-n", "1", sha).split()[1:]
         before = _found(repo, language, parents[0], segments) if parents else None
         segment = segments[after[0]]
+        locator = _locator(repo, sha, segment["locator"], renames)
         if before is None:
             kind = "added"
-        elif before[0] != after[0] and (segments[before[0]]["locator"] != segment["locator"]
-                                        or segments[before[0]]["path"] != segment["path"]):
-            kind = "moved"
-        elif before[1] != after[1]:
-            kind = "modified"
         else:
-            continue
-        event = {"commit": sha, "kind": kind, "path": segment["path"],
-                 "locator": segment["locator"]}
+            previous = segments[before[0]]
+            previous_locator = _locator(repo, parents[0], previous["locator"], renames)
+            if previous_locator != locator or previous["path"] != segment["path"]:
+                kind = "moved"
+            elif before[1] != after[1]:
+                kind = "modified"
+            else:
+                continue
+        event = {"commit": sha, "kind": kind, "path": segment["path"], "locator": locator}
         if kind == "moved":
-            event["previous_locator"] = segments[before[0]]["locator"]  # type: ignore[index]
-            event["previous_path"] = segments[before[0]]["path"]  # type: ignore[index]
+            event["previous_locator"] = previous_locator
+            event["previous_path"] = previous["path"]
         note = next((v for k, v in NOTES.items() if sha.startswith(k)), None)
         if note:
             event["validated"] = note
@@ -257,7 +279,7 @@ def main() -> int:
         locator = target["segments"][0]["locator"]
         if args.only is not None and args.only not in locator:
             continue
-        events = history(args.corpus, target)
+        events = history(args.corpus, target, RENAMED_BY_MANIFEST.get(name, []))
         kept.append({"corpus": name, "language": target["language"], "locator": locator,
                      "path": target["segments"][0]["path"], "verified": target["verified"],
                      "events": events})
@@ -269,6 +291,7 @@ def main() -> int:
                 print(f"    {event['commit'][:12]} {event['kind']} "
                       f"{event.get('previous_locator', '')} -> {event['locator']}")
     truth["about"], truth["selection"] = ABOUT, SELECTION
+    truth["corrections"] = CORRECTIONS
     truth["functions"] = sorted(kept, key=lambda f: (f["corpus"], f["locator"]))
     args.truth.write_text(json.dumps(truth, indent=1) + "\n")
     return 0

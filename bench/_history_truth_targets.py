@@ -32,7 +32,7 @@ SELECTION = [
     "GenManTreeFromOpts, Execute -> ExecuteC, GenMarkdown -> GenMarkdownCustom).",
     "Left in on purpose: package/crate names that change without the file changing (cobra's "
     "go.mod added in 5755ecf; ripgrep's Cargo.toml xrep -> ripgrep in a744ec1): the truth "
-    "has no event there (the function did not change) and keeps the older commits.",
+    "keeps the older commits (first written with no event there; see `corrections`).",
     "Dropped before any warpline run (recorded in their replacement's note): stringInSlice "
     "(a move split over two commits), Stopwatch.runtime (born after the class rename), "
     "HyperlinkFormat::from_str (rewritten with a nested enum).",
@@ -340,4 +340,30 @@ TARGETS["ripgrep"] = [
                       within=_DISPLAY)]},
 ]
 
-NOTES: dict[str, str] = {}
+NOTES: dict[str, str] = {
+    "5755ecf": "go.mod added (module github.com/spf13/cobra): before it the dialect names "
+               "the package by its directory (docs/languages.md, Go): every locator below "
+               "changes here (correction, see `corrections`)",
+    "a744ec1": "Cargo.toml [package].name xrep -> ripgrep (git show a744ec1 -- Cargo.toml): "
+               "every locator of the crate changes here (correction, see `corrections`)",
+}
+
+# (commit, HEAD-era locator prefix, the prefix before it), newest first.
+RENAMED_BY_MANIFEST: dict[str, list[tuple[str, str, str]]] = {
+    "cobra": [("5755ecf", "go:function:github.com/spf13/cobra/doc.", "go:function:doc."),
+              ("5755ecf", "go:function:github.com/spf13/cobra.", "go:function:..")],
+    "ripgrep": [("a744ec1", "rust:function:ripgrep.", "rust:function:xrep.")],
+}
+
+CORRECTIONS = [
+    "2026-12-03, after the first score (written down before the rebuild): the segments had "
+    "been written with HEAD's module names throughout, so the builder's own rule (a "
+    "changed locator is `moved`) never saw the two commits where a manifest renamed "
+    "modules without touching the files: cobra 5755ecf (go.mod added; the dialect names "
+    "a package under no go.mod by its directory, docs/languages.md) and ripgrep a744ec1 "
+    "(crate xrep -> ripgrep in Cargo.toml). Verified from git (git show of both "
+    "manifests) and the documented dialect; the builder now takes RENAMED_BY_MANIFEST, "
+    "which adds a `moved` at those commits to the 7 cobra and 2 ripgrep histories that "
+    "cross them. The SELECTION note saying the truth has no event there is superseded. "
+    "Nothing else in the truth was changed after looking.",
+]
