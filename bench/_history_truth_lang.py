@@ -187,16 +187,22 @@ def own_text(language: str, text: str, pattern: str, within: str | None = None
 _AFTER: dict[tuple[str, str], set[str]] = {}
 
 
-def _applies(repo: Path, rev: str, segment: dict[str, str]) -> bool:
-    """False from the segment's ``before`` commit on (it and its descendants)."""
-    before = segment.get("before")
-    if before is None:
-        return True
-    key = (str(repo), before)
+def _descendants(repo: Path, commit: str) -> set[str]:
+    """``commit`` and every commit after it on a path to HEAD."""
+    key = (str(repo), commit)
     if key not in _AFTER:
-        full = git(repo, "rev-parse", before).strip()
+        full = git(repo, "rev-parse", commit).strip()
         _AFTER[key] = {full, *git(repo, "rev-list", "--ancestry-path", f"{full}..HEAD").split()}
-    return rev not in _AFTER[key]
+    return _AFTER[key]
+
+
+def _applies(repo: Path, rev: str, segment: dict[str, str]) -> bool:
+    """False from the segment's ``before`` commit on, and before its ``since`` commit (a
+    name reused: an older definition under it is another definition)."""
+    before, since = segment.get("before"), segment.get("since")
+    if before is not None and rev in _descendants(repo, before):
+        return False
+    return since is None or rev in _descendants(repo, since)
 
 
 def _found(repo: Path, language: str, rev: str, segments: list[dict[str, str]]

@@ -122,10 +122,13 @@ _M = "src/main/java/org/junit/"
 _O = "src/org/junit/"
 
 
-def _java(path: str, start: str, locator: str, before: str | None = None) -> dict[str, Any]:
+def _java(path: str, start: str, locator: str, before: str | None = None,
+          since: str | None = None) -> dict[str, Any]:
     segment = {"path": path, "start": start, "locator": "java:method:org.junit." + locator}
     if before:
         segment["before"] = before
+    if since:
+        segment["since"] = since
     return segment
 
 
@@ -140,6 +143,8 @@ _CHECK = r"void checkThat\((final )?T value"
 _BLOCK = r"Statement methodBlock\((final )?FrameworkMethod "
 _CHILD = r"Statement childBlock\((final )?FrameworkMethod "
 _CHILD_T = r"Statement childBlock\((final )?TestMethod "
+_CHAIN_T = r"Statement chain\(TestMethod method\)"
+_PROTECTED = r"void runProtected\(RunNotifier notifier, Description description,$"
 _ASSERT = r"void assertEquals\(Object expected,\s*Object actual\)"
 
 TARGETS["junit4"] = [
@@ -198,13 +203,19 @@ TARGETS["junit4"] = [
                         "internal.ClassUtil.getClass(String)")]},
     {"language": "java", "verified": "ParentRunner: src/org/junit/internal/runners -> "
      "src/main/java (R067 with the layout move) -> runners (R090): package "
-     "internal.runners -> runners",
+     "internal.runners -> runners. Corrected after the first score: at 24a5aad run is "
+     "TestClass.runProtected(RunNotifier, Description, Statement) moved and renamed (same "
+     "body, read side by side), not new; runProtected's Statement version dates from "
+     "4e1018a (its Runnable version 0.45 similar, below 0.6: the origin)",
      "segments": [_java(_M + "runners/ParentRunner.java", _RUN,
                         "runners.ParentRunner.run(RunNotifier)"),
                   _java(_M + "internal/runners/ParentRunner.java", _RUN,
                         "internal.runners.ParentRunner.run(RunNotifier)"),
                   _java(_O + "internal/runners/ParentRunner.java", _RUN,
-                        "internal.runners.ParentRunner.run(RunNotifier)")]},
+                        "internal.runners.ParentRunner.run(RunNotifier)"),
+                  _java(_O + "internal/runners/model/TestClass.java", _PROTECTED,
+                        "internal.runners.model.TestClass.runProtected"
+                        "(RunNotifier,Description,Statement)")]},
     {"language": "java", "verified": "generic overload beside checkThat(String, T, Matcher); "
      "the file moved experimental/interceptor -> experimental/rules -> rules",
      "segments": [_java(_M + "rules/ErrorCollector.java", _CHECK,
@@ -217,7 +228,11 @@ TARGETS["junit4"] = [
      "(24a5aad); parameter type TestMethod -> FrameworkMethod (8bed6c9: a new locator); "
      "src/ -> src/main/java (8226e3e); the class renamed BlockJUnit4ClassRunner in a new "
      "file while the old JUnit4ClassRunner came back without childBlock (078e45b); "
-     "internal.runners -> runners; renamed methodBlock in place (1fcd990): git log -G",
+     "internal.runners -> runners; renamed methodBlock in place (1fcd990): git log -G. "
+     "Corrected after the first score: childBlock(TestMethod) at 24a5aad is chain(TestMethod)"
+     " renamed, text identical; that chain(TestMethod) was written at 59b1e29 from "
+     "chain(TestMethod, Object) (own text 0.44 similar, below the Python truth's 0.6: its "
+     "origin), so the older chain(TestMethod) of 576377b..0dbe9ee is another definition",
      "segments": [_java(_M + "runners/BlockJUnit4ClassRunner.java", _BLOCK,
                         "runners.BlockJUnit4ClassRunner.methodBlock(FrameworkMethod)"),
                   _java(_M + "runners/BlockJUnit4ClassRunner.java", _CHILD,
@@ -229,7 +244,10 @@ TARGETS["junit4"] = [
                   _java(_O + "internal/runners/JUnit4ClassRunner.java", _CHILD,
                         "internal.runners.JUnit4ClassRunner.childBlock(FrameworkMethod)"),
                   _java(_O + "internal/runners/JUnit4ClassRunner.java", _CHILD_T,
-                        "internal.runners.JUnit4ClassRunner.childBlock(TestMethod)")]},
+                        "internal.runners.JUnit4ClassRunner.childBlock(TestMethod)"),
+                  _java(_O + "internal/runners/JUnit4ClassRunner.java", _CHAIN_T,
+                        "internal.runners.JUnit4ClassRunner.chain(TestMethod)",
+                        since="59b1e29")]},
     {"language": "java", "verified": "Assert: src/org/junit -> src/main/java/org/junit with "
      "the layout moves (org/ -> src/org 40cc52c, -> src/main/java 8226e3e); an overload "
      "among 20-odd assertEquals",
@@ -365,5 +383,13 @@ CORRECTIONS = [
     "manifests) and the documented dialect; the builder now takes RENAMED_BY_MANIFEST, "
     "which adds a `moved` at those commits to the 7 cobra and 2 ripgrep histories that "
     "cross them. The SELECTION note saying the truth has no event there is superseded. "
-    "Nothing else in the truth was changed after looking.",
+    "Nothing else in the truth was changed after looking, except:",
+    "2026-12-03, junit4, reading the first score's extras: at 24a5aad ('Progress on "
+    "ParentRunner') both ParentRunner.run and JUnit4ClassRunner.childBlock(TestMethod) were "
+    "segmented as new, but run is TestClass.runProtected(RunNotifier, Description, "
+    "Statement) moved to the new ParentRunner (same body) and childBlock is chain(TestMethod)"
+    " renamed (identical text): git show 24a5aad, read side by side. Their predecessors' "
+    "histories were followed back to the first boundary whose own text is below the Python "
+    "truth builder's 0.6 (runProtected's Runnable version 0.45 at 4e1018a; chain(TestMethod,"
+    " Object) 0.44 at 59b1e29): those are the origins, as in _history_truth_build.py.",
 ]
