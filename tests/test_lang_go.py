@@ -110,6 +110,28 @@ def test_a_function_moved_to_another_package_keeps_its_lineage(repo: FixtureRepo
         "moved", "function", "go:function:github.com/acme/demo/shapes.New")
 
 
+def test_a_function_renamed_into_another_file_of_its_package_keeps_its_lineage(
+        repo: FixtureRepo) -> None:
+    repo.commit({"go.mod": GOMOD, "shapes/shape.go": SHAPES})
+    new_fn = SHAPES[SHAPES.index("func New"):SHAPES.index("type Sizer")]
+    events = _events(_changes(repo, repo.commit({
+        "shapes/shape.go": SHAPES.replace(new_fn, ""),
+        "shapes/make.go": "package shapes\n\nimport \"fmt\"\n\n"
+                          + new_fn.replace("func New(", "func Make(")})))
+    assert events["go:function:github.com/acme/demo/shapes.Make"] == (
+        "moved", "function", "go:function:github.com/acme/demo/shapes.New")
+    assert "go:function:github.com/acme/demo/shapes.New" not in events
+
+
+def test_a_file_renamed_within_its_package_keeps_its_ids(repo: FixtureRepo) -> None:
+    repo.commit({"go.mod": GOMOD, "shapes/shape.go": SHAPES})
+    found = _changes(repo, repo.commit({"shapes/shape.go": None, "shapes/circle.go": SHAPES}))
+    area = "go:function:github.com/acme/demo/shapes.Shape.Area"
+    assert _events(found)[area] == ("moved", "function", area)  # the path moved, not the id
+    assert [(c.previous_path, c.also_modified) for c in found.changes if c.locator == area] \
+        == [("shapes/shape.go", False)]
+
+
 def test_a_go_mod_added_later_carries_the_untouched_packages(repo: FixtureRepo) -> None:
     repo.commit({"shapes/shape.go": SHAPES, "cmd/main.go": "package main\n\nfunc main() {}\n"})
     events = _events(_changes(repo, repo.commit({"go.mod": GOMOD})))
