@@ -2,7 +2,9 @@
 
     python bench/bench_history_truth.py CORPUS [CORPUS ...] [--workdir DIR] [--truth FILE]
 
-Each corpus (a clone of ``requests`` or ``pip``, named by its directory) is cloned into a
+Each corpus (a clone of ``requests`` or ``pip``, or with ``--truth
+bench/lineage_truth_lang.json`` of ``ripgrep``, ``cobra`` or ``junit4``: Rust, Go and Java
+histories built by ``bench/_history_truth_lang.py``; named by its directory) is cloned into a
 temporary directory (or ``--workdir``, kept and reused) and backfilled (``warpline
 backfill``); then, for every function of the truth on that corpus, warpline's
 ``timeline`` (every page) and ``churn`` of the function's current locator are compared

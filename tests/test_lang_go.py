@@ -110,6 +110,50 @@ def test_a_function_moved_to_another_package_keeps_its_lineage(repo: FixtureRepo
         "moved", "function", "go:function:github.com/acme/demo/shapes.New")
 
 
+def test_a_function_renamed_into_another_file_of_its_package_keeps_its_lineage(
+        repo: FixtureRepo) -> None:
+    repo.commit({"go.mod": GOMOD, "shapes/shape.go": SHAPES})
+    new_fn = SHAPES[SHAPES.index("func New"):SHAPES.index("type Sizer")]
+    events = _events(_changes(repo, repo.commit({
+        "shapes/shape.go": SHAPES.replace(new_fn, ""),
+        "shapes/make.go": "package shapes\n\nimport \"fmt\"\n\n"
+                          + new_fn.replace("func New(", "func Make(")})))
+    assert events["go:function:github.com/acme/demo/shapes.Make"] == (
+        "moved", "function", "go:function:github.com/acme/demo/shapes.New")
+    assert "go:function:github.com/acme/demo/shapes.New" not in events
+
+
+def test_a_file_renamed_within_its_package_keeps_its_ids(repo: FixtureRepo) -> None:
+    repo.commit({"go.mod": GOMOD, "shapes/shape.go": SHAPES})
+    found = _changes(repo, repo.commit({"shapes/shape.go": None, "shapes/circle.go": SHAPES}))
+    area = "go:function:github.com/acme/demo/shapes.Shape.Area"
+    assert _events(found)[area] == ("moved", "function", area)  # the path moved, not the id
+    assert [(c.previous_path, c.also_modified) for c in found.changes if c.locator == area] \
+        == [("shapes/shape.go", False)]
+
+
+def test_a_go_mod_added_later_carries_the_untouched_packages(repo: FixtureRepo) -> None:
+    repo.commit({"shapes/shape.go": SHAPES, "cmd/main.go": "package main\n\nfunc main() {}\n"})
+    events = _events(_changes(repo, repo.commit({"go.mod": GOMOD})))
+    assert events["go:function:github.com/acme/demo/shapes.Shape.Area"] == (
+        "moved", "function", "go:function:shapes.Shape.Area")
+    assert events["go:function:github.com/acme/demo/cmd.main"] == (
+        "moved", "function", "go:function:cmd.main")
+    assert _events(_changes(repo, repo.commit({"go.mod": GOMOD + "\nrequire x.y/z v1.0.0\n"}))) \
+        == {}  # an edit that renames nothing carries nothing
+
+
+def test_a_timeline_reaches_back_past_the_go_mod(repo: FixtureRepo) -> None:
+    from warpline.registry import call_tool
+
+    repo.commit({"shapes/shape.go": SHAPES}, "before go.mod")
+    repo.commit({"go.mod": GOMOD}, "go.mod")
+    repo.commit({"shapes/shape.go": SHAPES.replace("s.r * s.r", "s.r * s.r * 2")}, "edit")
+    env = call_tool("timeline", {"repo": str(repo.path), "sort_order": "asc",
+                                 "entity": "go:function:github.com/acme/demo/shapes.Shape.Area"})
+    assert [i["change_kind"] for i in env["data"]["items"]] == ["added", "moved", "modified"]
+
+
 def test_a_syntax_error_keeps_intact_definitions(repo: FixtureRepo) -> None:
     repo.commit({"go.mod": GOMOD, "shapes/shape.go": SHAPES})
     broken = _changes(repo, repo.commit({"shapes/shape.go": SHAPES.replace(

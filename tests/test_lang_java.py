@@ -105,6 +105,29 @@ def test_a_class_moved_to_another_package_carries_its_methods(repo: FixtureRepo)
     assert moved["java:class:org.other.Outer"][::2] == ("moved", "java:class:org.demo.Outer")
 
 
+def test_an_overloads_parameter_type_changed_pairs_it_and_leaves_its_sibling(
+        repo: FixtureRepo) -> None:
+    repo.commit({PATH: OUTER})
+    retyped = OUTER.replace("add(java.util.Map.Entry<String, T> e)", "add(java.util.Set<T> e)")
+    events = _events(_changes(repo, repo.commit({PATH: retyped})))
+    assert events == {"java:method:org.demo.Outer.add(Set)": (
+        "moved", "function", "java:method:org.demo.Outer.add(Entry)")}
+
+
+def test_a_class_renamed_with_its_file_carries_its_methods(repo: FixtureRepo) -> None:
+    repo.commit({PATH: OUTER})
+    renamed = OUTER.replace("class Outer<T>", "class Wrapper<T>").replace(
+        "public Outer(", "public Wrapper(")
+    events = _events(_changes(repo, repo.commit(
+        {PATH: None, "src/main/java/org/demo/Wrapper.java": renamed})))
+    assert events["java:method:org.demo.Wrapper.add(Entry)"] == (
+        "moved", "function", "java:method:org.demo.Outer.add(Entry)")
+    assert events["java:constructor:org.demo.Wrapper.<init>(int)"][::2] == (
+        "moved", "java:constructor:org.demo.Outer.<init>(int)")
+    assert events["java:class:org.demo.Wrapper.Inner"][::2] == (
+        "moved", "java:class:org.demo.Outer.Inner")
+
+
 QUOTE = """\
 package org.demo;
 

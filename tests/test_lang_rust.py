@@ -13,7 +13,7 @@ import pygit2
 import pytest
 
 from tests import langwalk
-from tests.gitfixture import FixtureRepo
+from tests.gitfixture import FixtureRepo, Gitlink, Symlink
 from warpline.git.attribution import worktree_changes
 from warpline.git.repo import open_repo
 from warpline.lang import describe_locator, language_of
@@ -315,6 +315,23 @@ def test_the_crate_name_comes_from_the_commits_own_manifest(repo: FixtureRepo) -
         {"Cargo.toml": MANIFEST.replace("demo-crate", "renamed"),
          "src/lib.rs": "pub fn a() {}\npub fn b() {}\n"})))
     assert renamed["rust:function:renamed.b"][0] == "added"
+
+
+def test_a_crate_renamed_in_its_manifest_carries_its_untouched_files(
+        repo: FixtureRepo) -> None:
+    repo.commit({"Cargo.toml": MANIFEST, "src/lib.rs": "pub mod shapes;\n",
+                 "src/shapes.rs": "pub fn area() -> u8 { 1 }\n",
+                 "src/vendored": Gitlink("1" * 40), "src/link.rs": Symlink("shapes.rs")})
+    renamed = _events(_changes(repo, repo.commit(
+        {"Cargo.toml": MANIFEST.replace("demo-crate", "renamed")})))
+    assert renamed == {  # the submodule and the symlink are not read
+        "rust:function:renamed.shapes.area": (
+            "moved", "function", "rust:function:demo_crate.shapes.area"),
+        "rust:module:renamed": ("moved", "module", "rust:module:demo_crate"),
+        "rust:module:renamed.shapes": ("moved", "module", "rust:module:demo_crate.shapes")}
+    bumped = _changes(repo, repo.commit(
+        {"Cargo.toml": MANIFEST.replace("demo-crate", "renamed").replace("0.1.0", "0.2.0")}))
+    assert _events(bumped) == {}
 
 
 THREE = "pub fn one() -> u8 {\n    1\n}\n\npub fn two() -> u8 {\n    2\n}\n\n" \

@@ -50,6 +50,7 @@ from warpline.git.events import ChangeKind, CommitChanges, CommitInfo, EntityCha
 from warpline.git.hashcache import HashCache
 from warpline.git.hunks import hunks_and_lines
 from warpline.git.lineage import SideIndex, pair_definitions
+from warpline.git.manifests import renamed_by_manifests
 from warpline.git.merges import merge_changes
 from warpline.git.parsecache import (
     DIFF_FLAGS,
@@ -172,6 +173,11 @@ def _first_parent_changes(
             parsed = _whole(repo, cache, (old_path, old_src, old_f.id),
                             (new_path, new_src, new_f.id), out, sides)  # fmt: skip
         if not parsed:
+            unparsed.append(path)
+    touched = {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path)}
+    for path, oid, old_src, new_src in renamed_by_manifests(old_tree, tree, touched,
+                                                            old_files, new_files):
+        if not _whole(repo, cache, (path, old_src, oid), (path, new_src, oid), out, sides):
             unparsed.append(path)
     if any(c.kind == "module" and c.change_kind in ("added", "removed") for c in out):
         out = [_shared_module(c, old_tree, tree) for c in out]

@@ -89,6 +89,9 @@ class Language:
     # Python's tests are selected (pytest) so far; for the others an answer names this as
     # what to run instead of proposing a runner the repository does not use.
     test_command: str = ""
+    # Manifests a module name reads (``Cargo.toml``, ``go.mod``): a commit changing one
+    # renames the modules below it, also in files it does not touch (``git/manifests.py``).
+    manifests: tuple[str, ...] = ()
 
     @property
     def incremental(self) -> bool:
@@ -219,9 +222,9 @@ _SCRIPT_KINDS: dict[str, WireKind] = {
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
                   reparse=_python_reparse, test_command="pytest")
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read,
-                test_command="cargo test")
+                test_command="cargo test", manifests=("Cargo.toml",))
 GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True,
-              test_command="go test ./...")
+              test_command="go test ./...", manifests=("go.mod",))
 JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read,
                 type_first_params=True, shared_module=True,
                 test_command="mvn test (or gradle test)")
