@@ -14,6 +14,10 @@ move when the definition's lines, indentation stripped, are >= 0.6 similar (diff
 a definition removed in that commit, as for Python. Each target's ``note`` says how its
 history was read.
 
+A commit changes the definition as DESIGN §4 says (``warpline/git/diffmap.py``): its
+zero-context diff removes or adds one of the definition's own lines, and the own
+non-blank lines differ.
+
 The definition's text at a version is read without a parser: the first line matching
 ``start``, down to the first later line that is only a closing brace at the start line's
 indentation (``}``, ``};``, ``});``), with the comment lines directly above (no blank line
@@ -63,11 +67,11 @@ def git(repo: Path, *args: str) -> str:
                           check=True, errors="replace").stdout
 
 
-def text_of(source: bytes | None, start: str, after: str | None = None
-            ) -> tuple[str, ...] | None:
-    """The definition's lines (see the module docstring), or None when absent; with
-    ``after``, the first ``start`` line below the first ``after`` line (a method of a
-    class)."""
+def own_lines(source: bytes | None, start: str, after: str | None = None
+              ) -> list[tuple[int, str]] | None:
+    """The definition's own lines as (1-based number, text) (see the module docstring),
+    or None when absent; with ``after``, the first ``start`` line below the first
+    ``after`` line (a method of a class)."""
     if source is None:
         return None
     lines = source.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
@@ -85,16 +89,23 @@ def text_of(source: bytes | None, start: str, after: str | None = None
         first = index
         while first > 0 and _COMMENT.match(lines[first - 1]):
             first -= 1
-        return _own(lines[first:index + 1], lines[index + 1:last + 1])
+        numbered = list(enumerate(lines, 1))
+        return _own(numbered[first:index + 1], numbered[index + 1:last + 1])
     return None
 
 
-def _own(head: list[str], body: list[str]) -> tuple[str, ...]:
+def text_of(source: bytes | None, start: str, after: str | None = None
+            ) -> tuple[str, ...] | None:
+    found = own_lines(source, start, after)
+    return None if found is None else tuple(text for _, text in found)
+
+
+def _own(head: list[tuple[int, str]], body: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """``head`` + ``body`` without the lines of nested named definitions (each from its
     comment block above to its closing brace at its own indentation)."""
     out = list(head)
     skip_to = -1
-    for index, line in enumerate(body):
+    for index, (_, line) in enumerate(body):
         if index <= skip_to:
             continue
         if _NESTED.match(line):
@@ -102,13 +113,29 @@ def _own(head: list[str], body: list[str]) -> tuple[str, ...]:
             if line.rstrip().endswith(("{", "(")):
                 indent = line[:len(line) - len(line.lstrip())]
                 end = re.compile("^" + re.escape(indent) + r"\}[;),]*\s*$")
-                skip_to = next((j for j in range(index + 1, len(body)) if end.match(body[j])),
-                               index)
-            while out and out[-1].strip() and _COMMENT.match(out[-1]) and len(out) > len(head):
+                skip_to = next((j for j in range(index + 1, len(body))
+                                if end.match(body[j][1])), index)
+            while len(out) > len(head) and out[-1][1].strip() and _COMMENT.match(out[-1][1]):
                 out.pop()
             continue
-        out.append(line)
-    return tuple(out)
+        out.append(body[index])
+    return out
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+def touched(repo: Path, parent: str, sha: str, path: str) -> tuple[set[int], set[int]]:
+    """The lines a zero-context diff removes (old side) and adds (new side)."""
+    diff = git(repo, "diff", "-U0", "--no-color", "--no-ext-diff", parent, sha, "--", path)
+    old: set[int] = set()
+    new: set[int] = set()
+    for match in _HUNK.finditer(diff):
+        start, count = int(match[1]), int(match[2] or 1)
+        old.update(range(start, start + count))
+        start, count = int(match[3]), int(match[4] or 1)
+        new.update(range(start, start + count))
+    return old, new
 
 
 class History:
@@ -127,14 +154,29 @@ class History:
                 return index
         return len(self.eras) - 1
 
-    def text(self, oid: pygit2.Oid, era: int) -> tuple[str, ...] | None:
+    def lines(self, oid: pygit2.Oid, era: int) -> list[tuple[int, str]] | None:
         tree = self.repo[oid].peel(pygit2.Commit).tree
         try:
             blob = tree[self.eras[era]["path"]]
         except KeyError:
             return None
-        return text_of(blob.data if isinstance(blob, pygit2.Blob) else None,
-                       self.eras[era]["start"], self.eras[era].get("after"))
+        return own_lines(blob.data if isinstance(blob, pygit2.Blob) else None,
+                         self.eras[era]["start"], self.eras[era].get("after"))
+
+    def text(self, oid: pygit2.Oid, era: int) -> tuple[str, ...] | None:
+        found = self.lines(oid, era)
+        return None if found is None else tuple(text for _, text in found)
+
+    def changed(self, sha: str, parent: pygit2.Oid, era: int) -> bool:
+        """DESIGN §4, as warpline/git/diffmap.py states it: the zero-context diff removes
+        or adds one of the definition's own lines (a pure insertion touches no old line),
+        and its own non-blank lines differ (a blank-line-only edit is no change)."""
+        new, old = self.lines(pygit2.Oid(hex=sha), era), self.lines(parent, era)
+        assert new is not None and old is not None
+        if [t for _, t in new if t.strip()] == [t for _, t in old if t.strip()]:
+            return False
+        removed, added = touched(self.path, str(parent), sha, self.eras[era]["path"])
+        return bool({n for n, _ in old} & removed or {n for n, _ in new} & added)
 
     def judge(self, sha: str) -> tuple[str | None, int]:
         oid = pygit2.Oid(hex=sha)
@@ -152,7 +194,7 @@ class History:
             return ("REMOVED" if old is not None else None), era
         if old is None:
             return "added", era
-        return ("modified" if new != old else None), era
+        return ("modified" if new != old and self.changed(sha, parent, era) else None), era
 
     def merge_differs(self, sha: str) -> str | None:
         """None when the merge's text is a parent's or the clean re-merge's; else why."""
@@ -162,23 +204,32 @@ class History:
         parents = self.repo[oid].peel(pygit2.Commit).parent_ids
         if any(self.text(p, self.era(p)) == new for p in parents):
             return None
+        path = self.eras[era]["path"]
         done = subprocess.run(["git", "-C", str(self.path), "merge-tree", "--write-tree",
-                               "--no-messages", *(str(p) for p in parents)],
+                               "--name-only", "--no-messages", *(str(p) for p in parents)],
                               capture_output=True, text=True, check=False)
-        tree = self.repo[pygit2.Oid(hex=done.stdout.split()[0])]
+        head, _, _ = done.stdout.partition("\n\n")
+        tree_id, *conflicted = head.splitlines()
+        if path in conflicted:
+            # judged line by line (docs/lineage.md): what `git diff --cc` shows, a region
+            # where the result is no parent's, inside the definition's own lines
+            ours = {n for n, _ in self.lines(oid, era) or ()}
+            shown: set[int] = set()
+            for match in _CC_HUNK.finditer(git(self.path, "show", "--cc", "-U0", "--format=",
+                                               sha, "--", path)):
+                start, count = int(match[1]), int(match[2] or 1)
+                shown.update(range(start, start + count) if count else (start, start + 1))
+            return (f"re-merge conflicted on {path}; `git show --cc` shows own lines "
+                    f"{sorted(ours & shown)}") if ours & shown else None
         try:
-            blob = tree[self.eras[era]["path"]]
+            blob = self.repo[pygit2.Oid(hex=tree_id)].peel(pygit2.Tree)[path]
         except KeyError:
             return "the re-merge lacks the file"
         remerged = text_of(blob.data, self.eras[era]["start"], self.eras[era].get("after"))
-        if remerged == new:
-            return None
-        if done.returncode != 1:
-            return "differs from the clean re-merge"
-        # conflicted: judged line by line (docs/lineage.md), a line in no parent's text
-        olds = [set(self.text(p, self.era(p)) or ()) for p in parents]
-        own = [line for line in new or () if all(line not in old for old in olds)]
-        return f"re-merge conflicted; lines in no parent: {own}" if own else None
+        return None if remerged == new else "differs from the clean re-merge"
+
+
+_CC_HUNK = re.compile(r"^@@@ (?:-\d+(?:,\d+)? )+\+(\d+)(?:,(\d+))? @@@", re.MULTILINE)
 
 
 def build(repo: Path, target: dict[str, Any]) -> dict[str, Any]:
