@@ -148,3 +148,115 @@ def test_nesting_deeper_than_recursion_allows_is_unreadable_not_a_crash() -> Non
     assert read_javascript(deep.encode()) is None  # past MAX_DEPTH: painting would recurse
     shallow = "".join(f"function f{i}() {{\n" for i in range(50)) + "}\n" * 50
     assert read_javascript(shallow.encode()) is not None
+
+
+ERRORS = """\
+'use strict';
+
+function stdError(error, opts) {
+  const where = opts.host + opts.path;
+  const code = error.code || 'E_UNKNOWN';
+  const message = `${code} at ${where}`;
+  log(message, opts.method);
+  record(code, where);
+  notify(opts.hooks, message);
+}
+
+module.exports.stdError = stdError;
+"""
+
+CLASSY = """\
+'use strict';
+
+class StdError extends Error {
+  constructor(error, opts) {
+    const where = opts.host + opts.path;
+    const code = error.code || 'E_UNKNOWN';
+    const message = `${code} at ${where}`;
+    log(message, opts.method);
+    record(code, where);
+    notify(opts.hooks, message);
+  }
+}
+
+module.exports.StdError = StdError;
+"""
+
+VIEW_JS = """\
+function View(name, options) {
+  this.name = name;
+  this.root = options.root;
+  this.ext = extname(name);
+}
+
+View.prototype.lookup = function lookup(name) {
+  var path = resolve(this.root, name);
+  var stat = tryStat(path);
+  if (stat && stat.isFile()) {
+    return path;
+  }
+  return undefined;
+};
+"""
+
+VIEW_TS = """\
+export class View {
+  constructor(name: string, options: Options) {
+    this.name = name;
+    this.root = options.root;
+    this.ext = extname(name);
+  }
+
+  lookup(name: string): string | undefined {
+    var path = resolve(this.root, name);
+    var stat = tryStat(path);
+    if (stat && stat.isFile()) {
+      return path;
+    }
+    return undefined;
+  }
+}
+"""
+
+
+def test_a_function_rewritten_as_a_class_constructor_keeps_its_lineage(
+        repo: FixtureRepo) -> None:
+    """got's ``function stdError`` became ``class StdError``'s constructor (359a5d1): a
+    function and a method are one family, so the constructor carries the history."""
+    repo.commit({"lib/errors.js": ERRORS})
+    events = _events(_changes(repo, repo.commit({"lib/errors.js": CLASSY})))
+    assert events["ts:method:lib/errors.StdError.constructor"] == (
+        "moved", "function", "ts:function:lib/errors.stdError")
+    assert "ts:function:lib/errors.stdError" not in events
+
+
+def test_prototype_methods_becoming_class_methods_in_a_js_to_ts_migration_keep_lineage(
+        repo: FixtureRepo) -> None:
+    """``View.prototype.lookup = function`` (a function) -> ``class View { lookup() }`` (a
+    method) in the same .js -> .ts rename: the method and the constructor keep the
+    history of the assignment and of the constructor function."""
+    repo.commit({"lib/view.js": VIEW_JS})
+    events = _events(_changes(repo, repo.commit({"lib/view.ts": VIEW_TS},
+                                                renames={"lib/view.js": "lib/view.ts"})))
+    assert events["ts:method:lib/view.View.lookup"] == (
+        "moved", "function", "ts:function:lib/view.View.lookup")
+    assert events["ts:method:lib/view.View.constructor"] == (
+        "moved", "function", "ts:function:lib/view.View")
+    assert events["ts:class:lib/view.View"][0] == "added"
+
+
+def test_a_definition_renamed_while_moved_across_files_keeps_lineage(
+        repo: FixtureRepo) -> None:
+    """got's b54b680: ``const getBodySize = async options => {…}`` cut from index.js and
+    pasted into get-body-size.js as ``module.exports = async options => {…}``."""
+    body = ("  const {body} = options;\n  if (options.headers['content-length']) {\n"
+            "    return Number(options.headers['content-length']);\n  }\n"
+            "  if (!body && !options.stream) {\n    return 0;\n  }\n"
+            "  return Buffer.byteLength(body);\n")
+    repo.commit({"source/index.js": f"const getBodySize = async options => {{\n{body}}};\n\n"
+                                    "module.exports = got;\n"})
+    events = _events(_changes(repo, repo.commit({
+        "source/index.js": "module.exports = got;\n",
+        "source/get-body-size.js": f"module.exports = async options => {{\n{body}}};\n"})))
+    assert events["ts:function:source/get-body-size.default"] == (
+        "moved", "function", "ts:function:source/index.getBodySize")
