@@ -260,3 +260,46 @@ def test_a_definition_renamed_while_moved_across_files_keeps_lineage(
         "source/get-body-size.js": f"module.exports = async options => {{\n{body}}};\n"})))
     assert events["ts:function:source/get-body-size.default"] == (
         "moved", "function", "ts:function:source/index.getBodySize")
+
+
+PROGRESS_BODY = """\
+        progressInterval = setInterval(() => {
+          if (socket.destroyed) {
+            clearInterval(progressInterval);
+            return;
+          }
+          const lastUploaded = uploaded;
+          uploaded = socket.bytesWritten - headersSize(req);
+          if (uploaded === lastUploaded) {
+            return;
+          }
+          emitter.emit('uploadProgress', {transferred: uploaded, total: size});
+        }, 150);
+"""
+
+
+def test_a_nested_function_moved_into_a_new_method_pairs_with_its_namesake(
+        repo: FixtureRepo) -> None:
+    """got's 58c12de: onSocketConnect, nested in get's callback, moved with the code
+    around it into ``module.exports = {upload() {…}}``: it pairs with the
+    ``upload.onSocketConnect`` there, not with the method around it (top-level pairs keep
+    their kind; only what is left pairs across functions and methods)."""
+    inner = ("    const onSocketConnect = () => {\n" + PROGRESS_BODY + "    };\n"
+             "    if (socket.connecting) {\n      socket.once('connect', onSocketConnect);\n"
+             "    } else {\n      onSocketConnect();\n    }\n")
+    old = ("function get(options) {\n  const emitter = makeEmitter(options);\n"
+           "  emitter.on('request', req => {\n    let uploaded = 0;\n"
+           "    req.once('socket', socket => {\n" + inner.replace("\n", "\n  ")[:-2]
+           + "    });\n  });\n  return emitter;\n}\n")
+    repo.commit({"source/request.js": old})
+    new = ("module.exports = {\n  upload(req, emitter, size) {\n    let uploaded = 0;\n"
+           "    req.once('socket', socket => {\n" + inner.replace("\n", "\n  ")[:-2]
+           + "    });\n  }\n};\n")
+    events = _events(_changes(repo, repo.commit({
+        "source/request.js": "function get(options) {\n  const emitter = makeEmitter(options);\n"
+                             "  emitter.on('request', req => upload(req, emitter));\n"
+                             "  return emitter;\n}\n",
+        "source/progress.js": new})))
+    assert events["ts:function:source/progress.upload.onSocketConnect"] == (
+        "moved", "function", "ts:function:source/request.get.onSocketConnect")
+    assert events["ts:method:source/progress.upload"][0] == "added"
