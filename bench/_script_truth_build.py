@@ -49,7 +49,8 @@ import pygit2
 
 TRUTH = Path(__file__).resolve().parent / "lineage_truth_script.json"
 _COMMENT = re.compile(r"^\s*(//|/\*|\*)")
-_FUNCTION_VALUE = r"=\s*(async\s+)?(function\b|class\b|[\w$]+\s*=>|\(.*\)\s*(:\s*[^=]+)?=>|\($)"
+_FUNCTION_VALUE = (r"=\s*(async\s+)?(function\b|class\b|[\w$]+\s*=>|(<.*>)?\(.*\)\s*(:\s*[^=]+)?=>"
+                   r"|(<.*>)?\($)")
 # A nested named definition (docs/languages.md: bindings and member assignments of a
 # function or class, declarations, methods of classes and object literals); its lines
 # are its own, not the enclosing definition's.
