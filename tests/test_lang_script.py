@@ -167,3 +167,158 @@ def test_a_comment_after_code_on_the_line_above_is_not_a_nested_definitions(
     edited = _events(_changes(repo, repo.commit(
         {"src/index.ts": source.replace("ban-types", "no-restricted-types")})))
     assert edited == {"ts:method:src/index.Request._write": ("modified", "function", None)}
+
+
+ERRORS = """\
+'use strict';
+
+function stdError(error, opts) {
+  const where = opts.host + opts.path;
+  const code = error.code || 'E_UNKNOWN';
+  const message = `${code} at ${where}`;
+  log(message, opts.method);
+  record(code, where);
+  notify(opts.hooks, message);
+}
+
+module.exports.stdError = stdError;
+"""
+
+CLASSY = """\
+'use strict';
+
+class StdError extends Error {
+  constructor(error, opts) {
+    const where = opts.host + opts.path;
+    const code = error.code || 'E_UNKNOWN';
+    const message = `${code} at ${where}`;
+    log(message, opts.method);
+    record(code, where);
+    notify(opts.hooks, message);
+  }
+}
+
+module.exports.StdError = StdError;
+"""
+
+VIEW_JS = """\
+function View(name, options) {
+  this.name = name;
+  this.root = options.root;
+  this.ext = extname(name);
+}
+
+View.prototype.lookup = function lookup(name) {
+  var path = resolve(this.root, name);
+  var stat = tryStat(path);
+  if (stat && stat.isFile()) {
+    return path;
+  }
+  return undefined;
+};
+"""
+
+VIEW_TS = """\
+export class View {
+  constructor(name: string, options: Options) {
+    this.name = name;
+    this.root = options.root;
+    this.ext = extname(name);
+  }
+
+  lookup(name: string): string | undefined {
+    var path = resolve(this.root, name);
+    var stat = tryStat(path);
+    if (stat && stat.isFile()) {
+      return path;
+    }
+    return undefined;
+  }
+}
+"""
+
+
+def test_a_function_rewritten_as_a_class_constructor_keeps_its_lineage(
+        repo: FixtureRepo) -> None:
+    """got's ``function stdError`` became ``class StdError``'s constructor (359a5d1): a
+    function and a method are one family, so the constructor carries the history."""
+    repo.commit({"lib/errors.js": ERRORS})
+    events = _events(_changes(repo, repo.commit({"lib/errors.js": CLASSY})))
+    assert events["ts:method:lib/errors.StdError.constructor"] == (
+        "moved", "function", "ts:function:lib/errors.stdError")
+    assert "ts:function:lib/errors.stdError" not in events
+
+
+def test_prototype_methods_becoming_class_methods_in_a_js_to_ts_migration_keep_lineage(
+        repo: FixtureRepo) -> None:
+    """``View.prototype.lookup = function`` (a function) -> ``class View { lookup() }`` (a
+    method) in the same .js -> .ts rename: the method and the constructor keep the
+    history of the assignment and of the constructor function."""
+    repo.commit({"lib/view.js": VIEW_JS})
+    events = _events(_changes(repo, repo.commit({"lib/view.ts": VIEW_TS},
+                                                renames={"lib/view.js": "lib/view.ts"})))
+    assert events["ts:method:lib/view.View.lookup"] == (
+        "moved", "function", "ts:function:lib/view.View.lookup")
+    assert events["ts:method:lib/view.View.constructor"] == (
+        "moved", "function", "ts:function:lib/view.View")
+    assert events["ts:class:lib/view.View"][0] == "added"
+
+
+def test_a_definition_renamed_while_moved_across_files_keeps_lineage(
+        repo: FixtureRepo) -> None:
+    """got's b54b680: ``const getBodySize = async options => {…}`` cut from index.js and
+    pasted into get-body-size.js as ``module.exports = async options => {…}``."""
+    body = ("  const {body} = options;\n  if (options.headers['content-length']) {\n"
+            "    return Number(options.headers['content-length']);\n  }\n"
+            "  if (!body && !options.stream) {\n    return 0;\n  }\n"
+            "  return Buffer.byteLength(body);\n")
+    repo.commit({"source/index.js": f"const getBodySize = async options => {{\n{body}}};\n\n"
+                                    "module.exports = got;\n"})
+    events = _events(_changes(repo, repo.commit({
+        "source/index.js": "module.exports = got;\n",
+        "source/get-body-size.js": f"module.exports = async options => {{\n{body}}};\n"})))
+    assert events["ts:function:source/get-body-size.default"] == (
+        "moved", "function", "ts:function:source/index.getBodySize")
+
+
+PROGRESS_BODY = """\
+        progressInterval = setInterval(() => {
+          if (socket.destroyed) {
+            clearInterval(progressInterval);
+            return;
+          }
+          const lastUploaded = uploaded;
+          uploaded = socket.bytesWritten - headersSize(req);
+          if (uploaded === lastUploaded) {
+            return;
+          }
+          emitter.emit('uploadProgress', {transferred: uploaded, total: size});
+        }, 150);
+"""
+
+
+def test_a_nested_function_moved_into_a_new_method_pairs_with_its_namesake(
+        repo: FixtureRepo) -> None:
+    """got's 58c12de: onSocketConnect, nested in get's callback, moved with the code
+    around it into ``module.exports = {upload() {…}}``: it pairs with the
+    ``upload.onSocketConnect`` there, not with the method around it (top-level pairs keep
+    their kind; only what is left pairs across functions and methods)."""
+    inner = ("    const onSocketConnect = () => {\n" + PROGRESS_BODY + "    };\n"
+             "    if (socket.connecting) {\n      socket.once('connect', onSocketConnect);\n"
+             "    } else {\n      onSocketConnect();\n    }\n")
+    old = ("function get(options) {\n  const emitter = makeEmitter(options);\n"
+           "  emitter.on('request', req => {\n    let uploaded = 0;\n"
+           "    req.once('socket', socket => {\n" + inner.replace("\n", "\n  ")[:-2]
+           + "    });\n  });\n  return emitter;\n}\n")
+    repo.commit({"source/request.js": old})
+    new = ("module.exports = {\n  upload(req, emitter, size) {\n    let uploaded = 0;\n"
+           "    req.once('socket', socket => {\n" + inner.replace("\n", "\n  ")[:-2]
+           + "    });\n  }\n};\n")
+    events = _events(_changes(repo, repo.commit({
+        "source/request.js": "function get(options) {\n  const emitter = makeEmitter(options);\n"
+                             "  emitter.on('request', req => upload(req, emitter));\n"
+                             "  return emitter;\n}\n",
+        "source/progress.js": new})))
+    assert events["ts:function:source/progress.upload.onSocketConnect"] == (
+        "moved", "function", "ts:function:source/request.get.onSocketConnect")
+    assert events["ts:method:source/progress.upload"][0] == "added"

@@ -4,7 +4,9 @@ definition renamed or moved become one ``moved`` event (DESIGN §3, Lineage).
 The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``):
 
 * Candidates are the classes and functions a commit removed and added (any files, any
-  classes). Modules and files are paired by git's own rename detection, not here.
+  classes). Modules and files are paired by git's own rename detection, not here. A pair
+  is of one kind; in the last round of one family: any two functions (a function, a
+  method, a constructor: code that becomes a class's method keeps its history).
 * A definition's *text* is its whole span (decorators, signature, body, nested
   definitions), each line stripped, blank and comment-only lines dropped, and every
   occurrence of its own name replaced by a placeholder (so a renamed recursive call or a
@@ -22,7 +24,8 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
   same file, then locator order. Top-level candidates (those whose enclosing definition
   was not itself removed/added) are paired first; when a pair has nested definitions, the
   nested ones with the same relative qualname pair with each other (a class rename carries
-  its methods). What is left is scored once more (a method renamed inside a renamed class).
+  its methods). What is left is scored once more (a method renamed inside a renamed class),
+  by family: a function that became a class's method or constructor pairs there.
 * A function split in two keeps its lineage in the half most similar to it; the other half
   is ``added``.
 * ``also_modified`` says the definition's own text changed too (own lines, name replaced,
@@ -105,6 +108,13 @@ class Candidate:
     def qualname(self) -> str:
         return self.key[1]
 
+    @property
+    def family(self) -> str:
+        """What a pair must share: the wire's ``function`` for every kind of function (a
+        JavaScript function or ``X.prototype.m =`` becoming a class method or constructor,
+        a Java method becoming a constructor), the language's own kind otherwise."""
+        return "function" if self.change.kind == "function" else self.key[0]
+
 
 def _parent(qualname: str) -> str | None:
     if "." not in qualname:
@@ -168,8 +178,9 @@ def _eligible(old: Candidate, new: Candidate, value: float) -> bool:
     return value >= (SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN)
 
 
-def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> None:
-    """Pair ``olds`` with ``news`` (same kind), best first, one-to-one.
+def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing,
+            kind: Callable[[Candidate], str] = lambda c: c.family) -> None:
+    """Pair ``olds`` with ``news`` (the same ``kind``), best first, one-to-one.
 
     Exact texts and same names are looked up by hashing; every other pair costs one step
     of the budget, and past it only those lookups remain (``limit_hit``), the same-name
@@ -177,16 +188,16 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
     by_text: dict[tuple[str, Text], list[int]] = {}
     by_name: dict[tuple[str, bytes], list[int]] = {}
     for j, new in enumerate(news):
-        by_text.setdefault((new.key[0], new.text), []).append(j)
-        by_name.setdefault((new.key[0], new.name), []).append(j)
+        by_text.setdefault((kind(new), new.text), []).append(j)
+        by_name.setdefault((kind(new), new.name), []).append(j)
     used_old: set[int] = set()
     used_new: set[int] = set()
     # Exact texts score 1.0, above any other pair, and each definition has one text:
     # each group of equal texts is paired on its own, before everything else.
     groups: dict[tuple[str, Text], list[int]] = {}
     for i, old in enumerate(olds):
-        if (old.key[0], old.text) in by_text:
-            groups.setdefault((old.key[0], old.text), []).append(i)
+        if (kind(old), old.text) in by_text:
+            groups.setdefault((kind(old), old.text), []).append(i)
     for text_key, group in groups.items():
         _pair_exact(olds, group, news, by_text[text_key], used_old, used_new, state)
     open_budget = len(olds) * len(news) <= MAX_COMPARISONS
@@ -198,7 +209,7 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
         if open_budget:
             others: list[int] | range = range(len(news))
         else:
-            others = by_name.get((old.key[0], old.name), [])
+            others = by_name.get((kind(old), old.name), [])
             if len(others) > len(news) // 2:
                 others = []
             steps += len(others)
@@ -206,7 +217,7 @@ def _greedy(olds: list[Candidate], news: list[Candidate], state: _Pairing) -> No
                 break  # thousands sharing a name: the rest is left unpaired (limit_hit)
         for j in others:
             new = news[j]
-            if j in used_new or new.key[0] != old.key[0] or new.text == old.text:
+            if j in used_new or kind(new) != kind(old) or new.text == old.text:
                 continue  # paired by its exact text already, or another kind
             value = _compare(old, new, state)
             if value is not None and _eligible(old, new, value):
@@ -379,13 +390,13 @@ def _carry(old: Candidate, new: Candidate, nested_old: dict[tuple[str, str], lis
            paired: set[int]) -> None:
     """Nested definitions of a pair with the same relative qualname pair with each other."""
     prefix_old, prefix_new = len(old.qualname) + 1, len(new.qualname) + 1
-    inner_new = {(c.key[0], c.qualname[prefix_new:]): c
+    inner_new = {(c.family, c.qualname[prefix_new:]): c
                  for c in nested_new.get((new.change.path, new.qualname), [])
                  if id(c) not in paired}
     for child in nested_old.get((old.change.path, old.qualname), []):
         if id(child) in paired:
             continue
-        match = inner_new.pop((child.key[0], child.qualname[prefix_old:]), None)
+        match = inner_new.pop((child.family, child.qualname[prefix_old:]), None)
         if match is not None:
             paired.update((id(child), id(match)))
             state.pairs.append((child, match))
@@ -408,7 +419,9 @@ def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
     olds = _candidates(removed, sides.old)
     news = _candidates(added, sides.new)
     state = _Pairing()
-    _greedy(_roots(olds), _roots(news), state)
+    # Top-level pairs keep their own kind: a nested function that moved into a new
+    # class's method pairs with its namesake there, not with the method around it.
+    _greedy(_roots(olds), _roots(news), state, lambda c: c.key[0])
     paired: set[int] = {id(c) for pair in state.pairs for c in pair}
     nested_old, nested_new = _nested(olds), _nested(news)
     for old, new in list(state.pairs):
