@@ -1,0 +1,74 @@
+"""What a definition's code is, apart from comments and layout: the key each language row
+compares (``Language.code_key``), and the facts two keys give a change event.
+
+A row's ``code_key(lines, entities, key)`` reads one version of one definition (the file's
+lines and its ``FileEntities``) and returns a ``CodeKey`` (None: unreadable):
+
+* ``code``: the definition's own code with comments, whitespace, layout, docstrings and
+  its own name left out (Python: its ``ast``; other rows: the tree-sitter token stream of
+  its own lines, comment nodes dropped);
+* ``docs``: its docstring (Python) or its comments (other rows), so a change of only those
+  is told apart: the doctest rule reads it at answer time;
+* ``signature``: what a caller writes against (parameters, return type, generics, a
+  Go method's receiver) with its own name. Only functions have one; other kinds compare
+  their name alone.
+
+``facts(old, new)`` -> ``(code_same, docs_changed, signature_changed)``, stored per event
+(DESIGN §4, docs/lineage.md "What a change means").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from warpline.git.pyentities import EntityKey, FileEntities
+
+__all__ = ["CodeKey", "Facts", "facts", "occurrences", "own_lines"]
+
+Facts = tuple[bool, bool, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeKey:
+    """One version of one definition: its code, its docs, its signature (see above)."""
+
+    code: tuple[str, ...]
+    docs: tuple[str, ...]
+    signature: tuple[str, ...]
+
+
+def facts(old: CodeKey, new: CodeKey) -> Facts:
+    """``(code_same, docs_changed, signature_changed)`` of one definition's two versions."""
+    return (old.code == new.code, old.docs != new.docs, old.signature != new.signature)
+
+
+def occurrences(entities: FileEntities, key: EntityKey) -> list[tuple[int, int]]:
+    """Every (first, last) line of ``key``'s occurrences, ``@overload`` stubs included
+    (their lines are the implementation's interface)."""
+    out: list[tuple[int, int]] = []
+    stack = [(entities.root, 1)]
+    while stack:
+        node, start = stack.pop()
+        for child, at in zip(node.children, node.starts(), strict=True):
+            first = start + at
+            if child.key == key:
+                out.append((first, first + child.span))
+            if child.children:
+                stack.append((child, first))
+    out.sort()
+    return out
+
+
+def own_lines(lines: list[bytes], entities: FileEntities, key: EntityKey) -> bytes:
+    """The lines ``key`` owns (its spans minus nested definitions'), joined: the module's
+    over the whole file."""
+    spans = occurrences(entities, key) if key[1] else [(1, entities.line_count)]
+    out: list[bytes] = []
+    for first, last in spans:
+        for line, owner in zip(lines[first - 1 : last], entities.paint(first, last),
+                               strict=False):
+            if owner == key:
+                out.append(line.rstrip(b"\r\n"))
+    return b"\n".join(out)
