@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from warpline.git.pyentities import EntityKey, FileEntities
 
-__all__ = ["CodeKey", "Facts", "facts", "occurrences", "own_lines"]
+__all__ = ["CodeKey", "Facts", "facts", "occurrences", "own_lines", "with_markers"]
+
+MARKER = b"__nested_definition__"
 
 Facts = tuple[bool, bool, bool]
 
@@ -34,9 +36,10 @@ Facts = tuple[bool, bool, bool]
 class CodeKey:
     """One version of one definition: its code, its docs, its signature (see above)."""
 
-    code: tuple[str, ...]
+    # Compared by equality only: texts, or trees that compare by structure.
+    code: tuple[object, ...]
     docs: tuple[str, ...]
-    signature: tuple[str, ...]
+    signature: tuple[object, ...]
 
 
 def facts(old: CodeKey, new: CodeKey) -> Facts:
@@ -72,3 +75,36 @@ def own_lines(lines: list[bytes], entities: FileEntities, key: EntityKey) -> byt
             if owner == key:
                 out.append(line.rstrip(b"\r\n"))
     return b"\n".join(out)
+
+
+def with_markers(lines: list[bytes], entities: FileEntities,
+                 key: EntityKey) -> list[list[bytes]]:
+    """Each occurrence of ``key`` as written (in source order), every nested definition's
+    lines replaced by one marker line at its indentation (they are their own entities;
+    the marker keeps the code around them parseable): the module's over the whole file."""
+    found: list[tuple[int, list[bytes]]] = []
+    qualname = key[1]
+    stack = [(entities.root, 1)]
+    while stack:
+        node, start = stack.pop()
+        if node.key != key:
+            # Only down the scopes the qualname runs through (``A.f``: inside ``A``).
+            stack.extend((child, start + offset)
+                         for child, offset in zip(node.children, node.starts(), strict=True)
+                         if child.key == key or qualname.startswith(child.key[1] + "."))
+            continue
+        last = entities.line_count if node is entities.root else start + node.span
+        text: list[bytes] = []
+        at = start
+        for child, offset in zip(node.children, node.starts(), strict=True):
+            first = start + offset
+            if first < at:
+                continue
+            text.extend(lines[at - 1 : first - 1])
+            head = lines[first - 1] if first <= len(lines) else b""
+            text.append(head[: len(head) - len(head.lstrip())] + MARKER)
+            at = first + child.span + 1
+        text.extend(lines[at - 1 : last])
+        found.append((start, text))
+    found.sort(key=lambda pair: pair[0])
+    return [text for _, text in found]

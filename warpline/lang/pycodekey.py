@@ -1,10 +1,11 @@
 """Python's ``code_key``: a definition's ``ast`` with its docstring, its own name and its
 nested definitions left out (DESIGN §4, "What a change means").
 
-Each occurrence (a redefinition, an ``@overload`` stub) is parsed alone from its own span:
-an indented one under an ``if 1:`` header, so its lines stay as written. The module's key
-is the whole file's ``ast`` without its docstring. A nested definition is its own entity:
-it is kept as a marker, so moving it among its parent's statements still counts. The
+Each occurrence (a redefinition, an ``@overload`` stub) is parsed alone from its own span,
+every nested definition's lines replaced by one marker line (a nested definition is its
+own entity; the marker keeps moving it among its parent's statements a change), an
+indented one under an ``if 1:`` header, so its lines stay as written. The module's key is
+its own code the same way: the file with each definition one marker, docstring dropped. The
 signature of a function is its name, parameters, return annotation and type parameters;
 of a class or module, its name. A version ``ast`` cannot read (py2-era syntax) has no
 key: its events' nature is unknown, never guessed.
@@ -16,7 +17,7 @@ import ast
 import warnings
 from typing import TYPE_CHECKING
 
-from warpline.lang.codekey import CodeKey, occurrences
+from warpline.lang.codekey import CodeKey, with_markers
 
 if TYPE_CHECKING:
     from warpline.git.pyentities import EntityKey, FileEntities
@@ -27,19 +28,39 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
 
-class _Nested(ast.NodeTransformer):
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        return _marker()
+class _Tree:
+    """An ``ast`` subtree compared by structure, positions left out: what two ``ast.dump``
+    of it compare, without building either string (one walk of both trees, stopping at the
+    first difference)."""
 
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        return _marker()
+    __slots__ = ("node",)
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        return _marker()
+    def __init__(self, node: object) -> None:
+        self.node = node
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Tree) and _same(self.node, other.node)
+
+    def __hash__(self) -> int:
+        return hash(type(self.node))
 
 
-def _marker() -> ast.stmt:
-    return ast.Expr(ast.Constant("\x00nested definition"))
+def _same(a: object, b: object) -> bool:
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            stack.extend((getattr(x, name, None), getattr(y, name, None))
+                         for name in x._fields)
+        elif isinstance(x, list):
+            if len(x) != len(y):  # type: ignore[arg-type]
+                return False
+            stack.extend(zip(x, y, strict=True))  # type: ignore[call-overload]
+        elif x != y:
+            return False
+    return True
 
 
 def _parse(text: bytes) -> ast.Module | None:
@@ -72,28 +93,27 @@ def _occurrence(text: bytes) -> CodeKey | None:
     if not isinstance(node, _DEFS):
         return None
     docs, node.body = _docstring(node.body)
-    node.body = [_Nested().visit(stmt) for stmt in node.body]
     name, node.name = node.name, ""
     if isinstance(node, ast.ClassDef):
-        signature: tuple[str, ...] = (name,)
+        signature: tuple[object, ...] = (name,)
     else:
-        signature = (name, ast.dump(node.args), ast.dump(node.returns) if node.returns else "",
-                     *(ast.dump(p) for p in getattr(node, "type_params", ())))
-    return CodeKey((ast.dump(node),), docs, signature)
+        signature = (name, _Tree(node.args), _Tree(node.returns),
+                     _Tree(getattr(node, "type_params", None)))
+    return CodeKey((_Tree(node),), docs, signature)
 
 
 def python_key(lines: list[bytes], entities: FileEntities, key: EntityKey) -> CodeKey | None:
     try:
+        texts = with_markers(lines, entities, key)
         if not key[1]:
-            tree = _parse(b"\n".join(lines))
+            tree = _parse(b"\n".join(texts[0])) if texts else None
             if tree is None:
                 return None
-            docs, body = _docstring(tree.body)
-            tree.body = [_Nested().visit(stmt) for stmt in body]
-            return CodeKey((ast.dump(tree),), docs, ())
+            docs, tree.body = _docstring(tree.body)
+            return CodeKey((_Tree(tree),), docs, ())
         keys: list[CodeKey] = []
-        for first, last in occurrences(entities, key):
-            found = _occurrence(b"\n".join(lines[first - 1 : last]))
+        for text in texts:
+            found = _occurrence(b"\n".join(text))
             if found is None:
                 return None
             keys.append(found)
