@@ -108,5 +108,5 @@ def test_a_rust_doc_test_edit_is_code(tmp_path: Path) -> None:
     sha = repo.commit({path: base.replace("double(2), 4", "double(3), 6").replace(
         "/// Halves.", "/// Halves it.")}, "docs")
     found = {c.locator: c.facts for c in changes(repo, sha).changes}
-    assert found["rust:function:demo.double"] == (False, True, False)  # a doc test: code
+    assert found["rust:function:demo.double"] == (False, False, False)  # a doc test: code
     assert found["rust:function:demo.half"] == (True, True, False)  # prose: cosmetic

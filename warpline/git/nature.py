@@ -19,7 +19,7 @@ from warpline.git.deftext import SideIndex, leaf
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.lang import by_name
-from warpline.lang.codekey import CodeKey, Facts, facts
+from warpline.lang.codekey import CodeKey, Facts, Unreadable, facts
 
 __all__ = ["with_facts"]
 
@@ -51,7 +51,10 @@ def _facts(change: EntityChange, sides: SideIndex,
     new_key = _key(new, change.locator, lines)
     if old_key is None or new_key is None:
         return None
-    return facts(old_key, new_key)
+    try:
+        return facts(old_key, new_key)
+    except (Unreadable, RecursionError):
+        return None
 
 
 def _key(loaded: Loaded, locator: str, lines: dict[int, list[bytes]]) -> CodeKey | None:

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from warpline.git.pyentities import EntityKey, FileEntities
 
-__all__ = ["CodeKey", "Facts", "facts", "occurrences", "own_lines", "with_markers"]
+__all__ = ["CodeKey", "Facts", "Unreadable", "facts", "occurrences", "own_lines",
+           "with_markers"]
 
 MARKER = b"__nested_definition__"
 
@@ -42,9 +43,16 @@ class CodeKey:
     signature: tuple[object, ...]
 
 
+class Unreadable(Exception):
+    """A key read lazily (Python's, ``pycodekey``) found its version unreadable."""
+
+
 def facts(old: CodeKey, new: CodeKey) -> Facts:
-    """``(code_same, docs_changed, signature_changed)`` of one definition's two versions."""
-    return (old.code == new.code, old.docs != new.docs, old.signature != new.signature)
+    """``(code_same, docs_changed, signature_changed)`` of one definition's two versions
+    (raises ``Unreadable``). The docs are compared only when the code is the same (a
+    lazy key reads them only then): a code change records ``docs_changed`` false."""
+    code_same = old.code == new.code
+    return (code_same, code_same and old.docs != new.docs, old.signature != new.signature)
 
 
 def occurrences(entities: FileEntities, key: EntityKey) -> list[tuple[int, int]]:
@@ -78,11 +86,13 @@ def own_lines(lines: list[bytes], entities: FileEntities, key: EntityKey) -> byt
 
 
 def with_markers(lines: list[bytes], entities: FileEntities,
-                 key: EntityKey) -> list[list[bytes]]:
+                 key: EntityKey) -> list[tuple[list[bytes], int | None]]:
     """Each occurrence of ``key`` as written (in source order), every nested definition's
     lines replaced by one marker line at its indentation (they are their own entities;
-    the marker keeps the code around them parseable): the module's over the whole file."""
-    found: list[tuple[int, list[bytes]]] = []
+    the marker keeps the code around them parseable): the module's over the whole file.
+    With each, how many of its lines come before its body (None: the body starts on the
+    header's own line)."""
+    found: list[tuple[int, list[bytes], int | None]] = []
     qualname = key[1]
     stack = [(entities.root, 1)]
     while stack:
@@ -105,6 +115,7 @@ def with_markers(lines: list[bytes], entities: FileEntities,
             text.append(head[: len(head) - len(head.lstrip())] + MARKER)
             at = first + child.span + 1
         text.extend(lines[at - 1 : last])
-        found.append((start, text))
-    found.sort(key=lambda pair: pair[0])
-    return [text for _, text in found]
+        header = node.firsts[0] if node.lead and len(node.firsts) else None
+        found.append((start, text, header))
+    found.sort(key=lambda item: item[0])
+    return [(text, header) for _, text, header in found]
