@@ -166,3 +166,16 @@ def test_timeline_and_churn_read_the_nature(repo: FixtureRepo) -> None:
         assert_valid_envelope(churn)
         counts[skip] = churn["data"]["items"][0]["churn_count"]
     assert counts == {False: 3, True: 2}
+
+
+def test_an_uncommitted_comment_edit_is_cosmetic(repo: FixtureRepo) -> None:
+    repo.write_worktree("shop.py", BASE.replace("# add every price", "# sum the prices"))
+    env = call_tool("changed", {"repo": str(repo.path), "include_worktree": True,
+                                "rev_range": "HEAD..HEAD"})
+    assert_valid_envelope(env)
+    worktree = {i["entity"]["locator"]: i["nature"] for i in env["data"]["items"]
+                if i["origin"] == "worktree"}
+    assert worktree == {TOTAL: "cosmetic", "core:file:shop.py": None}
+    skipped = call_tool("changed", {"repo": str(repo.path), "include_worktree": True,
+                                    "rev_range": "HEAD..HEAD", "skip_cosmetic": True})
+    assert [i["entity"]["locator"] for i in skipped["data"]["items"]] == ["core:file:shop.py"]
