@@ -12,9 +12,10 @@ key: its events' nature is unknown, never guessed.
 
 Cost: the code is compared lazily. Two versions whose identifiers outside strings and
 comments (keywords aside: ``elif`` is ``else: if``) differ cannot have equal trees, so
-most behavioural edits are told without parsing the body; only a function's header is
-parsed for its signature. Equal trees have equal identifier sequences, so the shortcut
-never calls a cosmetic change behavioural.
+most behavioural edits are told without parsing the body; a function's header is parsed
+for its signature only when its text differs. Equal trees have equal identifier
+sequences (but for an identifier in a Unicode compatibility form Python normalises), so
+the shortcut does not call a cosmetic change behavioural.
 """
 
 from __future__ import annotations
