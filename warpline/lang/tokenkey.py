@@ -8,14 +8,18 @@ string's content unnamed); whitespace between tokens is layout. Comment nodes go
 ``docs``; in Rust, doc comments holding a code fence are doc tests (``cargo test`` runs
 them), so they stay in the code. A function's signature is its name and the tokens of its
 parameters, return type, generics and receiver.
+
+Cost: only a function is parsed up front (its signature); the code is parsed and walked
+only when its cheap form (see ``_Tokens``) is the same on both sides.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from warpline.lang.codekey import CodeKey, own_lines
+from warpline.lang.codekey import CodeKey, Unreadable, own_lines
 
 if TYPE_CHECKING:
     from warpline.git.pyentities import EntityKey, FileEntities
@@ -118,23 +122,78 @@ def _signature(source: bytes, root: Any, comments: frozenset[str]) -> tuple[str,
     return ()
 
 
+class _Tokens:
+    """One version's token stream, parsed and walked only when a cheap form cannot tell:
+    its text with what looks like a comment (``//…``, ``/*…*/``, read without the grammar)
+    and every whitespace removed. Two versions differing only in comments and layout have
+    equal cheap forms (a ``//`` inside a string is cut alike on both sides unless a
+    re-wrap moved it: then the answer errs towards a code change), so cheap forms that
+    differ are a code change, and equal ones are decided by the tokens."""
+
+    __slots__ = ("_read", "cheap", "dialect", "source")
+
+    def __init__(self, dialect: str, source: bytes) -> None:
+        self.dialect, self.source = dialect, source
+        self.cheap = _LOOKS_LIKE_COMMENT.sub(b"", source).translate(None, _SPACE)
+        self._read: tuple[list[str], tuple[str, ...]] | None = None
+
+    def read(self) -> tuple[list[str], tuple[str, ...]]:
+        """(its tokens, its comments); raises ``Unreadable``."""
+        if self._read is None:
+            try:
+                root = _parser(self.dialect).parse(self.source).root_node
+                code, docs = _stream(self.source, root, _COMMENTS[self.dialect])
+            except (RecursionError, ValueError, RuntimeError, MemoryError) as exc:
+                raise Unreadable from exc
+            if self.dialect == "rust" and any(
+                    d.startswith(_RUST_DOC) and b"```" in d for d in docs):
+                code.extend(d.decode("utf-8", "replace") for d in docs
+                            if d.startswith(_RUST_DOC))  # doc tests are code
+            self._read = (code, tuple(" ".join(d.decode("utf-8", "replace").split())
+                                      for d in docs))
+        return self._read
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Tokens) or self.cheap != other.cheap:
+            return False
+        return self.read()[0] == other.read()[0]
+
+    def __hash__(self) -> int:
+        return hash(self.cheap)
+
+
+class _Comments:
+    """One version's comments, read from the same parse."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self, tokens: _Tokens) -> None:
+        self.tokens = tokens
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Comments) and self.tokens.read()[1] == other.tokens.read()[1]
+
+    def __hash__(self) -> int:
+        return hash(self.tokens)
+
+
+_LOOKS_LIKE_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_SPACE = b" \t\n\r\f\v"
+
+
 def token_key(dialect: str, lines: list[bytes], entities: FileEntities,
               key: EntityKey) -> CodeKey | None:
     """One tree-sitter row's ``code_key`` (``dialect``: its grammar)."""
     from warpline.git.deftext import leaf
 
-    comments = _COMMENTS[dialect]
     text = own_lines(lines, entities, key)
     source = b"class W{\n" + text + b"\n}" if key[0] in _WRAPPED.get(dialect, ()) else text
-    try:
-        root = _parser(dialect).parse(source).root_node
-        code, docs = _stream(source, root, comments)
-        signature: tuple[str, ...] = (leaf(key[1]),)
-        if key[0] in _FUNCTIONS:
-            signature += _signature(source, root, comments)
-    except (RecursionError, ValueError, RuntimeError, MemoryError):
-        return None
-    if dialect == "rust" and any(d.startswith(_RUST_DOC) and b"```" in d for d in docs):
-        code.extend(d.decode("utf-8", "replace") for d in docs if d.startswith(_RUST_DOC))
-    return CodeKey(tuple(code), tuple(" ".join(d.decode("utf-8", "replace").split())
-                                      for d in docs), signature)
+    signature: tuple[str, ...] = (leaf(key[1]),)
+    if key[0] in _FUNCTIONS:  # a function's signature is read from its parse now
+        try:
+            root = _parser(dialect).parse(source).root_node
+            signature += _signature(source, root, _COMMENTS[dialect])
+        except (RecursionError, ValueError, RuntimeError, MemoryError):
+            return None
+    tokens = _Tokens(dialect, source)
+    return CodeKey((tokens,), (_Comments(tokens),), signature)  # type: ignore[arg-type]
