@@ -179,3 +179,16 @@ def test_an_uncommitted_comment_edit_is_cosmetic(repo: FixtureRepo) -> None:
     skipped = call_tool("changed", {"repo": str(repo.path), "include_worktree": True,
                                     "rev_range": "HEAD..HEAD", "skip_cosmetic": True})
     assert [i["entity"]["locator"] for i in skipped["data"]["items"]] == ["core:file:shop.py"]
+
+
+def test_a_black_reformat_folding_the_body_onto_the_header_is_cosmetic(
+        tmp_path: Path) -> None:
+    before = ("import abc\n\n\nclass Base:\n    @abc.abstractmethod\n"
+              "    def get(self, url: str, name: str) -> str:\n        ...\n")
+    after = ("import abc\n\n\nclass Base:\n    @abc.abstractmethod\n    def get(\n"
+             "        self, url: str, name: str\n    ) -> str: ...\n")
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"base.py": before}, "one")
+    sha = repo.commit({"base.py": after}, "black")
+    assert _facts(repo, sha) == {"python:function:base.Base.get": ("modified",
+                                                                   (True, False, False))}

@@ -38,10 +38,10 @@ _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 # Strings (any prefix, triple-quoted too) and comments are skipped whole, numbers too
 # (``1_000``, ``0xff``: no identifier inside); the group holds what is left: identifiers.
 _LEX = re.compile(
-    rb"[rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''"
-    rb'|"""(?:\\.|[^\\])*?"""'
-    rb"|'(?:\\.|[^\\'\n])*'"
-    rb'|"(?:\\.|[^\\"\n])*")'
+    rb"[rRbBuUfF]{0,2}(?:'''(?:\\[\s\S]|[^\\])*?'''"
+    rb'|"""(?:\\[\s\S]|[^\\])*?"""'
+    rb"|'(?:\\[\s\S]|[^\\'\n])*'"
+    rb'|"(?:\\[\s\S]|[^\\"\n])*")'
     rb"|#[^\n]*"
     rb"|\.?[0-9][\w.]*"
     rb"|([A-Za-z_]\w*)")
@@ -185,12 +185,13 @@ class _Signature:
     __slots__ = ("_parsed", "header", "names", "whole")
 
     def __init__(self, text: list[bytes], header: int | None, name: bytes) -> None:
+        # Decorators are no part of the signature: read from the ``def`` line on.
+        lines = text if header is None else text[:header]
+        start = next((k for k, line in enumerate(lines)
+                      if line.lstrip().startswith((b"def", b"async"))), 0)
         if header is None:  # the body starts on the header's line: read it all
-            self.header, self.whole = b"\n".join(text), True
+            self.header, self.whole = b"\n".join(lines[start:]), True
         else:
-            lines = text[:header]
-            start = next((k for k, line in enumerate(lines)
-                          if line.lstrip().startswith((b"def", b"async"))), 0)
             self.header, self.whole = b"\n".join(line.strip() for line in lines[start:]), False
         self.names = _names(self.header, name)
         self._parsed: tuple[_Tree, _Tree, _Tree] | None = None
@@ -206,9 +207,14 @@ class _Signature:
         return self._parsed
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _Signature) or self.names != other.names:
+        if not isinstance(other, _Signature):
             return False
-        return self.header == other.header or self.parsed() == other.parsed()
+        if self.header == other.header:
+            return True
+        # A header read with its body (one line) holds the body's names too.
+        if self.names != other.names and not (self.whole or other.whole):
+            return False
+        return self.parsed() == other.parsed()
 
     def __hash__(self) -> int:
         return hash(self.header)
