@@ -226,6 +226,8 @@ class History:
             blob = self.repo[pygit2.Oid(hex=tree_id)].peel(pygit2.Tree)[path]
         except KeyError:
             return "the re-merge lacks the file"
+        if not isinstance(blob, pygit2.Blob):
+            return "the re-merge has a directory at the file's path"
         remerged = text_of(blob.data, self.eras[era]["start"], self.eras[era].get("after"))
         return None if remerged == new else "differs from the clean re-merge"
 

@@ -17,6 +17,7 @@ def _changed(args: argparse.Namespace) -> dict[str, Any]:
     put(out, "base_ref", args.base)
     put(out, "head_ref", args.head)
     put(out, "include_worktree", args.worktree)
+    put(out, "skip_cosmetic", args.skip_cosmetic)
     put(out, "filters", grouped(change_kinds=args.change_kind, entity_kinds=args.entity_kind,
                                 paths=args.path, actors=args.actor, since=args.since,
                                 until=args.until))
@@ -46,6 +47,7 @@ def _churn(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"repo": args.repo,
                            "entity_refs": [ref(r, args.ref_kind) for r in refs]}
     put(out, "window", grouped(since=args.since, until=args.until, rev_range=args.range))
+    put(out, "skip_cosmetic", args.skip_cosmetic)
     listing(args, out)
     return out
 
@@ -57,6 +59,8 @@ def _changed_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", help="base ref (with --head; instead of REV_RANGE)")
     p.add_argument("--head", help="head ref (default HEAD when --base is given)")
     p.add_argument("--worktree", action="store_true", help="add uncommitted changes")
+    p.add_argument("--skip-cosmetic", action="store_true",
+                   help="leave out cosmetic changes (comments, layout, docstrings)")
     p.add_argument("--all", action="store_true",
                    help="all recorded history (default without a range: my work, i.e. "
                         "uncommitted changes + commits not on the upstream)")
@@ -88,6 +92,8 @@ def _churn_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since")
     p.add_argument("--until")
     p.add_argument("--range", help="count only changes in this rev range")
+    p.add_argument("--skip-cosmetic", action="store_true",
+                   help="count no cosmetic changes (comments, layout, docstrings)")
 
 
 COMMANDS: dict[str, ToolCommand] = {

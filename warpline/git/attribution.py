@@ -52,6 +52,7 @@ from warpline.git.hunks import hunks_and_lines
 from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.manifests import renamed_by_manifests
 from warpline.git.merges import merge_changes
+from warpline.git.nature import with_facts
 from warpline.git.parsecache import (
     DIFF_FLAGS,
     NOT_READ,
@@ -184,7 +185,7 @@ def _first_parent_changes(
     out, capped = pair_definitions(out, sides)
     if capped:
         limits.append("lineage_limit")
-    return out, unparsed
+    return with_facts(out, sides), unparsed
 
 
 def _shared_module(change: EntityChange, old_tree: pygit2.Tree | None,

@@ -246,7 +246,7 @@ def _shown(change: EntityChange) -> EntityChange:
         shown(change.locator), change.kind, change.change_kind, shown(change.path),
         None if change.previous_locator is None else shown(change.previous_locator),
         None if change.previous_path is None else shown(change.previous_path),
-        change.also_modified)
+        change.also_modified, change.facts)
 
 
 def finalize(changes: Iterable[EntityChange]) -> tuple[EntityChange, ...]:

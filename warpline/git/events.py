@@ -32,12 +32,17 @@ class EntityChange:
     previous_locator: str | None = None
     previous_path: str | None = None
     also_modified: bool = False
+    # What the change means (``warpline.git.nature``): (code the same apart from comments,
+    # layout and docstrings; docstring or comments changed; signature changed). None: not
+    # read (added, removed, files, merges, a version no ``code_key`` reads).
+    facts: tuple[bool, bool, bool] | None = None
 
     def __reduce__(self) -> tuple[type[EntityChange], tuple[object, ...]]:
         # Workers send every change to the writer pickled: rebuilt from a tuple it costs a
         # third of a slotted dataclass's default (per-field) state.
         return (EntityChange, (self.locator, self.kind, self.change_kind, self.path,
-                               self.previous_locator, self.previous_path, self.also_modified))
+                               self.previous_locator, self.previous_path, self.also_modified,
+                               self.facts))
 
 
 @dataclass(frozen=True, slots=True)

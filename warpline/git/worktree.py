@@ -21,6 +21,7 @@ from warpline.git.filecaps import too_large
 from warpline.git.hashcache import HashCache
 from warpline.git.hunks import hunks_between
 from warpline.git.lineage import SideIndex, pair_definitions
+from warpline.git.nature import with_facts
 from warpline.git.parsecache import (
     TreeFiles,
     TreeState,
@@ -59,7 +60,7 @@ def worktree_events(repo: pygit2.Repository,
         _path_events(repo, path, old, new, out, sides, files)
     cache.save()
     paired, _ = pair_definitions(out, sides)  # renames and moves, as in a commit
-    return paired
+    return with_facts(paired, sides)
 
 
 class _DiskFiles:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from warpline.git.hunks import Hunk
+    from warpline.lang.codekey import CodeKey
     from warpline.lang.entities import EntityKey, FileEntities, Window
     from warpline.lang.tsdefs import Edit
 
@@ -64,6 +65,14 @@ class Reparser(Protocol):
                                                  Sequence[Window] | None]: ...
 
 
+class CodeKeyOf(Protocol):
+    """One version of one definition -> what its code is apart from comments and layout
+    (``warpline.lang.codekey``); None: unreadable."""
+
+    def __call__(self, lines: list[bytes], entities: FileEntities,
+                 key: EntityKey) -> CodeKey | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Language:
     """One row: how files of one language are recognised, named and read."""
@@ -92,6 +101,9 @@ class Language:
     # Manifests a module name reads (``Cargo.toml``, ``go.mod``): a commit changing one
     # renames the modules below it, also in files it does not touch (``git/manifests.py``).
     manifests: tuple[str, ...] = ()
+    # What a definition's code is apart from comments and layout (a change's nature);
+    # None: the row's changes have an unknown nature.
+    code_key: CodeKeyOf | None = None
 
     @property
     def incremental(self) -> bool:
@@ -200,6 +212,21 @@ def _tsx_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     return read_tsx(source, edit)
 
 
+def _python_key(lines: list[bytes], entities: FileEntities, key: EntityKey) -> CodeKey | None:
+    from warpline.lang.pycodekey import python_key
+
+    return python_key(lines, entities, key)
+
+
+def _tokens_of(dialect: str) -> CodeKeyOf:
+    def code_key(lines: list[bytes], entities: FileEntities, key: EntityKey) -> CodeKey | None:
+        from warpline.lang.tokenkey import token_key
+
+        return token_key(dialect, lines, entities, key)
+
+    return code_key
+
+
 _PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}
 _RUST_KINDS: dict[str, WireKind] = {
     "module": "module", "function": "function", "struct": "class", "enum": "class",
@@ -220,22 +247,25 @@ _SCRIPT_KINDS: dict[str, WireKind] = {
 }
 
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
-                  reparse=_python_reparse, test_command="pytest")
+                  reparse=_python_reparse, test_command="pytest", code_key=_python_key)
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read,
-                test_command="cargo test", manifests=("Cargo.toml",))
+                test_command="cargo test", manifests=("Cargo.toml",),
+                code_key=_tokens_of("rust"))
 GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True,
-              test_command="go test ./...", manifests=("go.mod",))
+              test_command="go test ./...", manifests=("go.mod",), code_key=_tokens_of("go"))
 JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read,
                 type_first_params=True, shared_module=True,
-                test_command="mvn test (or gradle test)")
+                test_command="mvn test (or gradle test)", code_key=_tokens_of("java"))
 # TypeScript and JavaScript share the ``ts`` prefix: a .js -> .ts migration keeps its ids.
 # .tsx has a grammar of its own (JSX), reported as typescript.
 TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
-                      _script_module, _ts_read, test_command="npm test")
+                      _script_module, _ts_read, test_command="npm test",
+                      code_key=_tokens_of("typescript"))
 TSX = Language("tsx", "ts", (".tsx",), _SCRIPT_KINDS, _script_module, _tsx_read,
-               label="typescript", test_command="npm test")
+               label="typescript", test_command="npm test", code_key=_tokens_of("tsx"))
 JAVASCRIPT = Language("javascript", "ts", (".js", ".jsx", ".mjs", ".cjs"), _SCRIPT_KINDS,
-                      _script_module, _js_read, test_command="npm test")
+                      _script_module, _js_read, test_command="npm test",
+                      code_key=_tokens_of("javascript"))
 
 LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA, TYPESCRIPT, TSX, JAVASCRIPT)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}

@@ -18,9 +18,15 @@ from warpline.models.common import (
     WireModel,
 )
 from warpline.models.envelope import EnvelopeBase
-from warpline.models.vocab import ChangeKind, ChangeOrigin, SeiResolution
+from warpline.models.vocab import ChangeKind, ChangeOrigin, Nature, SeiResolution
 
 _CHANGE_ID = "warpline:change:<row id>; null for uncommitted working-tree changes."
+_NATURE = ("What the change means: cosmetic (the definition's code is unchanged apart from "
+           "comments, whitespace, layout and docstrings — a docstring counts in a project "
+           "that runs doctests), signature (its name, parameters, return type or generics "
+           "changed), behavioural (any other change; every added or removed definition); "
+           "null for a file event, or when unknown (recorded before warpline read it, a "
+           "merge, a version no reader could parse: a warning says so).")
 _ALSO_MODIFIED = ("For a moved event: true when the entity's own text also changed (moved "
                   "and edited), false when it moved unchanged; null for other change kinds.")
 
@@ -40,6 +46,7 @@ class ChangeItem(WireModel):
     )
     previous_path: str | None = None
     also_modified: bool | None = Field(default=None, description=_ALSO_MODIFIED)
+    nature: Nature | None = Field(default=None, description=_NATURE)
 
 
 class RevRangeInfo(WireModel):
@@ -92,6 +99,7 @@ class TimelineItem(WireModel):
     previous_locator: str | None = None
     previous_path: str | None = None
     also_modified: bool | None = Field(default=None, description=_ALSO_MODIFIED)
+    nature: Nature | None = Field(default=None, description=_NATURE)
 
 
 class EntityTimelineData(WireModel):

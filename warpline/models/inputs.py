@@ -105,6 +105,9 @@ class ChangeListInput(_ToolInput):
     cursor: Cursor = None
     include_next_actions: bool = True
     include_worktree: IncludeWorktree = False
+    skip_cosmetic: bool = Field(
+        default=False, description="Leave out cosmetic events (code unchanged apart from "
+        "comments, layout and docstrings; see nature). Events of unknown nature stay.")
 
 
 class TimelineFilters(_Closed):
@@ -142,6 +145,9 @@ class EntityChurnCountInput(_ToolInput):
     sort_order: SortOrder = "desc"
     limit: int = Field(default=100, ge=1, le=MAX_CHURN_REFS)
     cursor: Cursor = None
+    skip_cosmetic: bool = Field(
+        default=False, description="Count no cosmetic events (code unchanged apart from "
+        "comments, layout and docstrings; see nature). Events of unknown nature stay.")
 
 
 class ImpactFilters(_Closed):

@@ -43,6 +43,8 @@ EdgeSource = Literal["loomweave", "builtin", "none"]
 CaptureMode = Literal["full", "changed_only"]
 
 Reason = Literal["changed", "downstream"]
+# What a change means (docs/lineage.md): null on the wire when unknown or for a file.
+Nature = Literal["cosmetic", "behavioural", "signature"]
 Priority = Literal["P0", "P1", "P2", "P3", "P4", "unknown"]
 WorkPriority = Literal["P0", "P1", "P2", "P3", "P4"]
 VerificationState = Literal["fresh", "stale", "unverified"]
@@ -84,6 +86,7 @@ __all__ = [
     "FiligreeActionKind",
     "GroupBy",
     "ImpactSortBy",
+    "Nature",
     "Priority",
     "Reason",
     "Retryability",

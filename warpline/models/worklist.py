@@ -12,6 +12,7 @@ from warpline.models.envelope import EnvelopeBase
 from warpline.models.graph import EdgeBasis, Staleness, ViaEdge
 from warpline.models.vocab import (
     Completeness,
+    Nature,
     Priority,
     Reason,
     RunSelectionBasis,
@@ -118,6 +119,11 @@ class WorklistItem(WireModel):
     map_tests: Count | None = Field(
         default=None, description="Tests the test map saw execute this entity (additive); "
         "null without a map or when the map does not hold the entity.")
+    nature: Nature | None = Field(
+        default=None, description="For a changed item, what its changes in the range mean "
+        "(additive): cosmetic when every one is (comments, layout, docstrings: it is listed "
+        "to inspect, asks for no tests and reaches no dependents), signature when one "
+        "changed its signature, else behavioural; null when unknown, and for dependents.")
 
 
 class WorklistGroup(WireModel):
@@ -196,6 +202,11 @@ class Selection(WireModel):
     cached_entities: list[CachedEntity] = Field(
         default_factory=list, description="Changed definitions whose results are cached, "
         "and the tests added through their callers (additive; see docs/test-map.md).")
+    cosmetic_entities: list[str] = Field(
+        default_factory=list, description="Changed entities whose only changes in the range "
+        "are cosmetic (comments, layout, docstrings; first 50): no tests are selected for "
+        "them (additive). When every change is cosmetic, tests is empty and no command "
+        "runs tests.")
 
 
 class CoChangePartner(WireModel):

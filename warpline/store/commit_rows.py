@@ -89,14 +89,16 @@ class CommitWriter:
                                               change.previous_path or change.path, fresh,
                                               learned)
             events.append((entity_id, change.change_kind, previous_id))
+            facts = change.facts or (None, None, None)
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at,
-                         int(change.also_modified)))
+                         int(change.also_modified), *facts))
         of_events = lineages.assign(conn, events)
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
-            " previous_locator, previous_path, changed_at, also_modified, lineage)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " previous_locator, previous_path, changed_at, also_modified, code_same,"
+            " docs_changed, signature_changed, lineage)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(*row, lineage) for row, lineage in zip(rows, of_events, strict=True)],
         ).rowcount
         if inserted != len(rows):

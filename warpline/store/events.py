@@ -27,8 +27,18 @@ _JOINS = ("FROM change_events ce JOIN entities e ON e.id = ce.entity_id "
 _SELECT = (
     "SELECT ce.id, ce.change_kind, ce.path, ce.previous_locator, ce.changed_at, e.id, "
     "e.locator, e.kind, e.sei, c.sha, c.author_name, c.author_email, ce.previous_path, "
-    f"ce.also_modified {_JOINS}"
+    "ce.also_modified, ce.code_same, ce.docs_changed, ce.signature_changed "
+    f"{_JOINS}"
 )
+
+
+def cosmetic_sql(doctests: bool) -> str:
+    """True for a cosmetic event of ``change_events ce`` (unknown facts are not): its code
+    unchanged apart from comments, layout and docstrings — a docstring only when the
+    project runs no doctests."""
+    docs = " AND ce.docs_changed IS 0" if doctests else ""
+    return ("(ce.code_same IS 1 AND ce.signature_changed IS 0 "
+            f"AND ce.change_kind IN ('modified', 'moved'){docs})")
 
 
 def temp_keys(conn: sqlite3.Connection, table: str, values: Iterable[object],
@@ -53,6 +63,10 @@ class Where:
     since: int | None = None
     until: int | None = None
     echoed: dict[str, Any] = field(default_factory=dict)
+    # Leave cosmetic events out (``doctests``: the project runs doctests, so a docstring
+    # change is not cosmetic).
+    skip_cosmetic: bool = False
+    doctests: bool = False
     _prefixes: PathPrefixes | None = field(default=None, init=False, repr=False,
                                            compare=False)
     # The event paths the prefixes match, resolved once per call (an answer runs several
@@ -95,6 +109,8 @@ class Where:
         if self.until is not None:
             clauses.append("ce.changed_at <= ?")
             args.append(self.until)
+        if self.skip_cosmetic:
+            clauses.append(f"NOT {cosmetic_sql(self.doctests)}")
         return " AND ".join(clauses), args
 
     def matches(self, item: dict[str, Any]) -> bool:
@@ -105,6 +121,8 @@ class Where:
         if self.entity_kinds and entity["kind"] not in self.entity_kinds:
             return False
         if self.paths and not self.prefixes().matches(entity["path"]):
+            return False
+        if self.skip_cosmetic and item.get("nature") == "cosmetic":
             return False
         # Uncommitted changes have no author and happen "now".
         return not self.actors and self.until is None
@@ -184,6 +202,21 @@ def changed_in(store: Store, shas: Iterable[str]) -> list[EntityRow]:
         f"SELECT DISTINCT e.id, e.locator, e.kind, e.path, e.sei, e.lineage {_JOINS} "
         f"WHERE c.sha IN {scope} ORDER BY e.locator").fetchall()
     return [entity_row(r) for r in rows]
+
+
+def facts_in(store: Store, shas: Iterable[str]
+             ) -> dict[int, list[tuple[str, str, Any, Any, Any]]]:
+    """Entity id -> ``(kind, change_kind, code_same, docs_changed, signature_changed)`` of
+    each of its events in the commits ``shas``."""
+    conn = store.conn
+    scope = temp_keys(conn, "q_fact_commits", shas)
+    out: dict[int, list[tuple[str, str, Any, Any, Any]]] = {}
+    for entity_id, *event in conn.execute(
+            "SELECT e.id, e.kind, ce.change_kind, ce.code_same, ce.docs_changed, "
+            f"ce.signature_changed {_JOINS} WHERE c.sha IN {scope}"):
+        out.setdefault(int(entity_id), []).append(
+            (str(event[0]), str(event[1]), event[2], event[3], event[4]))
+    return out
 
 
 def count_changed_entities(store: Store, shas: Sequence[str]) -> int:

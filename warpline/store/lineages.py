@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from warpline.store.db import Store
-from warpline.store.events import temp_keys
+from warpline.store.events import cosmetic_sql, temp_keys
 
 __all__ = ["Event", "Stat", "assign", "churn_stats", "earlier_definitions", "latest_locator",
            "lineage_locators", "new_lineage", "timeline_rows"]
@@ -133,13 +133,17 @@ _EVENT_SPAN = 4_294_967_296
 
 
 def churn_stats(store: Store, lineages: Iterable[int], since: int | None,
-                until: int | None, shas: Sequence[str] | None,
+                until: int | None, shas: Sequence[str] | None, skip_cosmetic: bool = False,
+                doctests: bool = False,
                 ) -> tuple[dict[int, Stat], dict[int, Stat], dict[int, int]]:
     """Counts per lineage and per entity from one grouped query (never one per ref),
-    and each lineage's current member (the entity of its topologically latest event)."""
+    and each lineage's current member (the entity of its topologically latest event).
+    ``skip_cosmetic``: cosmetic events count nothing (``events.cosmetic_sql``)."""
     conn = store.conn
     wanted = lineages if isinstance(lineages, set | frozenset) else set(lineages)
     clauses = [f"ce.lineage IN {temp_keys(conn, 'q_lineages', wanted, 'INTEGER')}"]
+    if skip_cosmetic:
+        clauses.append(f"NOT {cosmetic_sql(doctests)}")
     args: list[Any] = []
     if since is not None:
         clauses.append("ce.changed_at >= ?")
@@ -227,7 +231,8 @@ def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
                   limit: int) -> tuple[list[Any], int]:
     """One page of a lineage's reachable change events in topological order, and the
     total: ``(id, change_kind, author_name, author_email, sha, changed_at, path, locator,
-    previous_locator, previous_path, also_modified)``."""
+    previous_locator, previous_path, also_modified, kind, code_same, docs_changed,
+    signature_changed)``."""
     conn = store.conn
     clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [lineage]
@@ -243,7 +248,8 @@ def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
     direction = "DESC" if order == "desc" else "ASC"
     rows = conn.execute(
         "SELECT ce.id, ce.change_kind, c.author_name, c.author_email, c.sha, ce.changed_at, "
-        "ce.path, e.locator, ce.previous_locator, ce.previous_path, ce.also_modified "
+        "ce.path, e.locator, ce.previous_locator, ce.previous_path, ce.also_modified, "
+        "e.kind, ce.code_same, ce.docs_changed, ce.signature_changed "
         f"{_JOINS}{scope} ORDER BY c.topo {direction}, ce.id {direction} LIMIT ? OFFSET ?",
         [*args, limit, offset]).fetchall()
     return rows, int(total)

@@ -247,6 +247,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX run_receipts_by_commit ON run_receipts(commit_sha);
         """,
     ),
+    # What a change means, per event (``warpline.git.nature``): ``code_same`` (1: the
+    # definition's code is unchanged apart from comments, layout and docstrings),
+    # ``docs_changed`` (its docstring or comments changed), ``signature_changed``. NULL:
+    # not read — events written before (nature unknown: answers say so, never guess),
+    # added/removed definitions, files, merges.
+    Migration(
+        11,
+        "change_nature",
+        """
+        ALTER TABLE change_events ADD COLUMN code_same INTEGER;
+        ALTER TABLE change_events ADD COLUMN docs_changed INTEGER;
+        ALTER TABLE change_events ADD COLUMN signature_changed INTEGER;
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

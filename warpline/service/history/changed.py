@@ -20,6 +20,7 @@ from warpline.service.shared.context import (
     worktree_hashes,
 )
 from warpline.service.shared.envelope import envelope
+from warpline.service.shared.nature import nature_of, runs_doctests
 from warpline.service.shared.next_actions import follow_ups
 from warpline.service.shared.paging import Pager
 from warpline.store.events import Where, select_events
@@ -40,17 +41,20 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         warnings = behind_warning(ctx, report, range_complete) + range_warnings
         range_text = range_info["rev_range"]
         where = eq.where_from_filters(params.filters)
+        where.doctests = runs_doctests(ctx.root)
+        where.skip_cosmetic = params.skip_cosmetic
         sort_by, order = params.sort_by, params.sort_order
         pager = Pager.of(params)
         rows, total = select_events(ctx.store, shas, where, sort_by, order,
                                        pager.end + 1)
         warnings.extend(eq.range_notes(ctx.store, shas))
-        items = [eq.item_from_row(row) for row in rows]
+        items = [eq.item_from_row(row, where.doctests) for row in rows]
         if params.include_worktree:
             items.extend(_worktree_items(ctx, where))
             items = eq.sort_items(items, sort_by, order)
             total += sum(1 for item in items if item["origin"] == "worktree")
         page_items = pager.cut(items)
+        warnings.extend(eq.unknown_natures(page_items))
         refs, key_ids, truncated = eq.distinct_refs(ctx.store, shas, where, items,
                                                     MAX_REFS)
         if truncated:
@@ -104,7 +108,13 @@ def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
             "previous_path": change.previous_path,
             "also_modified": change.also_modified if change.change_kind == "moved" else None,
             "origin": "worktree",
+            "nature": _nature(change, where.doctests),
         }
         if where.matches(item):
             items.append(item)
     return items
+
+
+def _nature(change: Any, doctests: bool) -> str | None:
+    code_same, docs, signature = change.facts or (None, None, None)
+    return nature_of(change.kind, change.change_kind, code_same, docs, signature, doctests)

@@ -31,6 +31,7 @@ from warpline.service.shared.context import (
     open_context,
 )
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
+from warpline.service.shared.nature import runs_doctests
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import Ref, parse_refs, resolve
 from warpline.service.shared.sei import backfill_seis
@@ -63,7 +64,8 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
             _, _, commits = range_commits(ctx.repo, window["rev_range"])
             shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}
-        counts = _stats(store, lineages, since, until, shas)
+        doctests = params.skip_cosmetic and runs_doctests(ctx.root)
+        counts = _stats(store, lineages, since, until, shas, params.skip_cosmetic, doctests)
         # One light row per answer item (sort keys first); only the page's items are built
         # as wire objects: 50,000 refs answer 100 items a page.
         entries: list[_Entry] = []
@@ -167,11 +169,13 @@ class Counts:
 
 
 def _stats(store: Store, lineages: set[int], since: int | None, until: int | None,
-           shas: list[str] | None) -> Counts:
+           shas: list[str] | None, skip_cosmetic: bool = False,
+           doctests: bool = False) -> Counts:
     """Counts per lineage and per entity, in a few grouped queries (never one per ref)."""
     if not lineages:
         return Counts()
-    by_lineage, by_entity, current = churn_stats(store, lineages, since, until, shas)
+    by_lineage, by_entity, current = churn_stats(store, lineages, since, until, shas,
+                                                 skip_cosmetic, doctests)
     return Counts(by_lineage, by_entity, current)
 
 

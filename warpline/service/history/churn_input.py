@@ -19,7 +19,8 @@ from warpline.models.vocab import ChurnSortBy, EntityRefKind, SortOrder
 from warpline.models.wire import MAX_INT64, holds_as_text
 
 # The model's fields, in its order (its dump's key order).
-_FIELDS = ("repo", "entity_refs", "window", "sort_by", "sort_order", "limit", "cursor")
+_FIELDS = ("repo", "entity_refs", "window", "sort_by", "sort_order", "limit", "cursor",
+           "skip_cosmetic")
 _WINDOW_FIELDS = ("since", "until", "rev_range")
 _FIELD_SET = frozenset(_FIELDS)
 _WINDOW_SET = frozenset(_WINDOW_FIELDS)
@@ -63,6 +64,7 @@ class ChurnArgs:
     cursor: str | None
     given: tuple[str, ...]
     plain: bool = False  # every ref is a string (the dump copies the list as it is)
+    skip_cosmetic: bool = False
 
     def model_dump(self, *, mode: str = "python", exclude_unset: bool = False
                    ) -> dict[str, Any]:
@@ -105,14 +107,16 @@ def fast_args(arguments: dict[str, Any]) -> ChurnArgs | None:
     sort_order = arguments.get("sort_order", "desc")
     limit = arguments.get("limit", 100)
     cursor = arguments.get("cursor")
-    if (window is _ABSENT or type(sort_by) is not str or sort_by not in _SORT_BY
+    skip_cosmetic = arguments.get("skip_cosmetic", False)
+    if (window is _ABSENT or type(skip_cosmetic) is not bool
+            or type(sort_by) is not str or sort_by not in _SORT_BY
             or type(sort_order) is not str or sort_order not in _SORT_ORDER
             or type(limit) is not int or not 1 <= limit <= MAX_CHURN_REFS
             or not (cursor is None or _text(cursor, 0))):
         return None
     assert window is None or isinstance(window, ChurnWindowArgs)
     return ChurnArgs(repo, refs, window, sort_by, sort_order, limit, cursor,
-                     tuple(name for name in _FIELDS if name in arguments), plain)
+                     tuple(name for name in _FIELDS if name in arguments), plain, skip_cosmetic)
 
 
 def _text(value: object, min_length: int) -> TypeGuard[str]:

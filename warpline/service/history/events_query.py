@@ -9,6 +9,7 @@ from typing import Any
 from warpline.lang import read_only_as_files
 from warpline.models.wire import language_fields
 from warpline.service.shared.envelope import iso_z, parse_instant
+from warpline.service.shared.nature import nature_of, unknown_note
 from warpline.store.db import Store
 from warpline.store.events import (
     Where,
@@ -34,7 +35,7 @@ def where_from_filters(filters: Any) -> Where:
     )
 
 
-def item_from_row(row: Sequence[Any]) -> dict[str, Any]:
+def item_from_row(row: Sequence[Any], doctests: bool = False) -> dict[str, Any]:
     return {
         "change_id": f"warpline:change:{row[0]}",
         "entity": {"locator": row[6], "sei": row[8], "warpline_entity_key_id": row[5],
@@ -47,7 +48,15 @@ def item_from_row(row: Sequence[Any]) -> dict[str, Any]:
         "previous_path": row[12],
         "also_modified": bool(row[13]) if row[1] == "moved" else None,
         "origin": "commit",
+        "nature": nature_of(row[7], row[1], row[14], row[15], row[16], doctests),
     }
+
+
+def unknown_natures(items: Sequence[dict[str, Any]]) -> list[str]:
+    """The note for definitions' events whose nature was never recorded."""
+    return unknown_note(sum(1 for i in items if i["nature"] is None
+                            and i["change_kind"] in ("modified", "moved")
+                            and i["entity"]["kind"] != "file"))
 
 
 def _sort_key(sort_by: str, item: dict[str, Any]) -> Any:

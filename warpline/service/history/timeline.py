@@ -22,6 +22,7 @@ from warpline.service.shared.context import (
     open_context,
 )
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
+from warpline.service.shared.nature import nature_of, runs_doctests, unknown_note
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import parse_ref, resolve
 from warpline.service.shared.sei import backfill_seis
@@ -62,7 +63,9 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
             if params.filters is not None else {}
         pager = Pager.of(params)
         items, total, locators = ([], 0, set()) if entity is None else _events(
-            ctx.store, entity, filters, params.sort_order, pager.offset, pager.limit)
+            ctx.store, entity, filters, params.sort_order, pager.offset, pager.limit,
+            ctx.root)
+        warnings.extend(unknown_note(sum(1 for i in items if _unknown(i))))
         actions: dict[str, Any] = {}
         if entity is None:
             text, names = unknown_entity_warning(ctx.store, ref.kind, str(ref.value))
@@ -133,15 +136,22 @@ def _earlier_definitions(store: Store, entity: EntityRow) -> list[str]:
             f"continues as {locator} and is not part of this timeline." for locator in rows]
 
 
+def _unknown(item: dict[str, Any]) -> bool:
+    return (item["nature"] is None and item["change_kind"] in ("modified", "moved")
+            and not str(item["locator"]).startswith("core:file:"))
+
+
 def _events(store: Store, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
-            limit: int) -> tuple[list[dict[str, Any]], int, set[str]]:
+            limit: int, root: Path | None = None) -> tuple[list[dict[str, Any]], int, set[str]]:
     since, until = (parse_instant(filters[key], f"filters.{key}") if filters.get(key) else None
                     for key in ("since", "until"))
     rows, total = timeline_rows(store, entity.lineage, filters.get("change_kinds") or [],
                                 since, until, order, offset, limit)
     locators = lineage_locators(store, entity.lineage)
+    doctests = runs_doctests(root) if root is not None else False
     items = [{"change_id": f"warpline:change:{r[0]}", "change_kind": r[1],
               "actor": f"{r[2]} <{r[3]}>", "commit": r[4], "changed_at": iso_z(r[5]),
               "path": r[6], "locator": r[7], "previous_locator": r[8], "previous_path": r[9],
-              "also_modified": bool(r[10]) if r[1] == "moved" else None} for r in rows]
+              "also_modified": bool(r[10]) if r[1] == "moved" else None,
+              "nature": nature_of(r[11], r[1], r[12], r[13], r[14], doctests)} for r in rows]
     return items, int(total), locators

@@ -22,7 +22,7 @@ from warpline.models import ReverifyWorklistEnvelope
 from warpline.models.inputs import ReverifyWorklistInput
 from warpline.service.admin import freshness
 from warpline.service.history import coupling
-from warpline.service.impact import suggest
+from warpline.service.impact import cosmetic, suggest
 from warpline.service.impact.graph_call import graph_call
 from warpline.service.impact.graph_entities import EntityBook
 from warpline.service.impact.graph_query import GraphView
@@ -31,7 +31,12 @@ from warpline.service.impact.seeds import Seed
 from warpline.service.shared.context import ingest_status
 from warpline.service.shared.envelope import envelope
 from warpline.service.shared.paging import Pager
-from warpline.service.testing.worklist_tests import map_counts, select_flag, worklist_tests
+from warpline.service.testing.worklist_tests import (
+    WorklistTests,
+    map_counts,
+    select_flag,
+    worklist_tests,
+)
 from warpline.store.events import latest_change_per_lineage
 
 TOOL = "warpline_reverify_worklist_get"
@@ -63,7 +68,9 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
         warnings.extend(seed_warnings(view, seeds, len(seeds.items)))
-        items = _items(view, seeds.items, params.depth)
+        looks = cosmetic.split(seeds.items)
+        warnings.extend(looks.note())
+        items = _items(view, seeds.items, params.depth, looks.cosmetic)
         items = [i for i in items if listed(view, i.locator, filters, (i.kind, i.path))]
         if filters is not None and filters.reasons:
             items = [i for i in items if i.reason in filters.reasons]
@@ -85,9 +92,16 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
         per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
                     for loc in dict.fromkeys(targets)}
-        tests = worklist_tests(ctx, view.graph, seeds.items, items[:MAX_SUGGEST_ITEMS],
-                               per_item, select_flag(params.rev_range)
-                               if params.rev_range else None)
+        for locator in looks.cosmetic & per_item.keys():
+            per_item[locator] = cosmetic.inspection()
+        if looks.only_cosmetic:
+            tests = WorklistTests(looks.selection(), per_item, [])
+        else:
+            tests = worklist_tests(
+                ctx, view.graph, looks.active,
+                [i for i in items[:MAX_SUGGEST_ITEMS] if i.locator not in looks.cosmetic],
+                per_item, select_flag(params.rev_range) if params.rev_range else None)
+            tests.selection.cosmetic = sorted(looks.cosmetic)
         per_item = tests.per_item
         linked = map_counts(ctx, tests.selection, [i.locator for i in page])
         warnings.extend(tests.selection.warnings)
@@ -127,7 +141,10 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         )
 
 
-def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:
+def _items(view: GraphView, seeds: list[Seed], depth: int,
+           unreaching: set[str] | frozenset[str] = frozenset()) -> list[Item]:
+    """The changed items, then the dependents of those not in ``unreaching`` (cosmetic:
+    their code did not change)."""
     # The raw node-attribute dict: one lookup per item, without a view object each time.
     nodes: dict[str, dict[str, Any]] = view.graph._node if view.graph is not None else {}
     by_locator = {s.locator: s for s in seeds}
@@ -136,7 +153,8 @@ def _items(view: GraphView, seeds: list[Seed], depth: int) -> list[Item]:
         node = nodes[seed.locator] if seed.locator in nodes else {}
         items.append(Item(seed.locator, "changed", 0, seed=seed,
                           kind=node.get("kind") or seed.kind, path=node.get("path") or seed.path))
-    for locator, hit in view.reach(list(by_locator), depth).items():
+    reaching = [locator for locator in by_locator if locator not in unreaching]
+    for locator, hit in view.reach(reaching, depth).items():
         if locator in by_locator:
             continue
         origin = by_locator[hit.via_edges[-1].target_locator]
@@ -237,4 +255,6 @@ def _wire(book: EntityBook, item: Item, suggested: list[dict[str, Any]],
         "verification": item.verification,
         "group": item.group,
         "map_tests": map_tests,
+        "nature": item.seed.nature if item.seed is not None and item.reason == "changed"
+        else None,
     }

@@ -25,10 +25,11 @@ from warpline.lang.locators import is_python_path
 from warpline.service.history.ranges import commits_of_range
 from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
+from warpline.service.shared.nature import combined, nature_of, runs_doctests
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
 from warpline.store.entities import EntityRow
-from warpline.store.events import changed_in
+from warpline.store.events import changed_in, facts_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,9 @@ class Seed:
     sei: str | None
     lineage: int | None
     uncommitted: bool = False
+    # What its changes in the range mean (``shared.nature.combined``); None: unknown, or
+    # not seeded by a range.
+    nature: str | None = None
 
 
 @dataclass(slots=True)
@@ -78,8 +82,10 @@ def collect(ctx: RepoContext, params: Any, warnings: list[str],
         previous = found.get(seed.locator)
         if previous is None:
             found[seed.locator] = seed
-        elif seed.uncommitted and not previous.uncommitted:
-            found[seed.locator] = replace(previous, uncommitted=True)
+        else:  # named twice (a ref and a range, committed and uncommitted)
+            found[seed.locator] = replace(
+                previous, uncommitted=previous.uncommitted or seed.uncommitted,
+                nature=combined([previous.nature, seed.nature]))
 
     store = ctx.store
     ids = list(params.changed_entity_key_ids or [])
@@ -176,7 +182,11 @@ def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
     shas, info = commits_of_range(ctx, missing, rev_range=rev_range)
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
-    return [_seed(row) for row in changed_in(ctx.store, shas or [])]
+    doctests = runs_doctests(ctx.root)
+    events = facts_in(ctx.store, shas or [])
+    return [replace(_seed(row), nature=combined(
+        [nature_of(*event, doctests) for event in events.get(row.id, [])]))
+        for row in changed_in(ctx.store, shas or [])]
 
 
 def _from_worktree(ctx: RepoContext) -> list[Seed]:
@@ -189,12 +199,16 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
     changes = [c for c in worktree_changes(ctx.repo, worktree_hashes(ctx))
                if c.path not in ours]
     known = by_locators(ctx.store, [c.locator for c in changes])
+    doctests = runs_doctests(ctx.root)
     seeds = []
     for change in changes:
         row = known.get(change.locator)
+        code_same, docs, signature = change.facts or (None, None, None)
         seeds.append(Seed(change.locator, change.kind, change.path,
                           row.id if row else None, row.sei if row else None,
-                          row.lineage if row else None, uncommitted=True))
+                          row.lineage if row else None, uncommitted=True,
+                          nature=nature_of(change.kind, change.change_kind, code_same, docs,
+                                           signature, doctests)))
     return seeds
 
 

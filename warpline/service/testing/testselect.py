@@ -65,6 +65,7 @@ class Selection:
     widened: bool = False  # past MAX_IDS ids: whole files
     static_why: str = ""
     cached: list[CachedWidening] = field(default_factory=list)
+    cosmetic: list[str] = field(default_factory=list)  # changed only cosmetically: no tests
 
     def wire(self) -> dict[str, Any]:
         choice = self.choice
@@ -86,6 +87,7 @@ class Selection:
             "tests": list(self.tests),
             "floor_files": self.floor_files,
             "cached_entities": [c.wire() for c in self.cached],
+            "cosmetic_entities": self.cosmetic[:50],
         }
 
     def finish(self, chosen: dict[str, None]) -> None:
