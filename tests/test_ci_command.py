@@ -58,7 +58,7 @@ def forge(tmp_path: Path) -> dict[str, Any]:
     for key, value in (("user.name", "Dev"), ("user.email", "dev@example.com")):
         _git(dev, "config", key, value)
     _git(dev, "checkout", "-q", "-b", "feature")
-    (dev / "app" / "core.py").write_text(SRC.replace("return 1", "return 1  # same"))
+    (dev / "app" / "core.py").write_text(SRC.replace("return 1", "return 1 + 0"))
     _git(dev, "commit", "-qam", "feature: touch alpha")
     _git(dev, "push", "-q", "origin", "feature")
     ci = tmp_path / "ci"

@@ -70,3 +70,16 @@ def test_every_table_renders(doc: Path) -> None:
         # is swallowed as a row).
         assert start == 0 or lines[start - 1].strip() == "", table[0]
         assert end == len(lines) or lines[end].strip() == "", table[-1]
+
+
+def test_every_package_is_listed_for_the_wheel() -> None:
+    # setuptools ships only the packages pyproject names: a new subpackage left out works
+    # from a checkout (and an editable install) and is missing from an installed wheel.
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(root).parts)
+             for p in (root / "warpline").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

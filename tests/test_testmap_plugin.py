@@ -147,7 +147,8 @@ def test_select_runs_only_the_tests_that_executed_the_change(recorded: Path,
 def test_select_with_a_range_and_under_xdist(recorded: Path, tmp_path: Path) -> None:
     repo = _copy(recorded, tmp_path)
     source = (repo.path / "app/models.py").read_text()
-    repo.commit({"app/models.py": source.replace("self.owner + \": \"", "self.owner + ': '")},
+    repo.commit({"app/models.py": source.replace("self.owner + \": \" + str(self.balance)",
+                                                  "f'{self.owner}: {self.balance}'")},
                 "edit display")
     result = run_pytest(repo.path, "--warpline-select=HEAD~1..HEAD", "-n", "2",
                         "-p", "no:benchmark", "-v", "-v")
