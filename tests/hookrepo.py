@@ -71,6 +71,25 @@ class GitRepo:
         return self.git("rev-parse", "HEAD", cwd=where).stdout.strip()
 
 
+SRC = "def alpha():\n    return 1\n"
+
+
+def clone(upstream: GitRepo, where: Path) -> Path:
+    """A real ``git clone`` of ``upstream`` at ``where``."""
+    done = subprocess.run(["git", "clone", "-q", str(upstream.path), str(where)],
+                          capture_output=True, text=True, timeout=120, env=upstream.env(),
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    return where
+
+
+def upstream_with(tmp_path: Path, files: dict[str, str]) -> GitRepo:
+    """An upstream repository of one commit: ``app/core.py`` and ``files``."""
+    repo = GitRepo(tmp_path / "upstream", tmp_path / "home")
+    repo.commit({"app/core.py": SRC, **files}, "one")
+    return repo
+
+
 def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
         timeout: float = 180) -> subprocess.CompletedProcess[str]:
     """``warpline ARGS`` in a fresh process of this interpreter."""

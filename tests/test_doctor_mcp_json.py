@@ -9,28 +9,13 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.hookrepo import GitRepo, cli_json
-
-SRC = "def alpha():\n    return 1\n"
-
-
-def _clone(upstream: GitRepo, where: Path) -> Path:
-    done = subprocess.run(["git", "clone", "-q", str(upstream.path), str(where)],
-                          capture_output=True, text=True, timeout=120, env=upstream.env(),
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    return where
-
-
-def _upstream(tmp_path: Path, files: dict[str, str]) -> GitRepo:
-    repo = GitRepo(tmp_path / "upstream", tmp_path / "home")
-    repo.commit({"app/core.py": SRC, **files}, "one")
-    return repo
+from tests.hookrepo import cli_json
+from tests.hookrepo import clone as _clone
+from tests.hookrepo import upstream_with as _upstream
 
 
 def test_doctor_never_runs_the_command_a_cloned_mcp_json_names(tmp_path: Path) -> None:

@@ -194,18 +194,23 @@ def _healthy(result: dict[str, Any]) -> None:
     assert not result.get("churn_truncated")
 
 
-def test_high_churn_ranks_what_really_changed_most_with_true_counts(served: _Client) -> None:
-    result = served.tool("entity_high_churn_list", {"limit": 50})
+def _ranks_true_counts(client: _Client, expected: dict[str, int]) -> None:
+    result = client.tool("entity_high_churn_list", {"limit": 50})
     _healthy(result)
     counts = {e["id"]: e["churn_count"] for e in result["entities"]}
-    for locator, count in EXPECTED.items():
+    for locator, count in expected.items():
         assert counts[locator] == count
     functions = [e["id"] for e in result["entities"] if e["kind"] == "function"]
-    assert functions[:3] == list(EXPECTED)
+    assert functions[:3] == list(expected)
     ranked = [e["churn_count"] for e in result["entities"]]
     assert ranked == sorted(ranked, reverse=True)
+    # loomweave resolved warpline's ids to its own entities: the dialects agree.
     assert all(e["sei"] and e["sei"].startswith("loomweave:eid:")
-               for e in result["entities"] if e["id"] in EXPECTED)
+               for e in result["entities"] if e["id"] in expected)
+
+
+def test_high_churn_ranks_what_really_changed_most_with_true_counts(served: _Client) -> None:
+    _ranks_true_counts(served, EXPECTED)
 
 
 def test_recent_changes_come_from_warpline_newest_first(served: _Client) -> None:
@@ -229,13 +234,4 @@ def test_recent_changes_honour_since_through_warpline_window(served: _Client) ->
 
 
 def test_rust_crate_churn_counts_are_true_for_loomweave_rust_ids(served_rust: _Client) -> None:
-    result = served_rust.tool("entity_high_churn_list", {"limit": 50})
-    _healthy(result)
-    counts = {e["id"]: e["churn_count"] for e in result["entities"]}
-    for locator, count in EXPECTED_RUST.items():
-        assert counts[locator] == count
-    functions = [e["id"] for e in result["entities"] if e["kind"] == "function"]
-    assert functions[:3] == list(EXPECTED_RUST)
-    # loomweave resolved warpline's ids to its own entities: the dialects agree.
-    assert all(e["sei"] and e["sei"].startswith("loomweave:eid:")
-               for e in result["entities"] if e["id"] in EXPECTED_RUST)
+    _ranks_true_counts(served_rust, EXPECTED_RUST)

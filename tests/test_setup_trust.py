@@ -17,20 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.hookrepo import GitRepo, cli, cli_json
+from tests.hookrepo import SRC, GitRepo, cli, cli_json
+from tests.hookrepo import clone as _clone
 from warpline.mcp.client import McpProcess, initialize
 from warpline.setup.executables import command_for
 from warpline.setup.trust import isolated, resolve_in, trusted_command
-
-SRC = "def alpha():\n    return 1\n"
-
-
-def _clone(upstream: GitRepo, where: Path) -> Path:
-    done = subprocess.run(["git", "clone", "-q", str(upstream.path), str(where)],
-                          capture_output=True, text=True, timeout=120, env=upstream.env(),
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    return where
 
 
 def _marker_script(marker: Path) -> str:

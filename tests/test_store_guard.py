@@ -17,23 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.hookrepo import GitRepo, cli, cli_json
+from tests.hookrepo import clone as _clone
+from tests.hookrepo import upstream_with as _upstream
 from warpline.store.db import store_path
-
-SRC = "def alpha():\n    return 1\n"
-
-
-def _clone(upstream: GitRepo, where: Path) -> Path:
-    done = subprocess.run(["git", "clone", "-q", str(upstream.path), str(where)],
-                          capture_output=True, text=True, timeout=120, env=upstream.env(),
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    return where
-
-
-def _upstream(tmp_path: Path, files: dict[str, str]) -> GitRepo:
-    repo = GitRepo(tmp_path / "upstream", tmp_path / "home")
-    repo.commit({"app/core.py": SRC, **files}, "one")
-    return repo
 
 
 def _error_code(done: subprocess.CompletedProcess[str]) -> str:
