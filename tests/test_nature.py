@@ -192,3 +192,17 @@ def test_a_black_reformat_folding_the_body_onto_the_header_is_cosmetic(
     sha = repo.commit({"base.py": after}, "black")
     assert _facts(repo, sha) == {"python:function:base.Base.get": ("modified",
                                                                    (True, False, False))}
+
+
+def test_a_module_past_the_code_cap_is_unknown_not_judged(tmp_path: Path) -> None:
+    # A generated table of ~300 KB at module level: judging it would lex both sides of
+    # every edit; its nature is unknown (null facts), its functions still judged.
+    table = "TABLE = [\n" + "".join(f"    ({i}, 'x{i}'),\n" for i in range(20000)) + "]\n"
+    head = "def f():\n    return 1\n\n\n"
+    r = FixtureRepo(tmp_path / "big")
+    r.commit({"gen.py": head + table}, "one")
+    sha = r.commit({"gen.py": head.replace("return 1", "return 1  # why") + table + "X = 1\n"},
+                   "two")
+    found = _facts(r, sha)
+    assert found["python:module:gen"] == ("modified", None)
+    assert found["python:function:gen.f"] == ("modified", (True, False, False))

@@ -24,6 +24,7 @@ import ast
 import keyword
 import re
 import warnings
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from warpline.lang.codekey import CodeKey, Unreadable, with_markers
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
     from warpline.lang.entities import EntityKey, FileEntities
 
 __all__ = ["python_key"]
+
+# A definition's (or module's) own code past this is not judged: its nature is unknown.
+# pip's history holds module bodies of 1-2 MB (generated data tables): lexing both sides
+# of each edit of one cost more than every other judgement of 3,000 commits together.
+MAX_CODE_BYTES = 256 * 1024
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
@@ -119,14 +125,19 @@ def _definition(text: bytes) -> Definition | None:
 class _Code:
     """One occurrence's code, parsed only when the identifiers cannot tell (see above)."""
 
-    __slots__ = ("_parsed", "names", "text", "whole")
+    __slots__ = ("_parsed", "name", "text", "whole")
 
     def __init__(self, text: bytes, whole: bool, name: bytes = b"") -> None:
         self.text = text
         self.whole = whole  # the module: the whole text is its code
-        # Its own name left out too: a rename alone leaves the code the same.
-        self.names = _names(text, name)
+        self.name = name
         self._parsed: tuple[_Tree, tuple[str, ...]] | None = None
+
+    @property
+    def names(self) -> list[bytes]:
+        """Its identifiers, its own name left out (a rename alone leaves the code the
+        same): read only when the texts differ."""
+        return _names(self.text, self.name)
 
     def parsed(self) -> tuple[_Tree, tuple[str, ...]]:
         """(its tree without docstring and name, its docstring); raises ``Unreadable``."""
@@ -149,9 +160,11 @@ class _Code:
         return _Tree(node), docs
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _Code) or self.names != other.names:
+        if not isinstance(other, _Code):
             return False
-        return self.text == other.text or self.parsed()[0] == other.parsed()[0]
+        if self.text == other.text:
+            return True
+        return self.names == other.names and self.parsed()[0] == other.parsed()[0]
 
     def __hash__(self) -> int:
         return hash(self.text)
@@ -174,7 +187,25 @@ class _Docs:
 
 
 def _names(text: bytes, name: bytes) -> list[bytes]:
-    return [m for m in _LEX.findall(text) if m and m not in _KEYWORDS and m != name]
+    """The identifiers of ``text`` but ``name``. A version is read as the new side of one
+    event and again as the old side of the next event of the same definition: the last
+    few are kept (by text; large ones are lexed again)."""
+    cache_key = (text, name)
+    found = _SEEN.get(cache_key)
+    if found is None:
+        found = [m for m in _LEX.findall(text) if m and m not in _KEYWORDS and m != name]
+        if len(text) <= _SEEN_MAX_BYTES:
+            _SEEN[cache_key] = found
+            if len(_SEEN) > _SEEN_MAX:
+                _SEEN.popitem(last=False)
+    else:
+        _SEEN.move_to_end(cache_key)
+    return found
+
+
+_SEEN: OrderedDict[tuple[bytes, bytes], list[bytes]] = OrderedDict()
+_SEEN_MAX = 512
+_SEEN_MAX_BYTES = 256 * 1024
 
 
 class _Signature:
@@ -223,7 +254,7 @@ class _Signature:
 def python_key(lines: list[bytes], entities: FileEntities, key: EntityKey) -> CodeKey | None:
     try:
         texts = with_markers(lines, entities, key)
-        if not texts:
+        if not texts or sum(len(line) for text, _ in texts for line in text) > MAX_CODE_BYTES:
             return None
         if not key[1]:
             code = _Code(b"\n".join(texts[0][0]), whole=True)
