@@ -4,9 +4,6 @@ counts are the history's true ones (warpline's ids are loomweave's own, so they 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,12 +11,7 @@ from typing import Any
 import pytest
 
 from tests.gitfixture import FixtureRepo
-from tests.test_loomweave_churn_consumer import (
-    _Client,
-    _enable_warpline,
-    _loomweave,
-    _search_path,
-)
+from tests.test_loomweave_churn_consumer import _Client, serve
 
 pytestmark = pytest.mark.loomweave
 
@@ -50,36 +42,8 @@ def _history(root: Path) -> FixtureRepo:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    loomweave = _loomweave()
     base = tmp_path_factory.mktemp("lwrust")
-    home = base / "home"  # loomweave install writes agent config under $HOME
-    home.mkdir()
-    repo = _history(base / "repo")
-    env = {**os.environ, "HOME": str(home), "LOOMWEAVE_PYTHON_INTERPRETER": sys.executable,
-           "PATH": _search_path()}
-    env.pop("LOOMWEAVE_WARPLINE_MCP_COMMAND", None)
-    for args in (["install", "--path", str(repo.path)], ["analyze"]):
-        done = subprocess.run([loomweave, *args], cwd=repo.path, env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-    _enable_warpline(repo.path / "loomweave.yaml")
-    server = subprocess.Popen([loomweave, "serve", "--path", str(repo.path)], cwd=repo.path,
-                              env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
-    client = _Client(server)
-    client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                  "clientInfo": {"name": "warpline-tests", "version": "0"}})
-    client.notify("notifications/initialized")
-    try:
-        yield client
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    yield from serve(base, _history(base / "repo"))
 
 
 def test_high_churn_over_a_rust_crate_has_true_counts(served: _Client) -> None:

@@ -1,11 +1,8 @@
 """loomweave's own churn consumer, end to end: ``loomweave serve`` spawns the real
-``warpline-mcp`` per call and ranks entities by what warpline reports — over a Python
-package and over a Rust crate (loomweave's ``rust:`` ids, which warpline's Rust reader
-speaks exactly).
+``warpline-mcp`` per call and ranks entities by what warpline reports.
 
-Real parts only: the real loomweave (+ its Python and Rust plugins, node for call edges),
-real git histories, the installed ``warpline-mcp`` found on the PATH given to
-``loomweave serve``.
+Real parts only: the real loomweave (+ its Python plugin, node for call edges), a real
+git history, the installed ``warpline-mcp`` found on the PATH given to ``loomweave serve``.
 """
 
 from __future__ import annotations
@@ -64,30 +61,6 @@ def _search_path() -> str:
     return os.pathsep.join([_warpline_mcp_dir(), base, os.environ.get("PATH", "")])
 
 
-LIB_RS = "pub mod util;\n\npub fn login(user: u32) -> u32 {{\n    user{}\n}}\n\n" \
-    "pub fn logout(user: u32) -> u32 {{\n    0{}\n}}\n"
-UTIL_RS = "pub fn helper(x: u32) -> u32 {{\n    x{}\n}}\n"
-CARGO = '[package]\nname = "demo-crate"\nversion = "0.1.0"\nedition = "2021"\n'
-# The crate's name from Cargo.toml, `-` -> `_`, as loomweave names it.
-EXPECTED_RUST = {
-    "rust:function:demo_crate.login": 5,
-    "rust:function:demo_crate.util.helper": 3,
-    "rust:function:demo_crate.logout": 2,
-}
-
-
-def _rust_history(root: Path) -> FixtureRepo:
-    repo = FixtureRepo(root)
-    repo.commit({"Cargo.toml": CARGO, "src/lib.rs": LIB_RS.format("", ""),
-                 "src/util.rs": UTIL_RS.format("")}, message="init")
-    for i in range(4):
-        repo.commit({"src/lib.rs": LIB_RS.format(f" + {i}", "")}, message=f"login {i}")
-    repo.commit({"src/lib.rs": LIB_RS.format(" + 3", " + 1")}, message="logout")
-    for i in range(2):
-        repo.commit({"src/util.rs": UTIL_RS.format(f" * {i + 2}")}, message=f"helper {i}")
-    return repo
-
-
 def _history(root: Path) -> FixtureRepo:
     repo = FixtureRepo(root)
     repo.commit({"demo/__init__.py": "", "demo/auth.py": AUTH.format("", ""),
@@ -113,16 +86,12 @@ def _enable_warpline(config: Path) -> None:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     base = tmp_path_factory.mktemp("lw")
-    yield from _serve(base, _history(base / "repo"))
+    yield from serve(base, _history(base / "repo"))
 
 
-@pytest.fixture(scope="module")
-def served_rust(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    base = tmp_path_factory.mktemp("lwrust")
-    yield from _serve(base, _rust_history(base / "repo"))
-
-
-def _serve(base: Path, repo: FixtureRepo) -> Iterator[Any]:
+def serve(base: Path, repo: FixtureRepo) -> Iterator[Any]:
+    """``loomweave serve`` over ``repo`` (installed and analyzed first), with warpline's
+    integration on: a client until the generator is closed."""
     loomweave = _loomweave()
     home = base / "home"  # loomweave install writes agent config under $HOME
     home.mkdir()
@@ -194,23 +163,18 @@ def _healthy(result: dict[str, Any]) -> None:
     assert not result.get("churn_truncated")
 
 
-def _ranks_true_counts(client: _Client, expected: dict[str, int]) -> None:
-    result = client.tool("entity_high_churn_list", {"limit": 50})
+def test_high_churn_ranks_what_really_changed_most_with_true_counts(served: _Client) -> None:
+    result = served.tool("entity_high_churn_list", {"limit": 50})
     _healthy(result)
     counts = {e["id"]: e["churn_count"] for e in result["entities"]}
-    for locator, count in expected.items():
+    for locator, count in EXPECTED.items():
         assert counts[locator] == count
     functions = [e["id"] for e in result["entities"] if e["kind"] == "function"]
-    assert functions[:3] == list(expected)
+    assert functions[:3] == list(EXPECTED)
     ranked = [e["churn_count"] for e in result["entities"]]
     assert ranked == sorted(ranked, reverse=True)
-    # loomweave resolved warpline's ids to its own entities: the dialects agree.
     assert all(e["sei"] and e["sei"].startswith("loomweave:eid:")
-               for e in result["entities"] if e["id"] in expected)
-
-
-def test_high_churn_ranks_what_really_changed_most_with_true_counts(served: _Client) -> None:
-    _ranks_true_counts(served, EXPECTED)
+               for e in result["entities"] if e["id"] in EXPECTED)
 
 
 def test_recent_changes_come_from_warpline_newest_first(served: _Client) -> None:
@@ -231,7 +195,3 @@ def test_recent_changes_honour_since_through_warpline_window(served: _Client) ->
     helper = next(e for e in result["entities"] if e["id"] == "python:function:demo.util.helper")
     assert helper["churn_count"] == 1
     assert "python:function:demo.auth.logout" not in {e["id"] for e in result["entities"]}
-
-
-def test_rust_crate_churn_counts_are_true_for_loomweave_rust_ids(served_rust: _Client) -> None:
-    _ranks_true_counts(served_rust, EXPECTED_RUST)
