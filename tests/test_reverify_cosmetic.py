@@ -77,6 +77,7 @@ def test_a_range_of_comment_only_edits_asks_for_no_tests_and_says_why(
     selection = data["selection"]
     assert selection["tests"] == [] and selection["tests_selected"] == 0
     assert selection["cosmetic_entities"] == sorted(items)
+    assert selection["cosmetic_only"] is True
     commands = env["next_actions"].get("commands", [])
     assert not any(c["command"].startswith("pytest") for c in commands)
     assert any("cosmetic" in w and "no tests" in w for w in env["warnings"])
@@ -94,6 +95,7 @@ def test_a_mixed_range_selects_tests_for_the_behavioural_change_only(
     assert natures == {"python:function:app.core.alpha": "cosmetic",
                        "python:function:app.core.beta": "behavioural"}
     assert data["selection"]["cosmetic_entities"] == ["python:function:app.core.alpha"]
+    assert data["selection"]["cosmetic_only"] is False
     tests = data["selection"]["tests"]
     assert tests and all("test_alpha" not in t for t in tests)
     assert any(t.endswith("test_beta") or t == "tests/test_core.py" for t in tests)

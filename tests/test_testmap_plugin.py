@@ -157,6 +157,26 @@ def test_select_with_a_range_and_under_xdist(recorded: Path, tmp_path: Path) -> 
     assert ran == {"tests/test_account.py::test_display"}
 
 
+@pytest.mark.parametrize("xdist", [(), ("-n", "2", "-p", "no:benchmark")])
+def test_a_range_of_only_cosmetic_changes_runs_nothing_and_records_nothing(
+        recorded: Path, tmp_path: Path, xdist: tuple[str, ...]) -> None:
+    # reverify, its formats and `warpline ci` propose no test for it: the plugin agrees,
+    # the run succeeds, and no pass is recorded from a run of no test.
+    repo = _copy(recorded, tmp_path)
+    source = (repo.path / "app/models.py").read_text()
+    edited = source.replace("        return self.owner",
+                            "        # owner first\n        return self.owner")
+    repo.commit({"app/models.py": edited}, "comment display")
+    result = run_pytest(repo.path, "--warpline-select=HEAD~1..HEAD", "--warpline-verify",
+                        "test_pass", "-v", *xdist)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _passed(result.stdout) == set()
+    assert "deselected" in result.stdout.splitlines()[-1] or xdist  # every test, by us
+    with Store.open(repo.path) as store:
+        rows = store.conn.execute("SELECT commit_sha FROM verifications").fetchall()
+    assert (repo.head,) not in rows
+
+
 def test_verify_records_a_pass_and_never_a_failure(recorded: Path, tmp_path: Path) -> None:
     repo = _copy(recorded, tmp_path)
     result = run_pytest(repo.path, "--warpline-verify", "test_pass")

@@ -195,7 +195,7 @@ class Selection(WireModel):
         default_factory=list, description="The selection itself (additive): node ids, test "
         "files or directories, relative to the repository root. next_actions.commands[0], "
         "every --format, `warpline ci` and `pytest --warpline-select` run exactly these; "
-        "empty with basis none (then the whole suite).")
+        "empty with basis none (then the whole suite, unless cosmetic_only: then nothing).")
     floor_files: Count = Field(
         default=0, description="Test files selected whole because they import a changed "
         "entity's module (the import floor).")
@@ -207,6 +207,10 @@ class Selection(WireModel):
         "are cosmetic (comments, layout, docstrings; first 50): no tests are selected for "
         "them (additive). When every change is cosmetic, tests is empty and no command "
         "runs tests.")
+    cosmetic_only: bool = Field(
+        default=False, description="Every change in the range is cosmetic (additive): tests "
+        "is empty because nothing is to run, not because nothing is known (basis none); "
+        "no output runs the whole suite for it.")
 
 
 class CoChangePartner(WireModel):

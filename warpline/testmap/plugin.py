@@ -192,6 +192,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for warning in planned["warnings"]:
         _note(config, f"warpline: {warning}")
     selection = planned["selection"]
+    if selection.get("cosmetic_only"):
+        # What reverify, its formats and `warpline ci` say: nothing to run. No verification
+        # can come of it: a run of no test backs no pass (``backing``: nothing_ran).
+        if items:
+            config.hook.pytest_deselected(items=list(items))
+            items[:] = []
+        config.stash[_NOTHING_TO_RUN] = True
+        _note(config, f"warpline: every change in {planned['scope']} is cosmetic (comments, "
+                      "layout, docstrings): no test to run.")
+        return
     if planned["changed"] and selection["basis"] == "none":
         _note(config, "warpline: no test is known to exercise the changes: running every test.")
         return
@@ -208,6 +218,28 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                   f"{planned['scope']} (basis {selection['basis']}"
                   + (f", map {selection['map_commit'][:12]}" if selection["map_commit"] else "")
                   + ").")
+
+
+_NOTHING_TO_RUN = pytest.StashKey[bool]()
+_NOTHING_KEY = "warpline_nothing_to_run"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """Under xdist the workers select: the controller learns that nothing was to run."""
+    if getattr(node, "workeroutput", {}).get(_NOTHING_KEY):
+        node.config.stash[_NOTHING_TO_RUN] = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A selection with nothing to run is a success, not pytest's "no tests collected"."""
+    config = session.config
+    nothing = config.stash.get(_NOTHING_TO_RUN, False)
+    if hasattr(config, "workerinput"):
+        config.workeroutput[_NOTHING_KEY] = nothing  # type: ignore[attr-defined]
+    elif nothing and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.OK
 
 
 def _note(config: pytest.Config, text: str) -> None:

@@ -54,7 +54,10 @@ class RunWatch:
             return
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         try:
-            receipt = write(self.where.root, self.where.repo, self.state, int(exitstatus),
+            # session.exitstatus: the status the run ends with (the plugin may have
+            # turned a selection with nothing to run into a success).
+            receipt = write(self.where.root, self.where.repo, self.state,
+                            int(session.exitstatus),
                             partial_reasons(config, session, self.state.deselected),
                             self.where.rootdir)
         except Exception as exc:  # never fail the user's test run over the receipt

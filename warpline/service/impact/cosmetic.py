@@ -31,7 +31,7 @@ class CosmeticSplit:
 
     def selection(self) -> Selection:
         """The selection of a range whose every change is cosmetic: no tests."""
-        out = Selection(basis="none")
+        out = Selection(basis="none", cosmetic_only=True)
         out.cosmetic = sorted(self.cosmetic)
         out.warnings.append(
             f"Every change here is cosmetic ({len(self.cosmetic)} entities: comments, "

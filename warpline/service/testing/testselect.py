@@ -66,6 +66,7 @@ class Selection:
     static_why: str = ""
     cached: list[CachedWidening] = field(default_factory=list)
     cosmetic: list[str] = field(default_factory=list)  # changed only cosmetically: no tests
+    cosmetic_only: bool = False  # every change is cosmetic: nothing to run
 
     def wire(self) -> dict[str, Any]:
         choice = self.choice
@@ -88,6 +89,7 @@ class Selection:
             "floor_files": self.floor_files,
             "cached_entities": [c.wire() for c in self.cached],
             "cosmetic_entities": self.cosmetic[:50],
+            "cosmetic_only": self.cosmetic_only,
         }
 
     def finish(self, chosen: dict[str, None]) -> None:
