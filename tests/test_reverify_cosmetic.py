@@ -111,3 +111,23 @@ def test_a_docstring_edit_selects_tests_where_the_project_runs_doctests(
     assert [i["nature"] for i in data["items"] if i["reason"] == "changed"] == ["behavioural"]
     assert data["selection"]["cosmetic_entities"] == []
     assert data["selection"]["tests"]
+
+
+def test_every_rendering_says_nothing_is_to_run_for_a_cosmetic_range(repo: FixtureRepo) -> None:
+    # The table and the markdown once said "none known: the whole suite" for it, while the
+    # JSON, --format pytest and the plugin ran nothing.
+    import subprocess
+
+    repo.commit({"app/core.py": CORE.replace("# double it", "# twice x")}, "comment")
+
+    def cli(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "warpline.cli", "reverify", "HEAD~1..HEAD",
+                               "--repo", str(repo.path), *args], capture_output=True, text=True,
+                              timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    for rendered in (cli(), cli("--format", "markdown")):
+        assert "whole suite" not in rendered
+        assert "none to run" in rendered
+    assert cli("--format", "pytest").strip() == ""

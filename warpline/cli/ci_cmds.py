@@ -124,6 +124,8 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
 
 def _selection_line(selection: dict[str, Any], runnable: bool) -> str:
     tests = selection.get("tests") or []
+    if selection.get("cosmetic_only"):
+        return "tests to run: none (every change is cosmetic)"
     if not tests:
         return ("tests to run: the whole suite (no test is known to exercise the changes)"
                 if runnable else "tests to run: none proposed (see the warnings)")

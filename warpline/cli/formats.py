@@ -243,6 +243,8 @@ def _selection_words(selection: Env | None) -> str:
     source = {"map": "the test map",
               "mixed": "the test map, the static graph and the import floor",
               "static": "the static graph and the import floor (no test map)"}.get(str(basis))
+    if selection.get("cosmetic_only"):
+        return " · tests: none to run (every change is cosmetic)"
     if source is None:
         consulted = f" (test map{where} consulted)" if where else ""
         return f" · tests: none known{consulted}: the whole suite"
