@@ -17,9 +17,10 @@ comments and attributes or annotations directly above the declaration (Go: the c
 block; Java: Javadoc, comments, annotations; Rust: from the first ``///``/``#[``) to its
 end (universal-ctags' ``end`` for Go and Java; for Rust, which that ctags gives no end, the
 matching brace by a small lexer that skips comments, strings, raw strings and chars), with
-``\\r`` dropped. A commit is in the history when the definition exists after it and its
-text, path or locator differs from before it: ``added`` (new), ``moved`` (another
-segment's locator or another path before), ``modified`` (same place, other text).
+``\\r`` dropped; its blank lines are not compared (``_code``). A commit is in the history
+when the definition exists after it and its text, path or locator differs from before it:
+``added`` (new), ``moved`` (another segment's locator or another path before),
+``modified`` (same place, other text).
 Segment locators are HEAD's naming; ``RENAMED_BY_MANIFEST`` gives the older prefix the
 dialect used before a manifest renamed a module (a ``go.mod`` added, a crate renamed), so
 such a commit is a ``moved`` of every definition below it.
@@ -219,6 +220,12 @@ def _found(repo: Path, language: str, rev: str, segments: list[dict[str, str]]
     return None
 
 
+def _code(own: tuple[str, ...]) -> tuple[str, ...]:
+    """The own text without its blank lines: an edit of blank lines only is no change (the
+    Python builder, ``_ast_truth.definitions``, and the per-commit truths drop them too)."""
+    return tuple(line for line in own if line.strip())
+
+
 def _locator(repo: Path, rev: str, locator: str, renames: list[tuple[str, str, str]]) -> str:
     """The locator at ``rev``: before a manifest renamed its module (go.mod added, a crate
     renamed in Cargo.toml), the dialect named it with the older prefix."""
@@ -256,7 +263,7 @@ def history(repo: Path, target: dict[str, Any], renames: list[tuple[str, str, st
             previous_locator = _locator(repo, parents[0], previous["locator"], renames)
             if previous_locator != locator or previous["path"] != segment["path"]:
                 kind = "moved"
-            elif before[1] != after[1]:
+            elif _code(before[1]) != _code(after[1]):
                 kind = "modified"
             else:
                 continue

@@ -425,6 +425,25 @@ def test_a_body_extracted_into_a_new_function_leaves_the_lineage_with_the_caller
     }
 
 
+def test_a_body_carried_on_under_an_extended_name_takes_the_lineage_from_its_wrapper(
+    repo: FixtureRepo,
+) -> None:
+    """cobra 3f60599 (Go; the rule is every language's): ``Execute``'s body went on as
+    ``ExecuteC`` (one more result) and ``Execute`` became a wrapper calling it. A name that
+    extends the old one is a variant of the definition, not a piece extracted from it: the
+    body's lineage goes on under it, and the wrapper begins a lineage of its own."""
+    repo.commit({"hdr.py": PARSER})
+    body = PARSER[PARSER.index("    name, sep"):PARSER.index("def unrelated")]
+    variant = PARSER.replace(body, "    return parse_header_ex(text, strict)[:2]\n\n\n") + (
+        "\n\ndef parse_header_ex(text, strict=False):\n"
+        + body.rstrip("\n").replace("return name, value", "return name, value, sep") + "\n")
+    sha = repo.commit({"hdr.py": variant})
+    assert _defs(_changes(repo, sha)) == {
+        ("python:function:hdr.parse_header", "added", None),
+        ("python:function:hdr.parse_header_ex", "moved", "python:function:hdr.parse_header"),
+    }
+
+
 def test_a_method_whose_body_went_to_a_new_base_class_keeps_its_lineage_when_it_delegates(
     repo: FixtureRepo,
 ) -> None:

@@ -38,7 +38,8 @@ def renamed_away(changes: list[EntityChange], added: list[EntityChange],
     rename thresholds: >= ``RENAME_MIN``, ``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES``
     lines, at least ``RENAME_MIN_LINES``) and the definition now under the old name is not
     (below ``RENAME_MIN`` against the old text, and not naming the added one: an
-    extraction leaves the old name calling it), the added one is ``moved`` from the old
+    extraction leaves the old name calling it, unless the added name extends the old one:
+    a variant, ``_variant``), the added one is ``moved`` from the old
     name and the old name's event becomes ``added``: a new lineage (the store applies a
     commit's moves before its additions). A line-set overlap screens pairs first, and
     texts come from one walk of each file's definition tree, so commits that only add and
@@ -96,12 +97,23 @@ def _names(now: Text, old: str, new: str) -> bool:
     ``should_bypass_proxies``; ``reset_env`` now building a ``TestPipEnvironment``), so
     the old name is still the original."""
     old_q, new_q = old.rsplit(":", 1)[-1], new.rsplit(":", 1)[-1]
+    if _variant(leaf(old_q), leaf(new_q)):
+        return False
     if leaf(old_q) == leaf(new_q) and any(b"." + PLACEHOLDER in line for line in now):
         return True
     names = {part.encode() for part in set(new_q.split(".")) - set(old_q.split("."))
              if part != "<locals>"}
     return any(name in line and replace_name(line, name) != line
                for name in names for line in now)
+
+
+def _variant(old: str, new: str) -> bool:
+    """The new name is the old one extended (``Execute`` -> ``ExecuteC``, ``GenManTree`` ->
+    ``GenManTreeFromOpts``, ``GenMarkdown`` -> ``GenMarkdownCustom``): the body went on as
+    a variant of the old definition with more parameters or results, and the old name,
+    calling it, is kept for its callers. The body is the definition that goes on (as
+    ``git log -L`` follows it); an extraction gives the new piece a name of its own."""
+    return len(new) > len(old) and new.startswith(old)
 
 
 def _span_texts(changes: list[EntityChange],
