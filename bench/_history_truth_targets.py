@@ -392,4 +392,10 @@ CORRECTIONS = [
     "histories were followed back to the first boundary whose own text is below the Python "
     "truth builder's 0.6 (runProtected's Runnable version 0.45 at 4e1018a; chain(TestMethod,"
     " Object) 0.44 at 59b1e29): those are the origins, as in _history_truth_build.py.",
+    "2026-12-04, reading cobra's Command.ExecuteC miss at fcd0c5a (a blank line removed "
+    "from the body, nothing else): the builder compared own text with its blank lines, unlike "
+    "the Python builder (_ast_truth.definitions drops them) and the per-commit truths "
+    "(bench/_lang_events.py); DESIGN's 'changed' is the code's lines. The builder now compares "
+    "without blank lines (_code); the rebuild changed that one commit of one history and "
+    "nothing else in the 30.",
 ]
