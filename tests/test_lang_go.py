@@ -176,3 +176,152 @@ def test_a_file_added_to_an_existing_package_modifies_the_package(repo: FixtureR
     assert fewer["go:module:github.com/acme/demo/shapes"][0] == "modified"
     gone = _events(_changes(repo, repo.commit({"shapes/shape.go": None})))
     assert gone["go:module:github.com/acme/demo/shapes"][0] == "removed"
+
+
+COMMAND = """\
+package demo
+
+type Command struct {
+	name     string
+	children []*Command
+}
+
+func (c *Command) Children() []*Command { return c.children }
+"""
+
+# cobra before b3f29e9: the function is a one-line wrapper, the method holds the body.
+GEN = """\
+package demo
+
+import (
+	"fmt"
+	"os"
+)
+
+// GenTree will call cmd.GenTree(dir)
+func GenTree(cmd *Command, dir string) {
+	cmd.GenTree(dir)
+}
+
+// GenTree writes a page for the command and each of its children into dir.
+func (cmd *Command) GenTree(dir string) {
+	for _, c := range cmd.Children() {
+		if c.name == "help" {
+			continue
+		}
+		GenTree(c, dir)
+	}
+	name := dir + "/" + cmd.name + ".1"
+	out, err := os.Create(name)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	defer out.Close()
+	fmt.Fprintf(out, "# %s\\n", cmd.name)
+}
+
+// Page will call cmd.Page()
+func Page(cmd *Command) string {
+	return cmd.Page()
+}
+
+// Page is the command's page.
+func (cmd *Command) Page() string {
+	return "# " + cmd.name
+}
+"""
+
+_DEMO = "go:function:github.com/acme/demo"
+_WRAPPER = "// GenTree will call cmd.GenTree(dir)\nfunc GenTree(cmd *Command, dir string) {\n" \
+    "\tcmd.GenTree(dir)\n}\n\n"
+
+
+def _absorbed(text: str, package: str = "demo", qualify: str = "") -> str:
+    """GEN after the commit: the wrapper gone, the function holding the method's body
+    (``qualify``: the package the Command type now comes from)."""
+    out = text.replace(_WRAPPER, "").replace(
+        "func (cmd *Command) GenTree(dir string) {",
+        f"func GenTree(cmd *{qualify}Command, dir string) {{")
+    out = out.replace("package demo\n", f"package {package}\n")
+    if qualify:
+        out = out.replace('\t"os"\n)', '\t"os"\n\n\t"github.com/acme/demo"\n)').replace(
+            "*Command", "*demo.Command")
+    return out
+
+
+def _history(repo: FixtureRepo, locator: str) -> list[tuple[str, str]]:
+    from warpline.registry import call_tool
+
+    env = call_tool("timeline", {"repo": str(repo.path), "sort_order": "asc",
+                                 "entity": locator})
+    churn = call_tool("churn", {"repo": str(repo.path), "entity_refs": [locator]})
+    items = env["data"]["items"]
+    assert churn["data"]["items"][0]["churn_count"] == len(items)
+    return [(i["change_kind"], i["locator"].rsplit(".", 1)[0].rsplit("/", 1)[-1])
+            for i in items]
+
+
+def test_a_wrapper_that_absorbs_its_method_in_a_move_to_another_package_continues_it(
+        repo: FixtureRepo) -> None:
+    """cobra b3f29e9: man_docs.go -> doc/man_docs.go (package doc); the method
+    ``(cmd *Command) GenManTree`` deleted, the free function ``GenManTree``, its one-line
+    wrapper, now holds the body. The body's history goes on in ``doc.GenTree``; the
+    wrapper's ends where it was (a ``removed`` of its old name)."""
+    repo.commit({"go.mod": GOMOD, "command.go": COMMAND, "gen.go": GEN}, "first")
+    edited = GEN.replace('c.name == "help"', 'c.name == "help" || c.name == "completion"')
+    repo.commit({"gen.go": edited}, "edit the body")
+    moved = _absorbed(edited, "doc", "demo.")
+    found = _events(_changes(repo, repo.commit({"gen.go": None, "doc/gen.go": moved}, "doc")))
+    doc = "go:function:github.com/acme/demo/doc"
+    assert found[f"{doc}.GenTree"] == ("moved", "function", f"{_DEMO}.Command.GenTree")
+    assert found[f"{_DEMO}.GenTree"] == ("removed", "function", None)
+    assert f"{_DEMO}.Command.GenTree" not in found
+    assert _history(repo, f"{doc}.GenTree") == [
+        ("added", "demo.Command"), ("modified", "demo.Command"), ("moved", "doc")]
+    assert _history(repo, f"{_DEMO}.GenTree") == [("added", "demo"), ("removed", "demo")]
+
+
+def test_a_wrapper_that_absorbs_its_method_in_place_continues_it(repo: FixtureRepo) -> None:
+    """The same commit without the file rename: the function's event is ``moved`` from
+    the method; its timeline and churn from then on are the body's."""
+    repo.commit({"go.mod": GOMOD, "command.go": COMMAND, "gen.go": GEN}, "first")
+    edited = GEN.replace('c.name == "help"', 'c.name == "help" || c.name == "completion"')
+    repo.commit({"gen.go": edited}, "edit the body")
+    found = _events(_changes(repo, repo.commit({"gen.go": _absorbed(edited)}, "absorb")))
+    assert found[f"{_DEMO}.GenTree"] == ("moved", "function", f"{_DEMO}.Command.GenTree")
+    assert f"{_DEMO}.Command.GenTree" not in found
+    assert _history(repo, f"{_DEMO}.GenTree") == [
+        ("added", "demo.Command"), ("modified", "demo.Command"), ("moved", "demo")]
+
+
+def test_only_a_wrapper_rewritten_into_the_removed_body_takes_its_lineage(
+        repo: FixtureRepo) -> None:
+    """Two wrappers lose their methods in one commit: ``GenTree`` takes the body, ``Page``
+    is rewritten into something unlike its method's body and keeps its own lineage (the
+    method is removed)."""
+    repo.commit({"go.mod": GOMOD, "command.go": COMMAND, "gen.go": GEN}, "first")
+    page = GEN[GEN.index("// Page will call"):]
+    rewritten = _absorbed(GEN).replace(
+        page[page.index("// Page will call"):],
+        "// Page is the title line of the command's page.\n"
+        "func Page(cmd *Command) string {\n\ttitle := strings.ToUpper(cmd.name)\n"
+        "\treturn fmt.Sprintf(\"%s(1)\", title)\n}\n").replace(
+        '\t"os"\n', '\t"os"\n\t"strings"\n')
+    found = _events(_changes(repo, repo.commit({"gen.go": rewritten}, "rewrite")))
+    assert found[f"{_DEMO}.GenTree"] == ("moved", "function", f"{_DEMO}.Command.GenTree")
+    assert found[f"{_DEMO}.Page"] == ("modified", "function", None)
+    assert found[f"{_DEMO}.Command.Page"] == ("removed", "function", None)
+    assert _history(repo, f"{_DEMO}.Page") == [("added", "demo"), ("modified", "demo")]
+
+
+def test_a_function_that_became_its_first_parameters_method_hands_it_its_lineage(
+        repo: FixtureRepo) -> None:
+    """cobra 9e77886: ``GenMarkdownCustom(cmd *Command, ...)`` became the method
+    ``(cmd *Command) GenMarkdownCustom(...)``, the function kept as a wrapper calling it:
+    the body goes on in the method, the wrapper begins a lineage of its own."""
+    absorbed = _absorbed(GEN)
+    repo.commit({"go.mod": GOMOD, "command.go": COMMAND, "gen.go": absorbed}, "first")
+    found = _events(_changes(repo, repo.commit({"gen.go": GEN}, "to a method")))
+    assert found[f"{_DEMO}.Command.GenTree"] == ("moved", "function", f"{_DEMO}.GenTree")
+    assert found[f"{_DEMO}.GenTree"] == ("added", "function", None)

@@ -458,3 +458,37 @@ def test_a_method_whose_body_went_to_a_new_base_class_keeps_its_lineage_when_it_
     init = changes["python:function:progress.ProgressReporter.__init__"]
     assert init.change_kind == "modified"
     assert changes["python:function:progress._Base.__init__"].change_kind == "added"
+
+
+VENV = '''\
+import sys
+
+
+def _running_under_venv():
+    """Checks if sys.base_prefix and sys.prefix match.
+
+    This handles PEP 405 compliant virtual environments.
+    """
+    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+
+
+def running_under_virtualenv():
+    """True if we're running inside a virtual environment, False otherwise."""
+    return _running_under_venv()
+'''
+
+
+def test_a_wrapper_that_absorbs_the_function_it_called_continues_that_function(
+    repo: FixtureRepo,
+) -> None:
+    """pip 5c17db0 ("remove redundant function call"): the one-line wrapper now holds the
+    body of the function it called, which is gone. The body's lineage goes on under the
+    wrapper's name (the mirror of the renamed-away rule); the text moved unchanged."""
+    repo.commit({"venv.py": VENV})
+    body = VENV[VENV.index("def _running"):VENV.index("\n\n\ndef running")]
+    sha = repo.commit({"venv.py": "import sys\n\n\n" + body.replace(
+        "_running_under_venv", "running_under_virtualenv") + "\n"})
+    changes = _changes(repo, sha)
+    assert _defs(changes) == {("python:function:venv.running_under_virtualenv", "moved",
+                               "python:function:venv._running_under_venv")}
+    assert not changes["python:function:venv.running_under_virtualenv"].also_modified

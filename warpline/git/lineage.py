@@ -47,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 
+from warpline.git.absorbed import absorbed
 from warpline.git.deftext import (
     MAX_COMPARISONS,
     RENAME_MIN,
@@ -404,8 +405,15 @@ def _carry(old: Candidate, new: Candidate, nested_old: dict[tuple[str, str], lis
 
 def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
         list[EntityChange], bool]:
-    """Replace paired ``removed``/``added`` definitions in ``changes`` by ``moved`` events.
-    Returns the new list and whether the comparison bound was hit."""
+    """Replace paired ``removed``/``added`` definitions in ``changes`` by ``moved`` events
+    (then a wrapper that absorbed the body it called, ``absorbed``). Returns the new list
+    and whether the comparison bound was hit."""
+    out, limit_hit = _pair_removed_added(changes, sides)
+    return absorbed(out, sides), limit_hit
+
+
+def _pair_removed_added(changes: list[EntityChange], sides: SideIndex) -> tuple[
+        list[EntityChange], bool]:
     added_locators = {c.locator for c in changes if c.change_kind == "added"}
     removed = [c for c in changes if c.change_kind == "removed"
                and c.kind in ("class", "function") and c.locator not in added_locators]

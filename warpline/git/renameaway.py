@@ -5,6 +5,7 @@ is ``renamed_away``'s docstring)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -29,6 +30,11 @@ from warpline.lang.entities import EntityKey
 
 __all__ = ["renamed_away"]
 
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# Lines a comment starts with in the languages read (a doc comment above a Go function is
+# part of its text).
+_COMMENT = (b"//", b"#", b"/*", b"*")
+
 
 def renamed_away(changes: list[EntityChange], added: list[EntityChange],
                   sides: SideIndex) -> list[EntityChange]:
@@ -39,7 +45,8 @@ def renamed_away(changes: list[EntityChange], added: list[EntityChange],
     lines, at least ``RENAME_MIN_LINES``) and the definition now under the old name is not
     (below ``RENAME_MIN`` against the old text, and not naming the added one: an
     extraction leaves the old name calling it, unless the added name extends the old one:
-    a variant, ``_variant``), the added one is ``moved`` from the old
+    a variant, ``_variant``, or the old function became its first parameter's method,
+    ``_became_method``), the added one is ``moved`` from the old
     name and the old name's event becomes ``added``: a new lineage (the store applies a
     commit's moves before its additions). A line-set overlap screens pairs first, and
     texts come from one walk of each file's definition tree, so commits that only add and
@@ -70,8 +77,10 @@ def renamed_away(changes: list[EntityChange], added: list[EntityChange],
             if sum(line in lines for line in text) < bound * max(len(text), len(before)):
                 continue  # the overlap of lines already rules it out
             value = score(before, text)
-            if value >= bound and score(before, now) < RENAME_MIN and not _names(
-                    now, old.locator, new.locator):
+            if value < bound or score(before, now) >= RENAME_MIN:
+                continue
+            if not _names(now, old.locator, new.locator) or _became_method(
+                    now, _qualname(old, sides.old), _qualname(new, sides.new)):
                 found.append((-value, old.locator, new.locator, i, j))
     found.sort()
     used_old: set[int] = set()
@@ -114,6 +123,32 @@ def _variant(old: str, new: str) -> bool:
     calling it, is kept for its callers. The body is the definition that goes on (as
     ``git log -L`` follows it); an extraction gives the new piece a name of its own."""
     return len(new) > len(old) and new.startswith(old)
+
+
+def _qualname(change: EntityChange,
+              sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]) -> str:
+    found = sides.get(change.path)
+    return "" if found is None else found[0].key_of(change.locator)[1]
+
+
+def _became_method(now: Text, old_q: str, new_q: str) -> bool:
+    """A function that became a method of its first parameter, the old name kept as a
+    wrapper calling it (cobra ``9e77886``: ``GenMarkdownCustom(cmd *Command, ...)`` now
+    ``cmd.GenMarkdownCustom(...)``, the body in the new ``(cmd *Command)
+    GenMarkdownCustom``): the body went on in the method. ``super().__init__(...)`` or
+    ``self._cache.get(...)`` call through no parameter of a module-level function, so
+    they stay extractions."""
+    if not old_q or "." in old_q or "." not in new_q or leaf(old_q) != leaf(new_q):
+        return False
+    code = [line for line in now if not line.startswith(_COMMENT)]
+    if not code:
+        return False
+    start = code[0].find(PLACEHOLDER + b"(")
+    found = _IDENT.match(code[0], start + len(PLACEHOLDER) + 1) if start >= 0 else None
+    if found is None:
+        return False
+    call = found.group() + b"." + PLACEHOLDER + b"("
+    return any(call in line for line in code[1:])
 
 
 def _span_texts(changes: list[EntityChange],
