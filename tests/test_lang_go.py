@@ -4,6 +4,7 @@ rules on real git repositories."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -250,13 +251,19 @@ def _absorbed(text: str, package: str = "demo", qualify: str = "") -> str:
     return out
 
 
+def _timeline(repo: FixtureRepo, locator: str) -> dict[str, Any]:
+    from warpline.registry import call_tool
+
+    env: dict[str, Any] = call_tool("timeline", {"repo": str(repo.path), "sort_order": "asc",
+                                                 "entity": locator})
+    return env
+
+
 def _history(repo: FixtureRepo, locator: str) -> list[tuple[str, str]]:
     from warpline.registry import call_tool
 
-    env = call_tool("timeline", {"repo": str(repo.path), "sort_order": "asc",
-                                 "entity": locator})
+    items = _timeline(repo, locator)["data"]["items"]
     churn = call_tool("churn", {"repo": str(repo.path), "entity_refs": [locator]})
-    items = env["data"]["items"]
     assert churn["data"]["items"][0]["churn_count"] == len(items)
     return [(i["change_kind"], i["locator"].rsplit(".", 1)[0].rsplit("/", 1)[-1])
             for i in items]
@@ -293,6 +300,9 @@ def test_a_wrapper_that_absorbs_its_method_in_place_continues_it(repo: FixtureRe
     assert f"{_DEMO}.Command.GenTree" not in found
     assert _history(repo, f"{_DEMO}.GenTree") == [
         ("added", "demo.Command"), ("modified", "demo.Command"), ("moved", "demo")]
+    # The wrapper's own change (its addition) is no part of it, and the timeline says so.
+    warnings = _timeline(repo, f"{_DEMO}.GenTree")["warnings"]
+    assert any("ended" in w and f"{_DEMO}.GenTree" in w and " 1 " in w for w in warnings)
 
 
 def test_only_a_wrapper_rewritten_into_the_removed_body_takes_its_lineage(

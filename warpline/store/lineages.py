@@ -27,7 +27,8 @@ from typing import Any
 from warpline.store.db import Store
 from warpline.store.events import cosmetic_sql, temp_keys
 
-__all__ = ["Event", "Stat", "assign", "churn_stats", "earlier_definitions", "latest_locator",
+__all__ = ["Event", "Stat", "assign", "churn_stats", "earlier_definitions", "ended_changes",
+           "latest_locator",
            "lineage_locators", "new_lineage", "timeline_rows"]
 
 _CHUNK = 500
@@ -265,6 +266,17 @@ def earlier_definitions(store: Store, entity_id: int,
         "JOIN lineages l ON l.id = ce.lineage JOIN entities e ON e.id = l.holder "
         "WHERE ce.entity_id = ? AND ce.lineage != ? AND l.holder != ?",
         (entity_id, lineage, entity_id)).fetchall()]
+
+
+def ended_changes(store: Store, entity_id: int, lineage: int) -> int:
+    """Reachable changes of an entity row in a lineage of its own that it no longer
+    carries: an earlier definition under that name whose history ended when a move made the
+    name continue another one (a wrapper that took over the body it called, in place)."""
+    row = store.conn.execute(
+        f"SELECT count(*) {_JOINS} JOIN lineages l ON l.id = ce.lineage "
+        "WHERE ce.entity_id = ? AND ce.lineage != ? AND l.holder = ? AND c.reachable = 1",
+        (entity_id, lineage, entity_id)).fetchone()
+    return int(row[0] or 0)
 
 
 def lineage_locators(store: Store, lineage: int) -> set[str]:

@@ -30,6 +30,7 @@ from warpline.store.db import Store
 from warpline.store.entities import EntityRow
 from warpline.store.lineages import (
     earlier_definitions,
+    ended_changes,
     latest_locator,
     lineage_locators,
     timeline_rows,
@@ -130,10 +131,18 @@ def _where_it_went(store: Store, entity: EntityRow) -> list[str]:
 
 def _earlier_definitions(store: Store, entity: EntityRow) -> list[str]:
     """A name reused after its definition was renamed away: the earlier definition's
-    history is not this one's; say where it continues."""
+    history is not this one's; say where it continues. A name that took over another
+    definition's history (a wrapper absorbing the body it called): say that its own
+    earlier changes ended there."""
     rows = earlier_definitions(store, entity.id, entity.lineage)
-    return [f"An earlier definition named {entity.locator} was renamed or moved; its history "
-            f"continues as {locator} and is not part of this timeline." for locator in rows]
+    out = [f"An earlier definition named {entity.locator} was renamed or moved; its history "
+           f"continues as {locator} and is not part of this timeline." for locator in rows]
+    ended = ended_changes(store, entity.id, entity.lineage)
+    if ended:
+        out.append(f"An earlier definition named {entity.locator} ended when the name took "
+                   f"over another definition's history (shown here); its own {ended} "
+                   "change(s) before that are not part of this timeline.")
+    return out
 
 
 def _unknown(item: dict[str, Any]) -> bool:
