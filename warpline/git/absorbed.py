@@ -20,6 +20,7 @@ from warpline.git.deftext import (
     SHORT_TEXT_LINES,
     SideIndex,
     Text,
+    code_lines,
     leaf,
     normal,
     replace_name,
@@ -31,9 +32,6 @@ from warpline.git.events import EntityChange
 from warpline.lang.entities import EntityKey
 
 __all__ = ["absorbed"]
-
-# Lines a comment starts with in the languages read (a wrapper's doc comment is no code).
-_COMMENT = (b"//", b"#", b"/*", b"*", b'"""', b"'''")
 
 Sides = dict[str, tuple[PySide, Callable[[], list[bytes]]]]
 
@@ -69,8 +67,8 @@ def absorbed(changes: list[EntityChange], sides: SideIndex) -> list[EntityChange
         old_path = _old_path(wrapper, renamed) or ""
         before = old_texts.get((old_path, wrapper.previous_locator or wrapper.locator))
         now = new_texts.get((wrapper.path, wrapper.locator))
-        if before is None or now is None or before[0] != now[0] or _code_lines(
-                before[1]) >= SHORT_TEXT_LINES or score(before[1], now[1]) >= RENAME_MIN:
+        if before is None or now is None or before[0] != now[0] or len(code_lines(
+                before[1])) >= SHORT_TEXT_LINES or score(before[1], now[1]) >= RENAME_MIN:
             continue  # not one definition on both sides, no short wrapper, or still one
         for j, body in enumerate(removed):
             text = old_texts.get((body.path, body.locator))
@@ -115,15 +113,11 @@ def _old_path(change: EntityChange, renamed: set[tuple[str | None, str]]) -> str
     return None
 
 
-def _code_lines(text: Text) -> int:
-    return sum(1 for line in text if not line.startswith(_COMMENT))
-
-
 def _delegates(text: Text, own: str, callee: str) -> bool:
     """The wrapper's old code names the removed function: by its name, or, sharing the
     wrapper's own name (replaced by the placeholder), as a call through a receiver
     (``cmd.GenManTree(header, dir)``)."""
-    code = [line for line in text if not line.startswith(_COMMENT)]
+    code = code_lines(text)
     if callee == own:
         return any(b"." + PLACEHOLDER + b"(" in line for line in code)
     name = callee.encode()

@@ -25,6 +25,7 @@ __all__ = [
     "SHORT_TEXT_LINES",
     "SideIndex",
     "Text",
+    "code_lines",
     "leaf",
     "normal",
     "replace_name",
@@ -88,6 +89,18 @@ def normal(lines: list[bytes], name: bytes, keep_comments: bool) -> Text:
             continue
         out.append(replace_name(text, name))
     return tuple(out)
+
+
+_COMMENT = (b"//", b"#", b"/*", b'"""', b"'''")
+
+
+def code_lines(text: Text) -> list[bytes]:
+    """The lines of a normalised text that are not comment lines in any language read (a
+    Go function's doc comment is part of its text; a Python docstring's delimiting lines
+    are dropped too). A line starting ``*`` counts as comment only as a block comment's
+    continuation (``* ...``, ``*/``), not as a dereference (``*p = x``)."""
+    return [line for line in text if not (
+        line.startswith(_COMMENT) or line == b"*" or line.startswith((b"* ", b"*/")))]
 
 
 def span_lines(lines: list[bytes], spans: tuple[tuple[int, int], ...]) -> list[bytes]:

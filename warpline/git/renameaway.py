@@ -18,6 +18,7 @@ from warpline.git.deftext import (
     SHORT_TEXT_LINES,
     SideIndex,
     Text,
+    code_lines,
     leaf,
     normal,
     replace_name,
@@ -31,9 +32,6 @@ from warpline.lang.entities import EntityKey
 __all__ = ["renamed_away"]
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-# Lines a comment starts with in the languages read (a doc comment above a Go function is
-# part of its text).
-_COMMENT = (b"//", b"#", b"/*", b"*")
 
 
 def renamed_away(changes: list[EntityChange], added: list[EntityChange],
@@ -140,7 +138,7 @@ def _became_method(now: Text, old_q: str, new_q: str) -> bool:
     they stay extractions."""
     if not old_q or "." in old_q or "." not in new_q or leaf(old_q) != leaf(new_q):
         return False
-    code = [line for line in now if not line.startswith(_COMMENT)]
+    code = code_lines(now)
     if not code:
         return False
     start = code[0].find(PLACEHOLDER + b"(")
