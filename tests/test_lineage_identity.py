@@ -222,3 +222,63 @@ def test_a_commit_moving_many_definitions_keeps_each_its_own_lineage(tmp_path: P
             "JOIN entities e ON e.id = ce.entity_id WHERE e.kind = 'function'").fetchone()[0]
     assert set(lineages.values()) == {1}  # each name's events: one lineage
     assert distinct == count  # old/mN.fN and new/mN.fN share one; no two N share one
+
+
+def _parallel_copy(root: Path) -> tuple[FixtureRepo, dict[str, str]]:
+    """junit4's checkThat: one line adds parse and renames it to split_header; a parallel
+    line (a rebased copy of the branch) adds the same parse and edits it; the merge keeps
+    both, and a later commit deletes the copy."""
+    r = FixtureRepo(root)
+    c = {"base": r.commit({"other.py": "X = 1\n"}, "base")}
+    c["add"] = r.commit({"hdr.py": PARSE}, "add parse")
+    renamed = PARSE.replace("def parse", "def split_header")
+    c["rename"] = r.commit({"hdr.py": renamed}, "rename parse to split_header")
+    c["copy"] = r.commit({"hdr.py": PARSE}, "add parse (a rebased copy)", parents=[c["base"]],
+                         update_head=False)
+    edited = PARSE.replace("value.strip()", "value.strip() or None")
+    c["edit_copy"] = r.commit({"hdr.py": edited}, "edit the copy", parents=[c["copy"]],
+                              update_head=False)
+    c["merge"] = r.merge_commit(c["rename"], c["edit_copy"],
+                                {"hdr.py": renamed + "\n\n" + edited}, "merge the copy")
+    c["delete"] = r.commit({"hdr.py": renamed}, "delete the copy")
+    return r, c
+
+
+def _ingest_in(repo: FixtureRepo, order: list[str], newest_first: bool = False) -> None:
+    handle = open_repo(repo.path)
+    walk = {str(x.id): x for x in handle.walk(head_commit(handle).id)}  # type: ignore[union-attr]
+    with Store.open(repo.path) as store:
+        ingestor = Ingestor(store, handle)
+        if newest_first:
+            ingestor.mark_unordered()
+        ingestor.run([walk[sha] for sha in order])
+        ingestor.catch_up(head_commit(handle))
+
+
+@pytest.mark.parametrize("newest_first", [False, True])
+def test_a_copy_added_on_a_parallel_line_joins_the_lineage_its_rename_carries(
+        tmp_path: Path, newest_first: bool) -> None:
+    """The rename is not in the copy's history: the copy is the same definition (its
+    edits are the lineage's), not a new one reusing the name; deleting the copy later ends
+    the copy only. In history order with the rename first (the order that gave the copy a
+    lineage of its own), and newest first (settled once the store is complete)."""
+    r, c = _parallel_copy(tmp_path / "repo")
+    order = [c[k] for k in ("base", "add", "rename", "copy", "edit_copy", "merge", "delete")]
+    _ingest_in(r, order[::-1] if newest_first else order, newest_first)
+    env = _timeline(r, G)
+    assert sorted(_shas(env)) == sorted([c["add"], c["rename"], c["copy"], c["edit_copy"]])
+    assert {i["commit"]: i["change_kind"] for i in env["data"]["items"]}[c["copy"]] == "added"
+    assert _churn(r, G) == {G: 4}
+    assert _shas(_timeline(r, OLD_F)) == [c["delete"]]  # the copy's end, its own
+
+
+def test_a_name_reused_after_the_rename_in_its_history_still_starts_a_new_lineage(
+        tmp_path: Path) -> None:
+    """The ancestry check keeps the rule where it holds: the rename is an ancestor."""
+    r = FixtureRepo(tmp_path / "repo")
+    add = r.commit({"hdr.py": PARSE}, "add parse")
+    renamed = PARSE.replace("def parse", "def split_header")
+    rename = r.commit({"hdr.py": renamed}, "rename")
+    again = r.commit({"hdr.py": renamed + "\n\n" + PARSE}, "the same parse again")
+    assert _shas(_timeline(r, G)) == [add, rename]
+    assert _shas(_timeline(r, OLD_F)) == [again]

@@ -21,6 +21,7 @@ __all__ = [
     "commits_between",
     "descends",
     "git_dir_of",
+    "has_in_history",
     "head_or_missing",
     "open_for_worker",
     "peel_commit",
@@ -64,6 +65,17 @@ def descends(repo: Repository, head: Commit, tip: str) -> bool:
         return bool(repo.descendant_of(head.id, pygit2.Oid(hex=tip)))
     except _GIT_ERRORS:
         return False
+
+
+def has_in_history(repo: Repository, sha: str, ancestor: str) -> bool:
+    """Whether ``ancestor`` is ``sha`` or in its history; True when either is missing or
+    malformed (nothing says the two lines of history are parallel)."""
+    if sha == ancestor:
+        return True
+    try:
+        return bool(repo.descendant_of(pygit2.Oid(hex=sha), pygit2.Oid(hex=ancestor)))
+    except _GIT_ERRORS:
+        return True
 
 
 def commits_between(repo: Repository, head: Commit, tip: str, limit: int) -> int | None:

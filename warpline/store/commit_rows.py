@@ -19,17 +19,25 @@ import sqlite3
 import time
 
 from warpline.git.events import CommitChanges
-from warpline.git.walks import Repository, peel_commit
+from warpline.git.walks import Repository, has_in_history, peel_commit
 from warpline.store import lineages
 from warpline.store.db import Store
 from warpline.store.metakeys import TIPS_KEY
 from warpline.store.tips import AncestryTips
 
-__all__ = ["FAILED", "CommitWriter"]
+__all__ = ["FAILED", "CommitWriter", "reaching"]
 
 # ``commits.limits_hit`` of a commit recorded as failed (no events; reason in
 # ``ingest_failures``).
 FAILED = "ingest_failed"
+
+
+def reaching(conn: sqlite3.Connection, repo: Repository, sha: str) -> lineages.Reaches:
+    """Whether commit ``sha`` has a stored commit (by id) in its history."""
+    def reaches(commit_id: int) -> bool:
+        row = conn.execute("SELECT sha FROM commits WHERE id = ?", (commit_id,)).fetchone()
+        return row is None or has_in_history(repo, sha, str(row[0]))
+    return reaches
 
 
 class CommitWriter:
@@ -93,7 +101,7 @@ class CommitWriter:
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at,
                          int(change.also_modified), *facts))
-        of_events = lineages.assign(conn, events)
+        of_events = lineages.assign(conn, events, reaching(conn, self.repo, info.sha))
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
             " previous_locator, previous_path, changed_at, also_modified, code_same,"

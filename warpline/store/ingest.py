@@ -34,7 +34,7 @@ from warpline.store import relineage, shallow_ingest
 from warpline.store.batches import pipeline_module, run_in_workers
 from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
 from warpline.store.caughtup import ingested_among
-from warpline.store.commit_rows import CommitWriter
+from warpline.store.commit_rows import CommitWriter, reaching
 from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
 from warpline.store.relineage import UNORDERED_KEY
@@ -145,7 +145,7 @@ class Ingestor:
         refresh_reachability(self.store, self.repo, head, complete=report.complete)
         if head is not None and report.complete and self.store.meta_get(UNORDERED_KEY):
             with self.store.transaction() as conn:
-                relineage.settle(conn)
+                relineage.settle(conn, lambda sha: reaching(conn, self.repo, sha))
                 self.store.meta_set(conn, UNORDERED_KEY, "")
             self.rows.forget_entities()  # their paths may have changed
         return report

@@ -6,7 +6,11 @@ is fixed when the event is written:
 * a ``moved`` event from ``previous_locator`` P to entity E continues P's lineage; E
   carries it from then on (the lineage's ``holder`` becomes E);
 * an ``added`` event of an entity whose lineage is carried by another entity now (the
-  name was renamed away, and this is a new definition reusing it) starts a new lineage;
+  name was renamed away, and this is a new definition reusing it) starts a new lineage,
+  unless the rename is not in the adding commit's history (a parallel line added the same
+  definition: it joins the lineage);
+* a ``removed`` event of such an entity while the carrier lives (a copy left on a parallel
+  line) starts a lineage of its own: the copy ends, the carrier's history goes on;
 * every other event joins the entity's current lineage.
 
 So after ``f -> g`` and a later, unrelated ``f``, g's timeline and churn never include
@@ -21,20 +25,22 @@ The per-lineage queries (churn counts, timelines) read events by their own linea
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from warpline.store.db import Store
 from warpline.store.events import cosmetic_sql, temp_keys
 
-__all__ = ["Event", "Stat", "assign", "churn_stats", "earlier_definitions", "ended_changes",
-           "latest_locator",
-           "lineage_locators", "new_lineage", "timeline_rows"]
+__all__ = ["Event", "Reaches", "Stat", "assign", "churn_stats", "earlier_definitions",
+           "ended_changes", "latest_locator", "lineage_locators", "new_lineage",
+           "timeline_rows"]
 
 _CHUNK = 500
 
 # (entity id, change kind, entity id of previous_locator when it names another entity)
 Event = tuple[int, str, int | None]
+# Whether the commit being written has a stored commit (by id) in its history.
+Reaches = Callable[[int], bool]
 
 
 def new_lineage(conn: sqlite3.Connection, holder: int) -> int:
@@ -43,10 +49,19 @@ def new_lineage(conn: sqlite3.Connection, holder: int) -> int:
     return int(cur.lastrowid or 0)
 
 
-def assign(conn: sqlite3.Connection, events: Sequence[Event]) -> list[int]:
+def assign(conn: sqlite3.Connection, events: Sequence[Event],
+           reaches: Reaches | None = None) -> list[int]:
     """The lineage of each of one commit's events (in order), updating the entities'
     current lineages and the holders. Moves are applied before additions, so a commit
-    that renames f to g and adds a new f gives the new f a lineage of its own."""
+    that renames f to g and adds a new f gives the new f a lineage of its own.
+
+    ``reaches(commit_id)``: whether the commit being written has that stored commit in
+    its history (None: every earlier commit is taken as an ancestor). A name whose
+    definition was renamed away only on a parallel line of history (a rebased copy of the
+    branch that added it, committed again and merged later: junit4's ``checkThat``) is not
+    reused when it is added: it is the same definition, and joins its lineage. A removal
+    of such a copy while the carrier lives ends the copy only: a lineage of its own, so the
+    carrier's history never shows it."""
     ids = sorted({e for e, _, _ in events} | {p for _, _, p in events if p is not None})
     current = _Current()
     holder: dict[int, int | None] = {}
@@ -60,8 +75,10 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event]) -> list[int]:
             holder[int(lineage)] = None if held_by is None else int(held_by)
     out: list[int | None] = [None] * len(events)
     order = sorted(range(len(events)), key=lambda i: events[i][1] != "moved")
+    moved_here: set[int] = set()
     for index in order:
         entity, kind, previous = events[index]
+        lineage = current.of[entity]
         if kind == "moved" and previous is not None and previous != entity:
             lineage = current.of[previous]
             own = current.of[entity]
@@ -69,18 +86,49 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event]) -> list[int]:
                 _join(conn, entity, own, lineage, current)
             conn.execute("UPDATE lineages SET holder = ? WHERE id = ?", (entity, lineage))
             holder[lineage] = entity
-        elif kind == "added":
-            lineage = current.of[entity]
-            held_by = holder.get(lineage)
-            if held_by is not None and held_by != entity:
-                lineage = new_lineage(conn, entity)
-                conn.execute("UPDATE entities SET lineage = ? WHERE id = ?", (lineage, entity))
-                current.set(entity, lineage)
-                holder[lineage] = entity
-        else:
-            lineage = current.of[entity]
+            moved_here.add(lineage)
+        elif kind in ("added", "removed") and holder.get(lineage) not in (None, entity) and (
+                _copy_ends(conn, entity, lineage, holder[lineage]) if kind == "removed"
+                else lineage in moved_here or _renamed_away_here(conn, entity, lineage,
+                                                                  reaches)):
+            lineage = new_lineage(conn, entity)
+            conn.execute("UPDATE entities SET lineage = ? WHERE id = ?", (lineage, entity))
+            current.set(entity, lineage)
+            holder[lineage] = entity
         out[index] = lineage
     return [int(x) for x in out if x is not None]
+
+
+def _copy_ends(conn: sqlite3.Connection, entity: int, lineage: int, held_by: int | None
+               ) -> bool:
+    """A removal of a definition the lineage was moved out of (renamed away), while the
+    one carrying it lives (its latest event there is not a removal): a copy left on a
+    parallel line ends. When the carrier is gone too (the rename was undone on the other
+    line), or the removed definition was never moved out of (a parallel move took the
+    holder: pip's vendored files), the removal is the lineage's own end."""
+    if not _moves_out(conn, entity, lineage):
+        return False
+    row = conn.execute("SELECT change_kind FROM change_events WHERE entity_id = ? AND "
+                       "lineage = ? ORDER BY id DESC LIMIT 1", (held_by, lineage)).fetchone()
+    return row is None or row[0] != "removed"
+
+
+def _moves_out(conn: sqlite3.Connection, entity: int, lineage: int) -> list[int]:
+    """The commits (ids) that moved ``entity`` out of ``lineage``."""
+    return [int(r[0]) for r in conn.execute(
+        "SELECT DISTINCT ce.commit_id FROM change_events ce WHERE ce.lineage = ? "
+        "AND ce.change_kind = 'moved' AND ce.previous_locator = "
+        "(SELECT locator FROM entities WHERE id = ?)", (lineage, entity))]
+
+
+def _renamed_away_here(conn: sqlite3.Connection, entity: int, lineage: int,
+                      reaches: Reaches | None) -> bool:
+    """Whether a move of ``entity`` out of ``lineage`` is in the history of the commit
+    being written (or nothing says which commit moved it)."""
+    if reaches is None:
+        return True
+    commits = _moves_out(conn, entity, lineage)
+    return not commits or any(reaches(commit) for commit in commits)
 
 
 class _Current:
@@ -138,7 +186,8 @@ def churn_stats(store: Store, lineages: Iterable[int], since: int | None,
                 doctests: bool = False,
                 ) -> tuple[dict[int, Stat], dict[int, Stat], dict[int, int]]:
     """Counts per lineage and per entity from one grouped query (never one per ref),
-    and each lineage's current member (the entity of its topologically latest event).
+    and each lineage's current member (its holder; for a lineage without one, the entity
+    of its topologically latest event).
     ``skip_cosmetic``: cosmetic events count nothing (``events.cosmetic_sql``)."""
     conn = store.conn
     wanted = lineages if isinstance(lineages, set | frozenset) else set(lineages)
@@ -192,6 +241,14 @@ def churn_stats(store: Store, lineages: Iterable[int], since: int | None,
         _roll_up(by_entity, entity_key, entity_id, stat, key)
         if _roll_up(by_lineage, lineage_key, lineage, stat, key):
             current[lineage] = entity_id
+    # The holder carries the lineage now; the latest event can be a copy's on a parallel
+    # line of history (edited there after the rename was written).
+    members = {(int(g[0]), int(g[1])) for g in groups}
+    for lineage, held in conn.execute(
+            "SELECT id, holder FROM lineages WHERE id IN "
+            f"{temp_keys(conn, 'q_holders', current, 'INTEGER')}"):
+        if held is not None and (int(held), int(lineage)) in members:
+            current[int(lineage)] = int(held)
     return by_lineage, by_entity, current
 
 

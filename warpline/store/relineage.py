@@ -19,6 +19,7 @@ none after (bench/README, "First answers on a long history").
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from itertools import groupby
 
 from warpline.store import lineages
@@ -28,9 +29,11 @@ __all__ = ["UNORDERED_KEY", "settle"]
 UNORDERED_KEY = "ingested_out_of_order"
 
 
-def settle(conn: sqlite3.Connection) -> None:
+def settle(conn: sqlite3.Connection,
+           reaching: Callable[[str], lineages.Reaches] | None = None) -> None:
     """Reassign every event's lineage and every entity's path in history order, inside
-    the caller's transaction."""
+    the caller's transaction. ``reaching(sha)``: which stored commits that commit has in
+    its history (``lineages.assign``)."""
     ids = {str(loc): int(eid) for eid, loc in conn.execute("SELECT id, locator FROM entities")}
     conn.execute("DELETE FROM lineages")
     conn.execute("INSERT INTO lineages (id, holder) SELECT id, id FROM entities")
@@ -39,12 +42,13 @@ def settle(conn: sqlite3.Connection) -> None:
     paths: dict[int, str] = {}
     # Commits HEAD reaches in topological order, then any others (rewritten away) in the
     # order they were stored; within a commit, events in the order they were written.
+    shas = {int(i): str(sha) for i, sha in conn.execute("SELECT id, sha FROM commits")}
     rows = conn.execute(
         "SELECT ce.commit_id, ce.id, ce.entity_id, ce.change_kind, ce.path, "
         "ce.previous_locator, ce.previous_path, e.locator FROM change_events ce "
         "JOIN commits c ON c.id = ce.commit_id JOIN entities e ON e.id = ce.entity_id "
         "ORDER BY c.topo IS NULL, c.topo, c.id, ce.id").fetchall()
-    for _commit, group in groupby(rows, key=lambda row: row[0]):
+    for commit, group in groupby(rows, key=lambda row: row[0]):
         events: list[lineages.Event] = []
         event_ids: list[int] = []
         for _, event_id, entity, kind, path, previous, previous_path, locator in group:
@@ -56,7 +60,8 @@ def settle(conn: sqlite3.Connection) -> None:
                     paths[before] = str(previous_path or path)
             events.append((int(entity), str(kind), before))
             event_ids.append(int(event_id))
-        assigned = lineages.assign(conn, events)
+        assigned = lineages.assign(
+            conn, events, None if reaching is None else reaching(shas[int(commit)]))
         conn.executemany("UPDATE change_events SET lineage = ? WHERE id = ?",
                          zip(assigned, event_ids, strict=True))
     conn.executemany("UPDATE entities SET path = ? WHERE id = ? AND path != ?",

@@ -152,10 +152,10 @@ def _built(entry: _Entry) -> dict[str, Any]:
 class Counts:
     """Counts per lineage and per entity, and each lineage's current member.
 
-    The current member of a rename chain (the one with the topologically latest event)
-    carries the
-    whole chain's history; a locator renamed away keeps only its own events, so a stale
-    locator and its successor are never both credited with the same changes.
+    The current member of a rename chain (its holder, else the one with the
+    topologically latest event) carries the whole chain's history; a locator renamed
+    away keeps only its own events, so a stale locator and its successor are never both
+    credited with the same changes.
     """
 
     by_lineage: dict[int, Stat] = field(default_factory=dict)
