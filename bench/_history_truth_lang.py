@@ -1,6 +1,7 @@
 """Build ``bench/lineage_truth_lang.json``: Rust, Go and Java function histories, without warpline.
 
     python bench/_history_truth_lang.py CORPUS_CLONE [--only LOCATOR]
+    python bench/_history_truth_lang.py CORPUS_CLONE --heldout   # lineage_heldout_lang.json
 
 No tree-sitter and no warpline code: each history is written by hand in ``TARGETS``
 (``_history_truth_targets.py``) as its *segments*, newest first: where the definition lived
@@ -36,6 +37,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import _history_heldout_targets as heldout
 from _history_truth_targets import (
     ABOUT,
     CORRECTIONS,
@@ -46,6 +48,7 @@ from _history_truth_targets import (
 )
 
 OUT = Path(__file__).resolve().parent / "lineage_truth_lang.json"
+HELDOUT_OUT = OUT.with_name("lineage_heldout_lang.json")
 CTAGS_LANG = {"go": "Go", "java": "Java"}
 SUFFIX = {"go": ".go", "java": ".java", "rust": ".rs"}
 _RUST_NESTED = re.compile(r"^\s+(pub(\([^)]*\))?\s+)?(fn|struct|enum|impl|trait|mod|union)\b")
@@ -235,8 +238,8 @@ def _locator(repo: Path, rev: str, locator: str, renames: list[tuple[str, str, s
     return locator
 
 
-def history(repo: Path, target: dict[str, Any], renames: list[tuple[str, str, str]]
-            ) -> list[dict[str, Any]]:
+def history(repo: Path, target: dict[str, Any], renames: list[tuple[str, str, str]],
+            notes: dict[str, str] | None = None) -> list[dict[str, Any]]:
     segments = target["segments"]
     language = target["language"]
     commits: list[str] = [git(repo, "rev-parse", c).strip() for c, _, _ in renames]
@@ -271,7 +274,8 @@ def history(repo: Path, target: dict[str, Any], renames: list[tuple[str, str, st
         if kind == "moved":
             event["previous_locator"] = previous_locator
             event["previous_path"] = previous["path"]
-        note = next((v for k, v in NOTES.items() if sha.startswith(k)), None)
+        note = next((v for k, v in (NOTES if notes is None else notes).items()
+                     if sha.startswith(k)), None)
         if note:
             event["validated"] = note
         events.append(event)
@@ -282,17 +286,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--only", default=None, help="one locator (a substring of it)")
-    parser.add_argument("--truth", type=Path, default=OUT)
+    parser.add_argument("--truth", type=Path, default=None,
+                        help="the file written (default: lineage_truth_lang.json, or "
+                             "lineage_heldout_lang.json with --heldout)")
+    parser.add_argument("--heldout", action="store_true",
+                        help="build the held-out histories (_history_heldout_targets.py)")
     args = parser.parse_args()
     name = args.corpus.name
+    targets, notes = (heldout.HELDOUT, {**NOTES, **heldout.NOTES}) if args.heldout else (
+        TARGETS, NOTES)
+    about, selection, corrections = ((heldout.ABOUT, heldout.SELECTION, heldout.CORRECTIONS)
+                                     if args.heldout else (ABOUT, SELECTION, CORRECTIONS))
+    args.truth = args.truth or (HELDOUT_OUT if args.heldout else OUT)
     truth = json.loads(args.truth.read_text()) if args.truth.exists() else {"functions": []}
     kept = [f for f in truth["functions"] if f["corpus"] != name or (
         args.only is not None and args.only not in f["locator"])]
-    for target in TARGETS[name]:
+    for target in targets[name]:
         locator = target["segments"][0]["locator"]
         if args.only is not None and args.only not in locator:
             continue
-        events = history(args.corpus, target, RENAMED_BY_MANIFEST.get(name, []))
+        events = history(args.corpus, target, RENAMED_BY_MANIFEST.get(name, []), notes)
         kept.append({"corpus": name, "language": target["language"], "locator": locator,
                      "path": target["segments"][0]["path"], "verified": target["verified"],
                      "events": events})
@@ -303,8 +316,8 @@ def main() -> int:
             if event["kind"] != "modified":
                 print(f"    {event['commit'][:12]} {event['kind']} "
                       f"{event.get('previous_locator', '')} -> {event['locator']}")
-    truth["about"], truth["selection"] = ABOUT, SELECTION
-    truth["corrections"] = CORRECTIONS
+    truth["about"], truth["selection"] = about, selection
+    truth["corrections"] = corrections
     truth["functions"] = sorted(kept, key=lambda f: (f["corpus"], f["locator"]))
     args.truth.write_text(json.dumps(truth, indent=1) + "\n")
     return 0
