@@ -335,3 +335,19 @@ def test_a_function_that_became_its_first_parameters_method_hands_it_its_lineage
     found = _events(_changes(repo, repo.commit({"gen.go": GEN}, "to a method")))
     assert found[f"{_DEMO}.Command.GenTree"] == ("moved", "function", f"{_DEMO}.GenTree")
     assert found[f"{_DEMO}.GenTree"] == ("added", "function", None)
+
+
+def test_a_function_moved_to_another_file_of_its_package_has_a_nature(
+        repo: FixtureRepo) -> None:
+    """cobra 62fb674: ``Find`` moved from cobra.go into a new command.go of the same
+    package keeps its locator, so the event is ``modified`` with no previous path; its
+    old version is read from the file it left, and what the change means is known."""
+    repo.commit({"go.mod": GOMOD, "shapes/shape.go": SHAPES})
+    new_fn = SHAPES[SHAPES.index("func New"):SHAPES.index("type Sizer")]
+    moved = _changes(repo, repo.commit({
+        "shapes/shape.go": SHAPES.replace(new_fn, ""),
+        "shapes/make.go": "package shapes\n\nimport \"fmt\"\n\n"
+                          + new_fn.replace("fmt.Println(r)", "fmt.Println(r) // said")}))
+    [change] = [c for c in moved.changes
+                if c.locator == "go:function:github.com/acme/demo/shapes.New"]
+    assert (change.change_kind, change.facts) == ("modified", (True, True, False))

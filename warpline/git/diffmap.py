@@ -270,7 +270,8 @@ def finalize(changes: Iterable[EntityChange]) -> tuple[EntityChange, ...]:
             previous = removed.path if removed.path != added.path else None
             kinds.setdefault(
                 "modified",
-                EntityChange(locator, added.kind, "modified", added.path, None, previous),
+                EntityChange(locator, added.kind, "modified", added.path, None, previous,
+                             facts=added.facts),
             )
         out.extend(kinds[k] for k in sorted(kinds))
     return tuple(out)

@@ -29,11 +29,21 @@ Loaded = tuple[PySide, Callable[[], list[bytes]]]
 def with_facts(changes: Iterable[EntityChange], sides: SideIndex) -> list[EntityChange]:
     """``changes`` with the facts of each modified or moved definition filled in."""
     lines: dict[int, list[bytes]] = {}
+    changes = list(changes)
+    # A definition removed from one file and added to another under the same locator (a
+    # Go package's files: cobra 62fb674 moved ``Find`` from cobra.go into command.go) is
+    # one ``modified`` event once finalized; its facts ride on the addition.
+    left = {c.locator: c.path for c in changes
+            if c.change_kind == "removed" and c.kind != "file"}
     out: list[EntityChange] = []
     for change in changes:
         found = None
         if change.kind != "file" and change.change_kind in ("modified", "moved"):
             found = _facts(change, sides, lines)
+        elif change.change_kind == "added" and left.get(change.locator, change.path) != (
+                change.path):
+            found = _facts(replace(change, change_kind="modified",
+                                   previous_path=left[change.locator]), sides, lines)
         out.append(change if found is None else replace(change, facts=found))
     return out
 
