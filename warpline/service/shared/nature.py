@@ -69,9 +69,10 @@ def unknown_note(count: int) -> list[str]:
         return []
     return [f"{count} changed definitions here have an unknown nature (null): their events "
             "were recorded before warpline read what a change means (or in a merge, or a "
-            "version no reader could parse). They count as changes; re-recording the "
+            "version no reader could parse). They count as changes. Re-recording the "
             "history (a fresh store: `warpline backfill` after moving "
-            ".weft/warpline/warpline.db aside) fills it in."]
+            ".weft/warpline/warpline.db aside) fills in the events recorded before; a "
+            "merge's and an unreadable version's stay unknown."]
 
 
 def runs_doctests(root: Path) -> bool:
