@@ -12,7 +12,8 @@ import pytest
 
 from tests.gitfixture import FixtureRepo
 from tests.langwalk import changes
-from warpline.lang import tokenkey
+from warpline.lang import codekey, rust, tokenkey
+from warpline.lang.entities import split_lines
 
 CARGO = '[package]\nname = "demo"\n'
 # (path, base source, the function's locator, comment edit, whitespace edit, token edit,
@@ -202,3 +203,33 @@ def test_versions_kept_by_text_answer_as_versions_read_afresh(
     tokenkey._VERSIONS.clear()
     assert _history_facts(tmp_path / "afresh") == kept
     assert not tokenkey._VERSIONS
+
+
+def _own_lines_reference(lines: list[bytes], entities: Any, key: Any) -> bytes:
+    """Own lines as defined: line by line, each line's end cut."""
+    spans = codekey.occurrences(entities, key) if key[1] else [(1, entities.line_count)]
+    return b"\n".join(line.rstrip(b"\r\n") for first, last in spans
+                      for line, owner in zip(lines[first - 1:last], entities.paint(first, last),
+                                             strict=False) if owner == key)
+
+
+OWN_SOURCES = [
+    # nested definitions, a definition at the file's last line without a final newline
+    b"pub struct S;\n\nimpl S {\n    /// A.\n    pub fn a(&self) -> u8 {\n        fn inner() {}\n"
+    b"        1\n    }\n\n    pub fn b(&self) {}\n}\n\nmod m {\n    pub fn c() {}\n}\nfn last() {}",
+    # CRLF line ends, a lone \r inside a line, two impl blocks of one type (one key twice)
+    b"impl S {\r\n    fn a() {}\r\n}\r\nconst X: &str = \"a\rb\";\r\n"
+    b"impl S {\r\n    fn b() {}\r\n}\r\n",
+    # an unreadable tail: error recovery
+    b"fn ok() {}\n\nfn broken( {\n    let x = ;\n",
+]
+
+
+@pytest.mark.parametrize("source", OWN_SOURCES)
+def test_own_lines_by_runs_are_the_lines_read_one_by_one(source: bytes) -> None:
+    entities = rust.read(source)
+    assert entities is not None
+    lines = split_lines(source)
+    for key in sorted(entities.keys()):
+        assert codekey.own_lines(lines, entities, key) == _own_lines_reference(
+            lines, entities, key), key

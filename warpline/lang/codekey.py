@@ -20,6 +20,7 @@ lines and its ``FileEntities``) and returns a ``CodeKey`` (None: unreadable):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -78,10 +79,18 @@ def own_lines(lines: list[bytes], entities: FileEntities, key: EntityKey) -> byt
     spans = occurrences(entities, key) if key[1] else [(1, entities.line_count)]
     out: list[bytes] = []
     for first, last in spans:
-        for line, owner in zip(lines[first - 1 : last], entities.paint(first, last),
-                               strict=False):
+        at = first - 1
+        # The paint runs long (one owner per definition's lines): taken a run at a time.
+        for owner, run in groupby(entities.paint(first, last)):
+            count = len(list(run))
             if owner == key:
-                out.append(line.rstrip(b"\r\n"))
+                chunk = lines[at : at + count]
+                if chunk:
+                    joined = b"\n".join(chunk)
+                    if b"\r" in joined:  # each line's own end is cut (\r\n files)
+                        joined = b"\n".join(line.rstrip(b"\r\n") for line in chunk)
+                    out.append(joined)
+            at += count
     return b"\n".join(out)
 
 
