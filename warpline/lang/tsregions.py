@@ -84,10 +84,12 @@ Recorder = Callable[[Any, str], Rec]
 # edit is re-parsed incrementally (``Tree.edit`` with the diff's hunks, then parse with
 # the old tree) and re-read only where edited. A tree is handed over once (editing it
 # makes it the new version's). Bounded by its sources' bytes: a tree takes about 27 times
-# its source (measured on ripgrep), so 768 KB of sources hold about 20 MB of trees.
+# its source (measured on ripgrep), so 1.5 MB of sources hold about 40 MB of trees. Half
+# that re-parsed a quarter of ripgrep's versions whole (large files pushed out between
+# their edits): bench/README.md, "second pass".
 _TREES: OrderedDict[tuple[int, bytes], tuple[Any, list[Rec] | None]] = OrderedDict()
-_TREES_KEPT = 128
-_TREES_BYTES = 768 << 10
+_TREES_KEPT = 256
+_TREES_BYTES = 1536 << 10
 _trees_bytes = 0
 
 # Counters for the benches: versions read whole and re-read in regions, records kept
