@@ -188,11 +188,12 @@ class _Tokens:
 
 
 # Versions by (dialect, source): what a version reads is a function of its text, and a
-# definition's old side is usually the new side of the event before it (its signature
-# parsed, its tokens perhaps walked then). Bounded by the sources' bytes.
+# definition's old side is often the new side of the event before it (its signature
+# parsed, its tokens perhaps walked then: a fifth to a third of the asks on the corpora).
+# Bounded by the sources' bytes (a walked version holds its tokens too).
 _VERSIONS: OrderedDict[tuple[str, bytes], _Tokens] = OrderedDict()
-_VERSIONS_KEPT = 4096
-_VERSIONS_BYTES = 1 << 20
+_VERSIONS_KEPT = 1024
+_VERSIONS_BYTES = 256 << 10
 _versions_bytes = 0
 # The parsed trees held at once (a version read soon after its signature, within one
 # commit's facts, reuses the parse; the rest are dropped).
