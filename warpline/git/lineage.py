@@ -66,7 +66,7 @@ from warpline.git.diffmap import PySide, definition_spans
 from warpline.git.events import EntityChange
 from warpline.git.renameaway import renamed_away
 from warpline.lang import by_locator
-from warpline.lang.entities import EntityKey, FileEntities, Span
+from warpline.lang.entities import Entity, EntityKey, FileEntities, Span
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -103,7 +103,7 @@ class Candidate:
     text: Text
     # Its own text (``own``) is read only for a pair: from these lines and definitions.
     lines: list[bytes]
-    entities: FileEntities
+    entities: _Entities
     positional: Text | None = None  # ``text`` with parameters by position (lazily)
     _own: Text | None = None
     _counts: dict[bytes, int] | None = None
@@ -123,8 +123,7 @@ class Candidate:
     def own(self) -> Text:
         """Its own lines (nested definitions' left out), comments kept, name replaced."""
         if self._own is None:
-            entity = self.entities.get(*self.key)
-            assert entity is not None
+            entity = self.entities.by_key()[self.key]
             self._own = normal(span_lines(self.lines, entity.own), self.name, True)
         return self._own
 
@@ -149,6 +148,21 @@ def _parent(qualname: str) -> str | None:
     return tail[0] if tail[2].startswith("~") and tail[1] else head
 
 
+class _Entities:
+    """One side's file, its entities built (the whole paint) on the first pair's ask."""
+
+    __slots__ = ("_by_key", "file")
+
+    def __init__(self, file: FileEntities) -> None:
+        self.file = file
+        self._by_key: dict[EntityKey, Entity] | None = None
+
+    def by_key(self) -> dict[EntityKey, Entity]:
+        if self._by_key is None:
+            self._by_key = {e.key: e for e in self.file.entities}
+        return self._by_key
+
+
 def _candidates(
     changes: list[EntityChange], sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]
 ) -> list[Candidate]:
@@ -159,14 +173,15 @@ def _candidates(
             by_path.setdefault(change.path, []).append(
                 (change, found[0].key_of(change.locator)))
     # Spans from one walk of each file's tree; the whole paint (own lines) only for pairs.
-    texts: dict[int, tuple[EntityKey, list[bytes], FileEntities, list[Span]]] = {}
+    texts: dict[int, tuple[EntityKey, list[bytes], _Entities, list[Span]]] = {}
     for path, group in by_path.items():
         side, load = sides[path]
         spans = definition_spans(side.entities, {key for _, key in group})
         lines = load()
+        entities = _Entities(side.entities)
         for change, key in group:
             if key in spans:
-                texts[id(change)] = (key, lines, side.entities, spans[key])
+                texts[id(change)] = (key, lines, entities, spans[key])
     out: list[Candidate] = []
     for change in changes:
         found_text = texts.get(id(change))
