@@ -2,7 +2,7 @@
 process, in the order a backfill walks them, with the cache a worker uses. No store.
 
     python bench/profile_walk.py REPO [--limit N] [--skip N] [--profile OUT.prof]
-        [--top 40] [--merges-only] [--sort tottime|cumulative] [--slice N]
+        [--top 40] [--merges-only] [--sort tottime|cumulative] [--slice N] [--phases]
     python bench/profile_walk.py REPO --parsers [--repeat 3]
 
 Prints the CPU time (process time, so a busy machine changes it little), the commit and
@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
                              "whole too, and count the differences")
     parser.add_argument("--no-regions", action="store_true",
                         help="tree-sitter readers query whole trees (the reference)")
+    parser.add_argument("--phases", action="store_true",
+                        help="CPU by phase of the walk (parse, query, facts, lineage, ...)")
     parser.add_argument("--no-window", action="store_true",
                         help="edits read whole compare whole files (the reference)")
     parser.add_argument("--parsers", action="store_true",
@@ -109,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     digest = hashlib.sha256()
     changes = 0
     profiler = cProfile.Profile() if args.profile else None
+    phases = None
+    if args.phases:
+        from _walk_phases import Phases
+
+        phases = Phases().install()
     started = time.process_time()
     if profiler is not None:
         profiler.enable()
@@ -134,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
           f"failed {failed[0]} calls {failed[1] / 1e6:.1f} MB, cpu {parse_cpu[1]:.2f} s "
           f"({share(parse_cpu[1], cpu)})")
     print(f"  tree-sitter records: {tsregions.stats}")
+    if phases is not None:
+        print("\n".join(phases.report(cpu)))
     if profiler is not None:
         profiler.dump_stats(str(args.profile))
         pstats.Stats(str(args.profile)).sort_stats(args.sort).print_stats(args.top)

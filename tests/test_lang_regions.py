@@ -327,7 +327,8 @@ def _history(handle: object) -> list[str]:
     return [str(c.id) for c in walker]
 
 
-def test_a_real_history_walks_alike_with_regions_on_and_off(tmp_path: Path) -> None:
+def _mixed_history(tmp_path: Path) -> Path:
+    """Four languages' files edited in turn, then one renamed."""
     repo = FixtureRepo(tmp_path / "repo")
     manifest = '[package]\nname = "demo"\nversion = "0.1.0"\n'
     repo.commit({"Cargo.toml": manifest, "src/lib.rs": RUST, "go.mod": "module ex.com/d\n",
@@ -345,7 +346,25 @@ def test_a_real_history_walks_alike_with_regions_on_and_off(tmp_path: Path) -> N
                     texts[path] = texts[path].replace(old, new, 1)
                     repo.commit({path: texts[path]}, f"{path}: {name}")
     repo.commit({}, "rename", renames={"app.js": "app.ts"})
-    on = _walk(repo.path, True)
+    return repo.path
+
+
+def test_a_real_history_walks_alike_with_regions_on_and_off(tmp_path: Path) -> None:
+    path = _mixed_history(tmp_path)
+    on = _walk(path, True)
     assert tsregions.stats["regions"] > 10
-    off = _walk(repo.path, False)
+    off = _walk(path, False)
     assert on == off
+
+
+def test_trees_pushed_out_between_edits_walk_alike(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept trees' bound only decides which versions are read whole."""
+    path = _mixed_history(tmp_path)
+    began = tsregions.stats["whole"]
+    kept = _walk(path, True)
+    whole_kept = tsregions.stats["whole"] - began
+    monkeypatch.setattr(tsregions, "_TREES_KEPT", 1)  # four files edited in turn: each
+    pushed = _walk(path, True)                         # edit finds its tree pushed out
+    assert tsregions.stats["whole"] - began - whole_kept > 2 * whole_kept
+    assert pushed == kept

@@ -63,11 +63,11 @@ from warpline.git.deftext import (
     score,
     span_lines,
 )
-from warpline.git.diffmap import PySide
+from warpline.git.diffmap import PySide, definition_spans
 from warpline.git.events import EntityChange
 from warpline.git.renameaway import renamed_away
 from warpline.lang import by_locator
-from warpline.lang.entities import Entity, EntityKey
+from warpline.lang.entities import Entity, EntityKey, FileEntities, Span
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -102,8 +102,12 @@ class Candidate:
     key: EntityKey
     name: bytes
     text: Text
-    own: Text
+    # Its own text (``own``) is read only for a pair: from these lines and definitions.
+    lines: list[bytes]
+    entities: _Entities
     positional: Text | None = None  # ``text`` with parameters by position (lazily)
+    _own: Text | None = None
+    _counts: dict[bytes, int] | None = None
 
     @property
     def qualname(self) -> str:
@@ -115,6 +119,23 @@ class Candidate:
         JavaScript function or ``X.prototype.m =`` becoming a class method or constructor,
         a Java method becoming a constructor), the language's own kind otherwise."""
         return "function" if self.change.kind == "function" else self.key[0]
+
+    @property
+    def own(self) -> Text:
+        """Its own lines (nested definitions' left out), comments kept, name replaced."""
+        if self._own is None:
+            entity = self.entities.by_key()[self.key]
+            self._own = normal(span_lines(self.lines, entity.own), self.name, True)
+        return self._own
+
+    def counts(self) -> dict[bytes, int]:
+        """How often each line occurs in ``text``."""
+        if self._counts is None:
+            counts: dict[bytes, int] = {}
+            for line in self.text:
+                counts[line] = counts.get(line, 0) + 1
+            self._counts = counts
+        return self._counts
 
 
 def _parent(qualname: str) -> str | None:
@@ -128,28 +149,50 @@ def _parent(qualname: str) -> str | None:
     return tail[0] if tail[2].startswith("~") and tail[1] else head
 
 
+class _Entities:
+    """One side's file, its entities built (the whole paint) on the first pair's ask."""
+
+    __slots__ = ("_by_key", "file")
+
+    def __init__(self, file: FileEntities) -> None:
+        self.file = file
+        self._by_key: dict[EntityKey, Entity] | None = None
+
+    def by_key(self) -> dict[EntityKey, Entity]:
+        if self._by_key is None:
+            self._by_key = {e.key: e for e in self.file.entities}
+        return self._by_key
+
+
 def _candidates(
     changes: list[EntityChange], sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]
 ) -> list[Candidate]:
-    out: list[Candidate] = []
-    loaded: dict[str, tuple[list[bytes], dict[EntityKey, Entity]]] = {}
+    by_path: dict[str, list[tuple[EntityChange, EntityKey]]] = {}
     for change in changes:
         found = sides.get(change.path)
-        if found is None:
+        if found is not None:
+            by_path.setdefault(change.path, []).append(
+                (change, found[0].key_of(change.locator)))
+    # Spans from one walk of each file's tree; the whole paint (own lines) only for pairs.
+    texts: dict[int, tuple[EntityKey, list[bytes], _Entities, list[Span]]] = {}
+    for path, group in by_path.items():
+        side, load = sides[path]
+        spans = definition_spans(side.entities, {key for _, key in group})
+        lines = load()
+        entities = _Entities(side.entities)
+        for change, key in group:
+            if key in spans:
+                texts[id(change)] = (key, lines, entities, spans[key])
+    out: list[Candidate] = []
+    for change in changes:
+        found_text = texts.get(id(change))
+        if found_text is None:
             continue
-        side, load = found
-        key = side.key_of(change.locator)
-        qualname = key[1]
-        if change.path not in loaded:
-            loaded[change.path] = (load(), {e.key: e for e in side.entities.entities})
-        lines, by_key = loaded[change.path]
-        entity = by_key.get(key)
-        if entity is None:
-            continue
-        name = leaf(qualname).encode()
+        key, lines, entities, spans_of = found_text
+        name = leaf(key[1]).encode()
         out.append(Candidate(change, key, name,
-                             normal(span_lines(lines, entity.spans), name, False),
-                             normal(span_lines(lines, entity.own), name, True)))
+                             normal(span_lines(lines, tuple(spans_of)), name, False),
+                             lines, entities))
     return out
 
 
@@ -293,26 +336,41 @@ def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
     if total == 0 or 2 * shorter / total < bound:
         return None  # the length ratio already rules it out
     state.comparisons += 1
-    matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
     # Renamed in place with its parameters renamed too (``requote_path(path)`` ->
     # ``requote_uri(uri)``): every line naming a parameter differs, so such a pair is
     # compared once more with each parameter replaced by its position (gated by the
     # cheap bound like the first comparison).
     in_place = not same and old.change.path == new.change.path
     positional = False
-    if TRACE is None and matcher.quick_ratio() < bound:
+    if TRACE is None and _quick_ratio(old, new, total) < bound:
         if not in_place:
             return None
         matcher = SequenceMatcher(None, _positional(old), _positional(new), autojunk=False)
         if matcher.quick_ratio() < bound:
             return None
         positional = True
+    else:
+        matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
     value = matcher.ratio()
     if value < bound and in_place and not positional:
         value = max(value, score(_positional(old), _positional(new)))
     if TRACE is not None:
         TRACE.append((value, old.change.locator, new.change.locator, same))
     return value
+
+
+def _quick_ratio(old: Candidate, new: Candidate, total: int) -> float:
+    """``SequenceMatcher(None, old.text, new.text).quick_ratio()`` (the lines both share,
+    counted with multiplicity), from each text's line counts kept across its pairs."""
+    small, large = old.counts(), new.counts()
+    if len(small) > len(large):
+        small, large = large, small
+    matches = 0
+    for line, count in small.items():
+        other = large.get(line)
+        if other is not None:
+            matches += count if count < other else other
+    return 2.0 * matches / total
 
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")

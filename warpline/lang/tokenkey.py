@@ -16,6 +16,7 @@ only when its cheap form (see ``_Tokens``) is the same on both sides.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict, deque
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -59,47 +60,55 @@ def _parser(dialect: str) -> Any:
     return tree_sitter.Parser(tree_sitter.Language(raw))
 
 
-def _gap(text: bytes, verbatim: bool, out: list[Any]) -> None:
-    kept = text if verbatim else text.strip()
-    if kept.strip():
-        out.append(_Text(kept))
+_VERBATIM_TYPES: dict[str, bool] = {}
 
 
-class _Text:
-    """Text a node holds between its children, queued in order among them."""
-
-    __slots__ = ("children", "end_byte", "start_byte", "text", "type")
-
-    def __init__(self, text: bytes) -> None:
-        self.text, self.type, self.children = text, "\x00text", ()
-        self.start_byte, self.end_byte = 0, 0
+def _verbatim(node_type: str) -> bool:
+    found = _VERBATIM_TYPES.get(node_type)
+    if found is None:
+        found = _VERBATIM_TYPES[node_type] = any(part in node_type for part in _VERBATIM)
+    return found
 
 
 def _stream(source: bytes, root: Any, comments: frozenset[str]) -> tuple[list[str], list[bytes]]:
+    """The leaves' texts in order, and the text a node holds between its children (kept
+    as written inside a string-like node, stripped elsewhere; whitespace alone is layout);
+    comment nodes apart. The stack holds nodes and the gap texts queued among them (bytes):
+    the hot loop of the facts, so written flat."""
     code: list[str] = []
     docs: list[bytes] = []
+    add = code.append
     stack: list[Any] = [root]
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
-        if isinstance(node, _Text):
-            code.append(node.text.decode("utf-8", "replace"))
+        node = pop()
+        if type(node) is bytes:
+            add(node.decode("utf-8", "replace"))
             continue
-        if node.type in comments:
+        kind = node.type
+        if kind in comments:
             docs.append(source[node.start_byte:node.end_byte])
             continue
-        if not node.children:
-            code.append(source[node.start_byte:node.end_byte].decode("utf-8", "replace")
-                        or f"\x00{node.type}")  # a missing node, inserted by recovery
+        if not node.child_count:
+            add(source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+                or f"\x00{kind}")  # a missing node, inserted by recovery
             continue
-        verbatim = any(part in node.type for part in _VERBATIM)
-        at = node.start_byte
-        queued: list[Any] = []
-        for child in node.children:
-            _gap(source[at:child.start_byte], verbatim, queued)
-            queued.append(child)
-            at = child.end_byte
-        _gap(source[at:node.end_byte], verbatim, queued)
-        stack.extend(reversed(queued))
+        verbatim = _verbatim(kind)
+        end = node.end_byte
+        for child in reversed(node.children):  # pushed last first: popped in order
+            after = child.end_byte
+            if after != end:
+                gap = source[after:end]
+                kept = gap.strip()
+                if kept:
+                    push(gap if verbatim else kept)
+            push(child)
+            end = child.start_byte
+        if node.start_byte != end:
+            gap = source[node.start_byte:end]
+            kept = gap.strip()
+            if kept:
+                push(gap if verbatim else kept)
     return code, docs
 
 
@@ -128,23 +137,39 @@ class _Tokens:
     and every whitespace removed. Two versions differing only in comments and layout have
     equal cheap forms (a ``//`` inside a string is cut alike on both sides unless a
     re-wrap moved it: then the answer errs towards a code change), so cheap forms that
-    differ are a code change, and equal ones are decided by the tokens."""
+    differ are a code change, and equal ones are decided by the tokens. One parse serves
+    the signature and the tokens (held while few: see ``_hold``)."""
 
-    __slots__ = ("_read", "cheap", "dialect", "source")
+    __slots__ = ("_read", "_signature", "_tree", "cheap", "dialect", "source")
 
     def __init__(self, dialect: str, source: bytes) -> None:
         self.dialect, self.source = dialect, source
         self.cheap = _LOOKS_LIKE_COMMENT.sub(b"", source).translate(None, _SPACE)
         self._read: tuple[list[str], tuple[str, ...]] | None = None
+        self._signature: tuple[str, ...] | None = None
+        self._tree: Any = None
+
+    def _root(self) -> Any:
+        tree = self._tree
+        if tree is None:
+            tree = self._tree = _parser(self.dialect).parse(self.source)
+            _hold(self)
+        return tree.root_node
+
+    def signature(self) -> tuple[str, ...]:
+        """A function's signature tokens (raises what parsing raises)."""
+        if self._signature is None:
+            self._signature = _signature(self.source, self._root(), _COMMENTS[self.dialect])
+        return self._signature
 
     def read(self) -> tuple[list[str], tuple[str, ...]]:
         """(its tokens, its comments); raises ``Unreadable``."""
         if self._read is None:
             try:
-                root = _parser(self.dialect).parse(self.source).root_node
-                code, docs = _stream(self.source, root, _COMMENTS[self.dialect])
+                code, docs = _stream(self.source, self._root(), _COMMENTS[self.dialect])
             except (RecursionError, ValueError, RuntimeError, MemoryError) as exc:
                 raise Unreadable from exc
+            self._tree = None
             if self.dialect == "rust" and any(
                     d.startswith(_RUST_DOC) and b"```" in d for d in docs):
                 code.extend(d.decode("utf-8", "replace") for d in docs
@@ -156,10 +181,47 @@ class _Tokens:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _Tokens) or self.cheap != other.cheap:
             return False
-        return self.read()[0] == other.read()[0]
+        return self is other or self.read()[0] == other.read()[0]
 
     def __hash__(self) -> int:
         return hash(self.cheap)
+
+
+# Versions by (dialect, source): what a version reads is a function of its text, and a
+# definition's old side is often the new side of the event before it (its signature
+# parsed, its tokens perhaps walked then: a fifth to a third of the asks on the corpora).
+# Bounded by the sources' bytes (a walked version holds its tokens too).
+_VERSIONS: OrderedDict[tuple[str, bytes], _Tokens] = OrderedDict()
+_VERSIONS_KEPT = 1024
+_VERSIONS_BYTES = 256 << 10
+_versions_bytes = 0
+# The parsed trees held at once (a version read soon after its signature, within one
+# commit's facts, reuses the parse; the rest are dropped).
+_HOLDING: deque[_Tokens] = deque()
+_TREES_HELD = 64
+
+
+def _version(dialect: str, source: bytes) -> _Tokens:
+    global _versions_bytes
+    key = (dialect, source)
+    found = _VERSIONS.get(key)
+    if found is not None:
+        _VERSIONS.move_to_end(key)
+        return found
+    found = _Tokens(dialect, source)
+    if len(source) <= _VERSIONS_BYTES // 8:
+        _VERSIONS[key] = found
+        _versions_bytes += len(source)
+        while len(_VERSIONS) > _VERSIONS_KEPT or _versions_bytes > _VERSIONS_BYTES:
+            (_, dropped), _ = _VERSIONS.popitem(last=False)
+            _versions_bytes -= len(dropped)
+    return found
+
+
+def _hold(tokens: _Tokens) -> None:
+    _HOLDING.append(tokens)
+    if len(_HOLDING) > _TREES_HELD:
+        _HOLDING.popleft()._tree = None
 
 
 class _Comments:
@@ -188,12 +250,11 @@ def token_key(dialect: str, lines: list[bytes], entities: FileEntities,
 
     text = own_lines(lines, entities, key)
     source = b"class W{\n" + text + b"\n}" if key[0] in _WRAPPED.get(dialect, ()) else text
+    tokens = _version(dialect, source)
     signature: tuple[str, ...] = (leaf(key[1]),)
     if key[0] in _FUNCTIONS:  # a function's signature is read from its parse now
         try:
-            root = _parser(dialect).parse(source).root_node
-            signature += _signature(source, root, _COMMENTS[dialect])
+            signature += tokens.signature()
         except (RecursionError, ValueError, RuntimeError, MemoryError):
             return None
-    tokens = _Tokens(dialect, source)
     return CodeKey((tokens,), (_Comments(tokens),), signature)  # type: ignore[arg-type]

@@ -84,10 +84,12 @@ Recorder = Callable[[Any, str], Rec]
 # edit is re-parsed incrementally (``Tree.edit`` with the diff's hunks, then parse with
 # the old tree) and re-read only where edited. A tree is handed over once (editing it
 # makes it the new version's). Bounded by its sources' bytes: a tree takes about 27 times
-# its source (measured on ripgrep), so 768 KB of sources hold about 20 MB of trees.
+# its source (measured on ripgrep), so 1.5 MB of sources hold about 40 MB of trees. Half
+# that re-parsed a quarter of ripgrep's versions whole (large files pushed out between
+# their edits): bench/README.md, "second pass".
 _TREES: OrderedDict[tuple[int, bytes], tuple[Any, list[Rec] | None]] = OrderedDict()
-_TREES_KEPT = 128
-_TREES_BYTES = 768 << 10
+_TREES_KEPT = 256
+_TREES_BYTES = 1536 << 10
 _trees_bytes = 0
 
 # Counters for the benches: versions read whole and re-read in regions, records kept
@@ -217,11 +219,6 @@ class _Map:
             return self.new[k][0] if low else self.new[k][1]
         return position + self.bytes[k + 1]
 
-    def shift(self, position: int) -> tuple[int, int]:
-        """(byte delta, line delta) of an old position outside every hunk."""
-        k = bisect_left(self.old_ends, position)
-        return self.bytes[k], self.lines[k]
-
 
 def _merge(spans: list[Span]) -> list[Span]:
     """Closed spans -> sorted, disjoint, touching ones joined."""
@@ -236,11 +233,6 @@ def _merge(spans: list[Span]) -> list[Span]:
     return out
 
 
-def _hits(spans: list[Span], starts: list[int], low: int, high: int) -> bool:
-    k = bisect_right(starts, high) - 1
-    return k >= 0 and spans[k][1] >= low
-
-
 def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, mapping: _Map, query: Any,
             record: Recorder, context: frozenset[str]) -> list[Rec] | None:
     import tree_sitter
@@ -253,23 +245,32 @@ def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, mapping: _Map, query:
     starts = [s for s, _ in dirty]
     wanted = mapping.new + changed
     kept: list[Rec] = []
+    # Written out flat: this loop runs over every record of every version re-read in
+    # regions. A record is hit when a dirty span overlaps its bytes or its head; else it
+    # moves by the deltas of the hunks ending at or before its first byte.
+    old_ends, byte_deltas, line_deltas = mapping.old_ends, mapping.bytes, mapping.lines
     for rec in old_recs:
+        lo = rec.lo
         head = rec.head
-        if _hits(dirty, starts, rec.lo, rec.hi) or (
-                head is not None and _hits(dirty, starts, head[0], head[1])):
+        k = bisect_right(starts, rec.hi) - 1
+        hit = k >= 0 and dirty[k][1] >= lo
+        if not hit and head is not None:
+            k = bisect_right(starts, head[1]) - 1
+            hit = k >= 0 and dirty[k][1] >= head[0]
+        if hit:
             # Its first byte finds the node again (the query returns every capture whose
             # node holds a queried byte): the rest of its span need not be re-read.
             at = mapping.to_new(rec.at, True)
             wanted.append((at, at))
             continue
-        db, dl = mapping.shift(rec.lo)
+        k = bisect_left(old_ends, lo)
+        db, dl = byte_deltas[k], line_deltas[k]
         if head is not None:
-            hb = mapping.shift(head[0])[0]
+            hb = byte_deltas[bisect_left(old_ends, head[0])]
             if hb:
                 head = (head[0] + hb, head[1] + hb)
         if db or dl or head is not rec.head:
-            rec = Rec(rec.start + db, rec.end + db, rec.first + dl, rec.last + dl,
-                      rec.lo + db, rec.hi + db, rec.data, head, rec.prio, rec.at + db)
+            rec = _shifted(rec, db, dl, head)
         kept.append(rec)
     stats["regions"] += 1
     stats["kept"] += len(kept)
@@ -312,6 +313,26 @@ def _reread(old_tree: Any, old_recs: list[Rec], tree: Any, mapping: _Map, query:
             continue  # a kept record (nesting by another span than its node's)
         insort(kept, rec, key=_ORDER)
     return kept
+
+
+_BLANK = object.__new__
+
+
+def _shifted(rec: Rec, db: int, dl: int, head: Span | None) -> Rec:
+    """``rec`` moved by ``db`` bytes and ``dl`` lines (its fields set directly: they
+    satisfy ``Rec``'s invariants already)."""
+    out: Rec = _BLANK(Rec)
+    out.at = rec.at + db
+    out.start = rec.start + db
+    out.end = rec.end + db
+    out.first = rec.first + dl
+    out.last = rec.last + dl
+    out.lo = rec.lo + db
+    out.hi = rec.hi + db
+    out.data = rec.data
+    out.head = head
+    out.prio = rec.prio
+    return out
 
 
 def _inside(spans: list[Span], starts: list[int], span: Span) -> bool:
