@@ -26,10 +26,10 @@ from warpline.git.deftext import (
     replace_name,
     score,
     span_lines,
+    span_texts,
 )
-from warpline.git.diffmap import PySide, definition_spans
+from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
-from warpline.lang.entities import EntityKey
 
 __all__ = ["absorbed"]
 
@@ -58,10 +58,10 @@ def absorbed(changes: list[EntityChange], sides: SideIndex) -> list[EntityChange
     wrappers = [c for c in changes if c.kind == "function" and _old_path(c, renamed) in where]
     if not wrappers or len(wrappers) * len(removed) > MAX_COMPARISONS:
         return changes
-    old_texts = _texts([(c.path, c.locator) for c in removed]
+    old_texts = span_texts([(c.path, c.locator) for c in removed]
                        + [(_old_path(c, renamed) or "", c.previous_locator or c.locator)
                           for c in wrappers], sides.old)
-    new_texts = _texts([(c.path, c.locator) for c in wrappers], sides.new)
+    new_texts = span_texts([(c.path, c.locator) for c in wrappers], sides.new)
     found: list[tuple[float, str, str, int, int]] = []
     for i, wrapper in enumerate(wrappers):
         old_path = _old_path(wrapper, renamed) or ""
@@ -134,27 +134,3 @@ def _own(change: EntityChange, sides: Sides) -> Text | None:
         return None
     return normal(span_lines(load(), entity.own), leaf(key[1]).encode(), True)
 
-
-def _texts(wanted: list[tuple[str, str]],
-           sides: Sides) -> dict[tuple[str, str], tuple[str, Text]]:
-    """Each (path, locator)'s qualified name and definition text on one side (as
-    ``Candidate.text``), from one walk of each file's definition tree."""
-    by_path: dict[str, list[str]] = {}
-    for path, locator in wanted:
-        by_path.setdefault(path, []).append(locator)
-    out: dict[tuple[str, str], tuple[str, Text]] = {}
-    for path, locators in by_path.items():
-        found = sides.get(path)
-        if found is None:
-            continue
-        side, load = found
-        keys: dict[EntityKey, str] = {side.key_of(locator): locator for locator in locators}
-        spans = definition_spans(side.entities, set(keys))
-        if not spans:
-            continue
-        lines = load()
-        for key, locator in keys.items():
-            if key in spans:
-                out[(path, locator)] = (key[1], normal(span_lines(
-                    lines, tuple(spans[key])), leaf(key[1]).encode(), False))
-    return out

@@ -9,11 +9,12 @@ explained in ``warpline.git.lineage``'s docstring.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from warpline.git.diffmap import PySide
+from warpline.git.diffmap import PySide, definition_spans
+from warpline.lang.entities import EntityKey
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -31,6 +32,7 @@ __all__ = [
     "replace_name",
     "score",
     "span_lines",
+    "span_texts",
 ]
 
 SAME_NAME_MIN = 0.5
@@ -117,3 +119,30 @@ def score(a: Text, b: Text) -> float:
     if not a or not b:
         return 0.0
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def span_texts(wanted: Iterable[tuple[str, str]],
+               sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]],
+               ) -> dict[tuple[str, str], tuple[str, Text]]:
+    """Each (path, locator)'s qualified name and definition text on one side (as
+    ``Candidate.text``: the whole span, comments dropped, its name replaced), from one walk
+    of each file's definition tree (no full entity build)."""
+    by_path: dict[str, list[str]] = {}
+    for path, locator in wanted:
+        by_path.setdefault(path, []).append(locator)
+    out: dict[tuple[str, str], tuple[str, Text]] = {}
+    for path, locators in by_path.items():
+        found = sides.get(path)
+        if found is None:
+            continue
+        side, load = found
+        keys: dict[EntityKey, str] = {side.key_of(locator): locator for locator in locators}
+        spans = definition_spans(side.entities, set(keys))
+        if not spans:
+            continue
+        lines = load()
+        for key, locator in keys.items():
+            if key in spans:
+                out[(path, locator)] = (key[1], normal(span_lines(
+                    lines, tuple(spans[key])), leaf(key[1]).encode(), False))
+    return out

@@ -20,14 +20,12 @@ from warpline.git.deftext import (
     Text,
     code_lines,
     leaf,
-    normal,
     replace_name,
     score,
-    span_lines,
+    span_texts,
 )
-from warpline.git.diffmap import PySide, definition_spans
+from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
-from warpline.lang.entities import EntityKey
 
 __all__ = ["renamed_away"]
 
@@ -151,26 +149,8 @@ def _became_method(now: Text, old_q: str, new_q: str) -> bool:
 
 def _span_texts(changes: list[EntityChange],
                 sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]) -> dict[int, Text]:
-    """Each change's definition text (as ``Candidate.text``) on one side, by ``id`` of the
-    change; spans from one walk of each file's definition tree (no full entity build)."""
-    by_path: dict[str, list[EntityChange]] = {}
-    for change in changes:
-        by_path.setdefault(change.path, []).append(change)
-    out: dict[int, Text] = {}
-    for path, group in by_path.items():
-        found = sides.get(path)
-        if found is None:
-            continue
-        side, load = found
-        keys: dict[EntityKey, EntityChange] = {}
-        for change in group:
-            keys[side.key_of(change.locator)] = change
-        spans = definition_spans(side.entities, set(keys))
-        if not spans:
-            continue
-        lines = load()
-        for key, change in keys.items():
-            if key in spans:
-                out[id(change)] = normal(span_lines(lines, tuple(spans[key])),
-                                          leaf(key[1]).encode(), False)
-    return out
+    """Each change's definition text (``span_texts``) on one side, by ``id`` of the
+    change."""
+    found = span_texts([(c.path, c.locator) for c in changes], sides)
+    return {id(c): found[(c.path, c.locator)][1] for c in changes
+            if (c.path, c.locator) in found}
