@@ -14,6 +14,7 @@ import pytest
 from tests.gitfixture import FixtureRepo
 from tests.langwalk import changes
 from warpline.git import lineage
+from warpline.git.candidates import candidates
 from warpline.git.deftext import leaf, normal, span_lines
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
@@ -67,10 +68,10 @@ def test_candidates_read_the_texts_of_the_full_entity_build(language: str) -> No
     found = [EntityChange(side.locator(key), side.kind(key), "removed", path)
              for key in sorted(entities.keys()) if key != MODULE_KEY]
     sides = {path: (side, lambda: lines)}
-    candidates = lineage._candidates(found, sides)
-    assert len(candidates) == len(found) > 3
+    read = candidates(found, sides)
+    assert len(read) == len(found) > 3
     full = {e.key: e for e in entities.entities}  # the reference: every entity built
-    for candidate in candidates:
+    for candidate in read:
         entity = full[candidate.key]
         name = leaf(candidate.key[1]).encode()
         assert candidate.text == normal(span_lines(lines, entity.spans), name, False)

@@ -1,0 +1,117 @@
+"""The removed and added definitions one commit's lineage pairing compares (``lineage.py``):
+each one's definition text from one walk of its file's definition tree, its own text read
+only when it pairs (the whole paint of the file is built on the first pair's ask)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from warpline.git.deftext import Text, leaf, normal, span_lines
+from warpline.git.diffmap import PySide, definition_spans
+from warpline.git.events import EntityChange
+from warpline.lang.entities import Entity, EntityKey, FileEntities, Span
+
+__all__ = ["Candidate", "candidates", "parent_of"]
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A removed or added definition that may pair with one on the other side."""
+    change: EntityChange
+    key: EntityKey
+    name: bytes
+    text: Text
+    # Its own text (``own``) is read only for a pair: from these lines and definitions.
+    lines: list[bytes]
+    entities: _Entities
+    positional: Text | None = None  # ``text`` with parameters by position (lazily)
+    _own: Text | None = None
+    _counts: dict[bytes, int] | None = None
+
+    @property
+    def qualname(self) -> str:
+        return self.key[1]
+
+    @property
+    def family(self) -> str:
+        """What a pair must share: the wire's ``function`` for every kind of function (a
+        JavaScript function or ``X.prototype.m =`` becoming a class method or constructor,
+        a Java method becoming a constructor), the language's own kind otherwise."""
+        return "function" if self.change.kind == "function" else self.key[0]
+
+    @property
+    def own(self) -> Text:
+        """Its own lines (nested definitions' left out), comments kept, name replaced."""
+        if self._own is None:
+            entity = self.entities.by_key()[self.key]
+            self._own = normal(span_lines(self.lines, entity.own), self.name, True)
+        return self._own
+
+    def counts(self) -> dict[bytes, int]:
+        """How often each line occurs in ``text``."""
+        if self._counts is None:
+            counts: dict[bytes, int] = {}
+            for line in self.text:
+                counts[line] = counts.get(line, 0) + 1
+            self._counts = counts
+        return self._counts
+
+
+def parent_of(qualname: str) -> str | None:
+    """The qualified name of the definition ``qualname`` is nested in (None: top level)."""
+    if "." not in qualname:
+        return None
+    head = qualname.rsplit(".", 1)[0]
+    if head.endswith(".<locals>"):
+        return head[: -len(".<locals>")]
+    # warpline's extension segments (``outer.~fn.inner``, ``Trait.~trait.method``).
+    tail = head.rpartition(".")
+    return tail[0] if tail[2].startswith("~") and tail[1] else head
+
+
+class _Entities:
+    """One side's file, its entities built (the whole paint) on the first pair's ask."""
+
+    __slots__ = ("_by_key", "file")
+
+    def __init__(self, file: FileEntities) -> None:
+        self.file = file
+        self._by_key: dict[EntityKey, Entity] | None = None
+
+    def by_key(self) -> dict[EntityKey, Entity]:
+        if self._by_key is None:
+            self._by_key = {e.key: e for e in self.file.entities}
+        return self._by_key
+
+
+def candidates(
+    changes: list[EntityChange], sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]
+) -> list[Candidate]:
+    by_path: dict[str, list[tuple[EntityChange, EntityKey]]] = {}
+    for change in changes:
+        found = sides.get(change.path)
+        if found is not None:
+            by_path.setdefault(change.path, []).append(
+                (change, found[0].key_of(change.locator)))
+    # Spans from one walk of each file's tree; the whole paint (own lines) only for pairs.
+    texts: dict[int, tuple[EntityKey, list[bytes], _Entities, list[Span]]] = {}
+    for path, group in by_path.items():
+        side, load = sides[path]
+        spans = definition_spans(side.entities, {key for _, key in group})
+        lines = load()
+        entities = _Entities(side.entities)
+        for change, key in group:
+            if key in spans:
+                texts[id(change)] = (key, lines, entities, spans[key])
+    out: list[Candidate] = []
+    for change in changes:
+        found_text = texts.get(id(change))
+        if found_text is None:
+            continue
+        key, lines, entities, spans_of = found_text
+        name = leaf(key[1]).encode()
+        out.append(Candidate(change, key, name,
+                             normal(span_lines(lines, tuple(spans_of)), name, False),
+                             lines, entities))
+    return out
