@@ -78,7 +78,7 @@ def warpline_events(repo: Any, sha: str, cache: DefinitionCache, skipped: set[st
     return events, edited, pairs
 
 
-def _category(key: Key, mine: set[Key], other: set[Key]) -> str:
+def category(key: Key, mine: set[Key], other: set[Key]) -> str:
     """Why one side has an event the other lacks, by what the other side has instead."""
     sha, locator, kind = key
     twins = {k for (s, loc, k) in other if s == sha and loc == locator}
@@ -121,9 +121,9 @@ def score(path: Path, count: int, sample: int) -> dict[str, Any]:
     only_truth = truth - ours
     categories: dict[str, list[Key]] = defaultdict(list)
     for key in sorted(only_ours):
-        categories["warpline only: " + _category(key, ours, truth)].append(key)
+        categories["warpline only: " + category(key, ours, truth)].append(key)
     for key in sorted(only_truth):
-        categories["truth only: " + _category(key, truth, ours)].append(key)
+        categories["truth only: " + category(key, truth, ours)].append(key)
     rng = random.Random(0)
     return {
         "repo": path.name, "commits": len(history),

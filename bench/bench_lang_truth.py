@@ -42,6 +42,7 @@ from typing import Any
 
 from _lang_events import Defs, Key, pair_events, settle
 from _lang_git import Blobs, Commit, FilePair, changed_lines, commits
+from bench_attribution_truth import category
 
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.repo import open_repo, resolve_commit
@@ -163,14 +164,7 @@ def _category(key: Key, mine: set[Key], other: set[Key],
             s == sha and loc.split(":", 2)[-1].startswith(inner) for s, loc in hidden):
         return "modified: its edited lines are an entity the truth cannot name (warpline's ~ " \
                "extension: a trait item, a nested fn)"
-    twins = {k for (s, loc, k) in other if s == sha and loc == locator}
-    if twins:
-        return f"{kind} vs {'/'.join(sorted(twins))}"
-    leaf = locator.rsplit(".", 1)[-1]
-    if kind in ("added", "removed") and any(
-            s == sha and loc.rsplit(".", 1)[-1] == leaf for (s, loc, _) in other):
-        return f"{kind}: same name elsewhere (locator differs)"
-    return f"{kind}: nothing on the other side"
+    return category(key, mine, other)
 
 
 def score(path: Path, language: str, count: int, sample: int,
