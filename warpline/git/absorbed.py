@@ -22,10 +22,9 @@ from warpline.git.deftext import (
     Text,
     code_lines,
     leaf,
-    normal,
+    own_text,
     replace_name,
     score,
-    span_lines,
     span_texts,
 )
 from warpline.git.diffmap import PySide
@@ -132,5 +131,5 @@ def _own(change: EntityChange, sides: Sides) -> Text | None:
     entity = side.entities.get(*key)
     if entity is None:
         return None
-    return normal(span_lines(load(), entity.own), leaf(key[1]).encode(), True)
+    return own_text(load(), entity.own, leaf(key[1]).encode())
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from warpline.git.deftext import Text, leaf, normal, span_lines
+from warpline.git.deftext import Text, leaf, normal, own_text, span_lines
 from warpline.git.diffmap import PySide, definition_spans
 from warpline.git.events import EntityChange
 from warpline.lang.entities import Entity, EntityKey, FileEntities, Span
@@ -45,7 +45,7 @@ class Candidate:
         """Its own lines (nested definitions' left out), comments kept, name replaced."""
         if self._own is None:
             entity = self.entities.by_key()[self.key]
-            self._own = normal(span_lines(self.lines, entity.own), self.name, True)
+            self._own = own_text(self.lines, entity.own, self.name)
         return self._own
 
     def counts(self) -> dict[bytes, int]:

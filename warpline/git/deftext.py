@@ -29,6 +29,7 @@ __all__ = [
     "code_lines",
     "leaf",
     "normal",
+    "own_text",
     "replace_name",
     "score",
     "span_lines",
@@ -103,6 +104,12 @@ def code_lines(text: Text) -> list[bytes]:
     continuation (``* ...``, ``*/``), not as a dereference (``*p = x``)."""
     return [line for line in text if not (
         line.startswith(_COMMENT) or line == b"*" or line.startswith((b"* ", b"*/")))]
+
+
+def own_text(lines: list[bytes], own: tuple[tuple[int, int], ...], name: bytes) -> Text:
+    """A definition's own text (its own spans: nested definitions left out), comments
+    kept, its name replaced: what ``also_modified`` compares for every move."""
+    return normal(span_lines(lines, own), name, True)
 
 
 def span_lines(lines: list[bytes], spans: tuple[tuple[int, int], ...]) -> list[bytes]:

@@ -60,24 +60,13 @@ def facts(old: CodeKey, new: CodeKey) -> Facts:
 def occurrences(entities: FileEntities, key: EntityKey) -> list[tuple[int, int]]:
     """Every (first, last) line of ``key``'s occurrences, ``@overload`` stubs included
     (their lines are the implementation's interface)."""
-    out: list[tuple[int, int]] = []
-    stack = [(entities.root, 1)]
-    while stack:
-        node, start = stack.pop()
-        for child, at in zip(node.children, node.starts(), strict=True):
-            first = start + at
-            if child.key == key:
-                out.append((first, first + child.span))
-            if child.children:
-                stack.append((child, first))
-    out.sort()
-    return out
+    return list(_occurrences(entities).get(key, ()))
 
 
 def own_lines(lines: list[bytes], entities: FileEntities, key: EntityKey) -> bytes:
     """The lines ``key`` owns (its spans minus nested definitions'), joined: the module's
     over the whole file."""
-    spans = _occurrences(entities).get(key, ()) if key[1] else [(1, entities.line_count)]
+    spans = occurrences(entities, key) if key[1] else [(1, entities.line_count)]
     out: list[bytes] = []
     for first, last in spans:
         at = first - 1
