@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from warpline.git.deftext import Text, leaf, normal, own_text, span_lines
-from warpline.git.diffmap import PySide, definition_spans
+from warpline.git.deftext import Text, definition_text, leaf, locate, own_text
+from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
-from warpline.lang.entities import Entity, EntityKey, FileEntities, Span
+from warpline.lang.entities import Entity, EntityKey, FileEntities
 
 __all__ = ["Candidate", "candidates", "parent_of"]
 
@@ -88,30 +88,20 @@ class _Entities:
 def candidates(
     changes: list[EntityChange], sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]]
 ) -> list[Candidate]:
-    by_path: dict[str, list[tuple[EntityChange, EntityKey]]] = {}
-    for change in changes:
-        found = sides.get(change.path)
-        if found is not None:
-            by_path.setdefault(change.path, []).append(
-                (change, found[0].key_of(change.locator)))
-    # Spans from one walk of each file's tree; the whole paint (own lines) only for pairs.
-    texts: dict[int, tuple[EntityKey, list[bytes], _Entities, list[Span]]] = {}
-    for path, group in by_path.items():
-        side, load = sides[path]
-        spans = definition_spans(side.entities, {key for _, key in group})
-        lines = load()
-        entities = _Entities(side.entities)
-        for change, key in group:
-            if key in spans:
-                texts[id(change)] = (key, lines, entities, spans[key])
+    """The changes found on their side, with their texts (spans from one walk of each
+    file's tree; the whole paint, for own lines, only when a pair asks)."""
+    found = locate([(c.path, c.locator) for c in changes], sides)
+    files: dict[int, _Entities] = {}
     out: list[Candidate] = []
     for change in changes:
-        found_text = texts.get(id(change))
-        if found_text is None:
+        hit = found.get((change.path, change.locator))
+        if hit is None:
             continue
-        key, lines, entities, spans_of = found_text
+        key, lines, spans, file = hit
+        entities = files.get(id(file))
+        if entities is None:
+            entities = files[id(file)] = _Entities(file)
         name = leaf(key[1]).encode()
-        out.append(Candidate(change, key, name,
-                             normal(span_lines(lines, tuple(spans_of)), name, False),
-                             lines, entities))
+        out.append(Candidate(change, key, name, definition_text(lines, spans, name), lines,
+                             entities))
     return out

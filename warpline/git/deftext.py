@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from warpline.git.diffmap import PySide, definition_spans
-from warpline.lang.entities import EntityKey
+from warpline.lang.entities import EntityKey, FileEntities, Span
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -27,7 +27,9 @@ __all__ = [
     "SideIndex",
     "Text",
     "code_lines",
+    "definition_text",
     "leaf",
+    "locate",
     "normal",
     "own_text",
     "replace_name",
@@ -128,16 +130,20 @@ def score(a: Text, b: Text) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def span_texts(wanted: Iterable[tuple[str, str]],
-               sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]],
-               ) -> dict[tuple[str, str], tuple[str, Text]]:
-    """Each (path, locator)'s qualified name and definition text on one side (as
-    ``Candidate.text``: the whole span, comments dropped, its name replaced), from one walk
-    of each file's definition tree (no full entity build)."""
+# Where one definition was found on one side: its key, the file's lines, its whole span
+# (nested definitions included) and the file's definitions.
+Located = tuple[EntityKey, list[bytes], list[Span], FileEntities]
+
+
+def locate(wanted: Iterable[tuple[str, str]],
+           sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]],
+           ) -> dict[tuple[str, str], Located]:
+    """Each (path, locator) found on one side, from one walk of each file's definition
+    tree (``definition_spans``: no full entity build)."""
     by_path: dict[str, list[str]] = {}
     for path, locator in wanted:
         by_path.setdefault(path, []).append(locator)
-    out: dict[tuple[str, str], tuple[str, Text]] = {}
+    out: dict[tuple[str, str], Located] = {}
     for path, locators in by_path.items():
         found = sides.get(path)
         if found is None:
@@ -150,6 +156,19 @@ def span_texts(wanted: Iterable[tuple[str, str]],
         lines = load()
         for key, locator in keys.items():
             if key in spans:
-                out[(path, locator)] = (key[1], normal(span_lines(
-                    lines, tuple(spans[key])), leaf(key[1]).encode(), False))
+                out[(path, locator)] = (key, lines, spans[key], side.entities)
     return out
+
+
+def definition_text(lines: list[bytes], spans: list[Span], name: bytes) -> Text:
+    """A definition's text as pairs compare it: its whole span, comments dropped, its name
+    replaced."""
+    return normal(span_lines(lines, tuple(spans)), name, False)
+
+
+def span_texts(wanted: Iterable[tuple[str, str]],
+               sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]],
+               ) -> dict[tuple[str, str], tuple[str, Text]]:
+    """Each (path, locator)'s qualified name and definition text on one side."""
+    return {at: (key[1], definition_text(lines, spans, leaf(key[1]).encode()))
+            for at, (key, lines, spans, _) in locate(wanted, sides).items()}
