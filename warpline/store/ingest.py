@@ -134,6 +134,7 @@ class Ingestor:
         reopened = shallow_ingest.reopen_deepened(self.store, shallow.boundary(self.repo))
         if reopened:
             self.tips.forget()  # the deepened history is walked from HEAD again
+            self.mark_unordered()  # older commits land after newer ones: settle lineages
         # (No name keeps the pending commits: a worker backfill drops them before forking.)
         report = self.run(self._ordered(self.pending(head), budget_s), budget_s=budget_s,
                           progress=progress, stop=stop)

@@ -1,0 +1,103 @@
+"""A shallow clone deepened, then unshallowed, answers like a full clone (issue 38 item 1).
+
+On the requests corpus: a full clone and shallow clones of depth 1 and 50, each caught up
+(``warpline backfill``), deepened (``git fetch --deepen=N``), caught up, unshallowed
+(``git fetch --unshallow``) and caught up again. After each step: how many commits HEAD
+reaches are stored unflagged (must be 0), and, at the end, whether the ``HTTPAdapter``
+timeline, the event digest and the lineage digest (``_event_digest``) equal the full
+clone's. ``python bench/bench_shallow_deepen.py [--deepen N] [--depths 1,50]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _event_digest import event_digest
+from _requests_corpus import requests_bundle
+
+ENTITY = "requests.adapters.HTTPAdapter"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def _backfill(root: Path) -> float:
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "warpline.cli", "backfill", "--repo", str(root)],
+                   check=True, capture_output=True, text=True,
+                   env={**os.environ, "WARPLINE_BACKGROUND_BACKFILL": "0"})
+    return round(time.monotonic() - started, 1)
+
+
+def _timeline(root: Path) -> tuple[list[tuple[str, str, str]], bool]:
+    done = subprocess.run([sys.executable, "-m", "warpline.cli", "timeline", ENTITY,
+                           "--repo", str(root), "--json", "--limit", "500"],
+                          check=True, capture_output=True, text=True)
+    env = json.loads(done.stdout)
+    items = [(i["commit"], i["change_kind"], i["path"]) for i in env["data"]["items"]]
+    return items, bool(env["data"]["ingest"]["complete"])
+
+
+def _unflagged(root: Path) -> int:
+    reached = set(_git(root, "rev-list", "HEAD").split())
+    db = root / ".weft" / "warpline" / "warpline.db"
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT sha, reachable FROM commits").fetchall()
+    return sum(1 for sha, flag in rows if sha in reached and not flag)
+
+
+def _step(root: Path, name: str) -> dict[str, Any]:
+    seconds = _backfill(root)
+    items, complete = _timeline(root)
+    return {"step": name, "backfill_s": seconds, "reached": len(_git(
+        root, "rev-list", "HEAD").split()), "unflagged": _unflagged(root),
+        "timeline_items": len(items), "complete": complete}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--deepen", type=int, default=100)
+    parser.add_argument("--depths", default="1,50")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-deepen-"))
+    origin = work / "origin"
+    _git(work, "clone", "-q", str(requests_bundle()), str(origin))
+    full = work / "full"
+    _git(work, "clone", "-q", f"file://{origin}", str(full))
+    report: dict[str, Any] = {"full": _step(full, "full")}
+    reference, _ = _timeline(full)
+    want = event_digest(full / ".weft" / "warpline" / "warpline.db")
+    report["full"]["digest"] = want
+    for depth in args.depths.split(","):
+        clone = work / f"depth{depth}"
+        _git(work, "clone", "-q", "--depth", depth, f"file://{origin}", str(clone))
+        steps = [_step(clone, f"depth {depth}")]
+        _git(clone, "fetch", "-q", f"--deepen={args.deepen}")
+        steps.append(_step(clone, f"deepen {args.deepen}"))
+        _git(clone, "fetch", "-q", "--unshallow")
+        steps.append(_step(clone, "unshallow"))
+        got = event_digest(clone / ".weft" / "warpline" / "warpline.db")
+        items, _ = _timeline(clone)
+        report[f"depth{depth}"] = {
+            "steps": steps, "timeline_equal": items == reference,
+            "events_equal": got["sha256"] == want["sha256"],
+            "lineage_equal": got["lineage_sha256"] == want["lineage_sha256"], "digest": got}
+    print(json.dumps(report, indent=1))
+    ok = all(report[k]["timeline_equal"] and report[k]["lineage_equal"]
+             and report[k]["events_equal"] and not any(s["unflagged"] for s in report[k]["steps"])
+             for k in report if k != "full")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
