@@ -184,8 +184,8 @@ def _string(value: Any) -> str:
 def _text(doc: dict[str, Any], key: str) -> str:
     try:
         return _string(doc.get(key))
-    except MapRejected:
-        raise MapRejected(f"`{key}` must be a string of at most {MAX_TEXT} characters") from None
+    except MapRejected as exc:
+        raise MapRejected(f"`{key}`: {exc}") from None
 
 
 def _count(doc: dict[str, Any], key: str, bound: int) -> int:

@@ -81,10 +81,10 @@ def _import(store: Store, repo: pygit2.Repository, entries: list[mapref.MapEntry
     for entry in entries:
         name = entry.commit[:12]
         why = _unreadable(repo, entry, seen, budget, reads)
-        seen.add(entry.blob)
         if why is not None:
             report.skipped.append(f"map of {name} not read: {why}")
             continue
+        seen.add(entry.blob)
         budget, reads = budget - entry.size, reads + 1
         data = mapref.blob_bytes(repo, entry)
         notes: list[str] = []
