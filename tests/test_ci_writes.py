@@ -28,7 +28,7 @@ def _commit_links(forge: dict[str, Any], links: dict[str, str]) -> Path:
     _git(dev, "add", *links)
     _git(dev, "commit", "-qm", "commit links")
     _git(dev, "push", "-q", "origin", "feature")
-    ci = forge["ci"]
+    ci = Path(forge["ci"])
     _git(ci, "pull", "-q", "--ff-only")
     forge["head"] = _git(dev, "rev-parse", "HEAD")
     return ci

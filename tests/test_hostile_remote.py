@@ -74,7 +74,7 @@ def history(mapped: tuple[Path, Path]) -> tuple[Path, Path, list[str], RecordedM
 
 def test_hostile_map_strings_dates_and_node_ids_are_named_and_every_command_answers(
         history: tuple[Path, Path, list[str], RecordedMap], tmp_path: Path) -> None:
-    remote, ci, shas, good = history
+    remote, _, shas, good = history
     base = _doc(_at(good, shas[0]))
     test_row, hit_row = base["tests"][0], base["hits"][0]
     options = [["--co", "tests/x.py", "passed"], ["-pno:warpline", "tests/x.py", "passed"],
@@ -177,3 +177,154 @@ def test_reading_stops_at_the_syncs_budgets(
     monkeypatch.setattr(wire, "READ_BUDGET", 1000)
     report = sync(ci, pygit2.Repository(str(ci)), "origin", push=False).maps
     assert report.imported == 0 and any("MiB budget" in s for s in report.skipped)
+
+
+# -- verification notes --------------------------------------------------------------
+
+SRC = "def alpha():\n    return {n}\n\n\ndef beta():\n    return alpha()\n"
+
+
+@pytest.fixture()
+def noted(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    """(bare remote, CI clone, developer clone, an attacker's clone that can push the
+    notes ref) of a three-commit history, each commit changing ``alpha``."""
+    origin = tmp_path / "origin"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(origin))
+    for n in range(3):
+        (origin / "app").mkdir(exist_ok=True)
+        (origin / "app" / "core.py").write_text(SRC.format(n=n))
+        run_git(origin, "add", "-A")
+        run_git(origin, "-c", "user.name=O", "-c", "user.email=o@example.com", "commit", "-qm",
+                f"c{n}")
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "clone", "-q", "--bare", str(origin), str(remote))
+    clones = []
+    for name in ("ci", "dev", "mallory"):
+        run_git(tmp_path, "clone", "-q", str(remote), str(tmp_path / name))
+        run_git(tmp_path / name, "config", "user.name", name)
+        run_git(tmp_path / name, "config", "user.email", f"{name}@example.com")
+        clones.append(tmp_path / name)
+    return remote, clones[0], clones[1], clones[2]
+
+
+def _forge(clone: Path, rev: str, *lines: str) -> None:
+    """Add ``lines`` to ``rev``'s note and push the notes ref, as anyone with push access."""
+    sha = run_git(clone, "rev-parse", rev).strip()
+    body = clone / "note.txt"
+    body.write_text("\n".join(lines) + "\n")
+    run_git(clone, "notes", "--ref=refs/notes/warpline", "add", "-f", "-F", str(body), sha)
+    run_git(clone, "push", "-q", "-f", "origin", "refs/notes/warpline:refs/notes/warpline")
+
+
+def _line(commit: str, **fields: Any) -> str:
+    obj = {"v": 1, "type": "verification", "commit": commit, "kind": "test_pass",
+           "source": "warpline", "actor": "mallory", "verified_at": 1_760_000_000,
+           "scope": "attested", **fields}
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def test_hostile_note_lines_are_named_and_every_command_answers(
+        noted: tuple[Path, Path, Path, Path]) -> None:
+    _, _, dev, mallory = noted
+    head = run_git(mallory, "rev-parse", "HEAD").strip()
+    deep = "[" * 2000 + "]" * 2000  # a 2,000-deep line within the line bound
+    _forge(mallory, "HEAD", _line(head, verified_at=10**12), deep,
+           _line(head, actor="\ud800 mallory"))
+    parent = run_git(mallory, "rev-parse", "HEAD~1").strip()
+    _forge(mallory, "HEAD~1", _line(parent) + "\n" + "x" * (1 << 20))  # a 1 MiB note
+    _json(_cli(dev, "sync", "--no-push", "--json"))
+    answer = _json(_cli(dev, "reverify", "HEAD~1..HEAD", "--json"))
+    warning = next(w for w in answer["warnings"] if "refs/notes/warpline" in w)
+    for words in ("in the future", "nested past", "lone surrogate", "not read"):
+        assert words in warning, warning
+    assert {i["verification"]["state"] for i in answer["data"]["items"]} == {"unverified"}
+    recorded = _json(_cli(dev, "verify-record", "--commit", "HEAD", "--kind", "test_pass",
+                          "--json"))
+    assert recorded["data"]["idempotency"] == "recorded"
+    assert recorded["data"]["actor"] != "\ud800 mallory"
+    ci_run = _cli(dev, "ci", "--base", "HEAD~1", "--markdown", str(dev.parent / "r.md"),
+                  "--json")
+    assert ci_run.returncode == 0, ci_run.stderr
+
+
+def _keypair(tmp: Path, name: str) -> tuple[Path, str]:
+    key = tmp / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
+                   check=True, capture_output=True)
+    return key, (tmp / f"{name}.pub").read_text().strip()
+
+
+@pytest.mark.skipif(not __import__("shutil").which("ssh-keygen"),
+                    reason="ssh-keygen (openssh-client) is not installed")
+def test_freshness_says_whose_claim_a_pass_is_and_checks_signed_records(
+        noted: tuple[Path, Path, Path, Path], tmp_path: Path) -> None:
+    _, ci, dev, mallory = noted
+    key, public = _keypair(tmp_path, "ci-key")
+    _, other = _keypair(tmp_path, "stranger-key")
+    for name, value in (("warpline.signRecords", "true"), ("gpg.format", "ssh"),
+                        ("user.signingKey", str(key))):
+        run_git(ci, "config", name, value)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"ci@example.com {public}\nstranger@example.com {other}\n")
+    run_git(dev, "config", "gpg.ssh.allowedSignersFile", str(allowed))
+
+    # A forged pass (anyone who can push the notes ref can write one).
+    head = run_git(mallory, "rev-parse", "HEAD").strip()
+    _forge(mallory, "HEAD", _line(head))
+    assert _json(_cli(dev, "sync", "--no-push", "--json"))["fetched"] is True
+
+    def verification(*kinds: str) -> dict[str, Any]:
+        flags = [f"--verified-kind={k}" for k in kinds]
+        answer = _json(_cli(dev, "reverify", "HEAD~1..HEAD", "--json", *flags))
+        return dict(answer["data"]["items"][0]["verification"])
+
+    forged = verification()
+    assert (forged["state"], forged["claimed_by"], forged["signer"]) == (
+        "fresh", "remote_unverified", None)
+    markdown = _cli(dev, "reverify", "HEAD~1..HEAD", "--format", "markdown")
+    assert "unverified remote claim" in markdown.stdout
+
+    # The CI records the same pass, signed with its configured key, and pushes it.
+    recorded = _json(_cli(ci, "verify-record", "--commit", "HEAD", "--kind", "test_pass",
+                          "--json"))
+    assert recorded["data"]["notes_ref"] == "refs/notes/warpline", recorded["warnings"]
+    _json(_cli(ci, "sync", "--json"))
+    note = run_git(ci, "notes", "--ref=refs/notes/warpline", "show", "HEAD")
+    signed = next(json.loads(line) for line in note.splitlines() if '"sig"' in line)
+    assert signed["sig"].startswith("-----BEGIN SSH SIGNATURE-----")
+    _json(_cli(dev, "sync", "--no-push", "--json"))
+    good = verification()
+    assert (good["state"], good["last_verified_commit"], good["claimed_by"],
+            good["signer"]) == ("fresh", head, "ci_identity", "ci@example.com")
+
+    # A real signature copied onto another line vouches for nothing.
+    copied = json.loads(_line(head, kind="deploy_pass"))
+    copied["sig"] = signed["sig"]
+    run_git(mallory, "fetch", "-q", "origin", "+refs/notes/warpline:refs/notes/warpline")
+    text = run_git(mallory, "notes", "--ref=refs/notes/warpline", "show", "HEAD")
+    _forge(mallory, "HEAD", *text.splitlines(), json.dumps(copied, sort_keys=True))
+    _json(_cli(dev, "sync", "--no-push", "--json"))
+    assert verification("deploy_pass")["claimed_by"] == "remote_unverified"
+    assert verification("test_pass")["claimed_by"] == "ci_identity"
+
+    # A clone that trusts no signer (no allowed signers file) sees a remote claim.
+    run_git(dev, "config", "--unset", "gpg.ssh.allowedSignersFile")
+    assert verification()["claimed_by"] == "remote_unverified"
+    # This clone's own record is its own claim.
+    _json(_cli(dev, "verify-record", "--commit", "HEAD", "--kind", "lint", "--json"))
+    assert verification("lint")["claimed_by"] == "local"
+
+
+def test_a_configured_signature_that_cannot_be_made_writes_no_unsigned_note(
+        noted: tuple[Path, Path, Path, Path], tmp_path: Path) -> None:
+    _, ci, _, _ = noted
+    for name, value in (("warpline.signRecords", "true"), ("gpg.format", "ssh"),
+                        ("user.signingKey", str(tmp_path / "no-such-key"))):
+        run_git(ci, "config", name, value)
+    recorded = _json(_cli(ci, "verify-record", "--commit", "HEAD", "--kind", "test_pass",
+                          "--json"))
+    assert recorded["data"]["idempotency"] == "recorded"
+    assert recorded["data"]["notes_ref"] is None and recorded["warnings"]
+    listed = subprocess.run(["git", "notes", "--ref=refs/notes/warpline", "list"], cwd=ci,
+                            capture_output=True, text=True)
+    assert listed.stdout.strip() == ""

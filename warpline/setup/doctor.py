@@ -244,7 +244,10 @@ def _reach(root: Path, probe: StoreProbe, handle: pygit2.Repository) -> Check:
     issue 38): answers would drop them while saying they are complete."""
     if probe.status != "ok":
         return Check("reach", "skipped", False, "unknown until the store can be read")
-    wrong = health.misplaced(probe.path, handle)
+    from warpline.git.walks import reached_from_head
+
+    reached = reached_from_head(handle)
+    wrong = None if reached is None else health.misplaced(probe.path, reached)
     if wrong is None:
         return Check("reach", "skipped", False, "the history or the store could not be read")
     if not wrong:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pygit2
-
 from warpline.store.probe import open_read_only
 
 # ``commits.limits_hit`` of a commit recorded as failed (``warpline.store.commit_rows.FAILED``):
@@ -39,17 +37,14 @@ def unresolved_failures(path: Path, limit: int = 20) -> list[tuple[str, str]]:
         return [("?" * 12, f"the failures table cannot be read: {exc}")]
 
 
-def misplaced(path: Path, repo: pygit2.Repository) -> int | None:
-    """How many stored commits carry a ``reachable`` flag that one walk from HEAD
-    contradicts (0 on a healthy store; a deepened clone's store before issue 38 had them
-    all wrong); None when the store or the history cannot be read."""
-    from warpline.git.walks import head_or_missing, topological_shas
 
+def misplaced(path: Path, reached: set[str]) -> int | None:
+    """How many stored commits carry a ``reachable`` flag that ``reached`` (one walk from
+    HEAD) contradicts: 0 on a healthy store (a deepened clone's store before issue 38 had
+    them all wrong); None when the store cannot be read."""
     try:
-        head, _ = head_or_missing(repo)
-        walked = set() if head is None else set(topological_shas(repo, head))
         with open_read_only(path) as conn:
             rows = conn.execute("SELECT sha, reachable FROM commits").fetchall()
-    except (sqlite3.Error, pygit2.GitError, KeyError):
+    except sqlite3.Error:
         return None
-    return sum((str(sha) in walked) != bool(flag) for sha, flag in rows)
+    return sum((str(sha) in reached) != bool(flag) for sha, flag in rows)
