@@ -201,8 +201,9 @@ def test_sigterm_during_the_write_of_a_huge_commit_rolls_it_back_and_stops(
     assert _rows(r.path, "SELECT count(*) FROM ingest_failures") == [(0,)]
     again = _cli("backfill", "--repo", str(r.path), "--json")
     assert again.returncode == 0, again.stderr
+    # Every event of the commit: its functions, modules and files.
     assert _rows(r.path, "SELECT count(*) FROM change_events ce JOIN commits c "
-                 "ON c.id = ce.commit_id WHERE c.sha = ?", r.head) == [(600 * 42,)]  # functions, modules, files
+                 "ON c.id = ce.commit_id WHERE c.sha = ?", r.head) == [(600 * 42,)]
 
 
 def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
