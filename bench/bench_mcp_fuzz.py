@@ -1,0 +1,130 @@
+"""The long MCP fuzz (issue 38): tens of thousands of seeded hostile lines into ONE
+``warpline-mcp`` process, counted rather than asserted line by line.
+
+The lines are ``tests/test_mcp_fuzz.py``'s generator (valid requests, mutated arguments,
+notifications, batches, stray responses, junk) plus instants at the ends of what a
+four-digit year can say (``0001-...``, ``0999-...``, ``9999-12-31T23:59:59Z``). For every
+line: was a reply owed and did it come (a hang is a line whose reply did not come within
+the timeout), is the reply strict JSON, does every error object validate, is any error
+``internal_error``, how many structured results validate as envelopes.
+
+    python bench/bench_mcp_fuzz.py --lines 70000 [--seed N] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+_ROOT = Path(__file__).resolve().parents[1]
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
+
+from tests.gitfixture import FixtureRepo  # noqa: E402
+from tests.test_mcp_fuzz import SEED, Generator, _check, _strict  # noqa: E402
+from warpline.cli.smoke import McpProcess  # noqa: E402
+
+INSTANTS = ["0001-01-01T00:00:00Z", "0999-06-01T00:00:00Z", "0999-12-31T23:59:59Z",
+            "9999-12-31T23:59:59Z", "1000-01-01T00:00:00Z", "1969-12-31T23:59:59Z"]
+
+
+class EdgeGenerator(Generator):
+    """The test's generator, with windows and filters at the ends of the calendar."""
+
+    def argument(self, name: str) -> Any:
+        if name in ("window", "filters") and self.rng.random() < 0.3:
+            since, until = sorted(self.rng.sample(INSTANTS, 2))
+            return {"since": since, "until": until}
+        return super().argument(name)
+
+
+def _repo(where: Path) -> Path:
+    repo = FixtureRepo(where / "repo")
+    repo.commit({"pkg/mod.py": "def f():\n    return 1\n", "README.md": "hi\n"}, "one")
+    repo.commit({"pkg/mod.py": "def f():\n    return 2\n\n\ndef g():\n    return f()\n"},
+                "two")
+    repo.commit({"pkg/other.py": "from pkg.mod import g\n\n\ndef h():\n    return g()\n"},
+                "three")
+    return repo.path
+
+
+def run(lines: int, seed: int, timeout: float) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="bench-fuzz-"))
+    root = _repo(work)
+    env = {**os.environ, "FILIGREE_API_URL": "http://127.0.0.1:9", "NO_COLOR": "1",
+           "WARPLINE_FILIGREE_DEADLINE_S": "0.2", "WARPLINE_EDGE_SOURCES": "builtin",
+           "WARPLINE_BACKGROUND_BACKFILL": "0"}
+    generator = EdgeGenerator(random.Random(seed), root)
+    counts = {"lines": 0, "replies": 0, "silent": 0, "hangs": 0, "non_json": 0,
+              "internal_error": 0, "failed_checks": 0, "valid_envelopes": 0, "exited": 0}
+    failures: list[str] = []
+    started = time.monotonic()
+    with McpProcess([sys.executable, "-m", "warpline.mcp"], cwd=work, env=env,
+                    timeout=timeout) as server:
+        for number in range(lines):
+            line, expected, batch = generator.line()
+            counts["lines"] += 1
+            server.send_raw(line + b"\n")
+            if expected is None:
+                counts["silent"] += 1
+                continue
+            try:
+                raw = server.read_line()
+            except TimeoutError:
+                counts["hangs"] += 1
+                failures.append(f"{number}: no reply: {line[:200]!r}")
+                break  # the pairing of lines and replies is lost
+            if raw is None:
+                counts["exited"] += 1
+                failures.append(f"{number}: the server exited: {line[:200]!r}")
+                break
+            counts["replies"] += 1
+            try:
+                reply = _strict(raw)
+            except (AssertionError, ValueError):
+                counts["non_json"] += 1
+                failures.append(f"{number}: not strict JSON: {raw[:200]!r}")
+                continue
+            text = raw.decode("utf-8", "replace")
+            counts["internal_error"] += text.count('"internal_error"') + text.count("-32603")
+            counts["valid_envelopes"] += text.count('"structuredContent"')
+            try:
+                _check(reply, expected, batch)
+            except (AssertionError, Exception) as exc:  # counted, the run goes on
+                counts["failed_checks"] += 1
+                if len(failures) < 50:
+                    failures.append(f"{number}: {str(exc)[:300]} <- {line[:200]!r}")
+        if not counts["hangs"] and not counts["exited"]:
+            server.send({"jsonrpc": "2.0", "id": "final-ping", "method": "ping"})
+            counts["final_ping"] = int(_strict(server.read_line() or b"null") == {
+                "jsonrpc": "2.0", "id": "final-ping", "result": {}})
+    counts["seconds"] = round(time.monotonic() - started, 1)
+    return {"seed": seed, "counts": counts, "failures": failures}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lines", type=int, default=70_000)
+    parser.add_argument("--seed", type=int, default=SEED + 38)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    report = run(args.lines, args.seed, args.timeout)
+    text = json.dumps(report, indent=1)
+    if args.json:
+        args.json.write_text(text)
+    print(text)
+    c = report["counts"]
+    return 0 if not (c["hangs"] or c["non_json"] or c["internal_error"] or c["exited"]
+                     or c["failed_checks"]) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
