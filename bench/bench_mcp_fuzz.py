@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import tempfile
@@ -27,8 +26,14 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from tests.gitfixture import FixtureRepo  # noqa: E402
-from tests.test_mcp_fuzz import SEED, Generator, _check, _strict  # noqa: E402
+from tests.test_mcp_fuzz import (  # noqa: E402
+    SEED,
+    Generator,
+    _check,
+    _strict,
+    fuzz_env,
+    fuzz_repo,
+)
 from warpline.cli.smoke import McpProcess  # noqa: E402
 
 INSTANTS = ["0001-01-01T00:00:00Z", "0999-06-01T00:00:00Z", "0999-12-31T23:59:59Z",
@@ -45,22 +50,10 @@ class EdgeGenerator(Generator):
         return super().argument(name)
 
 
-def _repo(where: Path) -> Path:
-    repo = FixtureRepo(where / "repo")
-    repo.commit({"pkg/mod.py": "def f():\n    return 1\n", "README.md": "hi\n"}, "one")
-    repo.commit({"pkg/mod.py": "def f():\n    return 2\n\n\ndef g():\n    return f()\n"},
-                "two")
-    repo.commit({"pkg/other.py": "from pkg.mod import g\n\n\ndef h():\n    return g()\n"},
-                "three")
-    return repo.path
-
-
 def run(lines: int, seed: int, timeout: float) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-fuzz-"))
-    root = _repo(work)
-    env = {**os.environ, "FILIGREE_API_URL": "http://127.0.0.1:9", "NO_COLOR": "1",
-           "WARPLINE_FILIGREE_DEADLINE_S": "0.2", "WARPLINE_EDGE_SOURCES": "builtin",
-           "WARPLINE_BACKGROUND_BACKFILL": "0"}
+    root = fuzz_repo(work)
+    env = {**fuzz_env(), "WARPLINE_BACKGROUND_BACKFILL": "0"}
     generator = EdgeGenerator(random.Random(seed), root)
     counts = {"lines": 0, "replies": 0, "silent": 0, "hangs": 0, "non_json": 0,
               "internal_error": 0, "failed_checks": 0, "valid_envelopes": 0, "exited": 0}
@@ -105,8 +98,8 @@ def run(lines: int, seed: int, timeout: float) -> dict[str, Any]:
             server.send({"jsonrpc": "2.0", "id": "final-ping", "method": "ping"})
             counts["final_ping"] = int(_strict(server.read_line() or b"null") == {
                 "jsonrpc": "2.0", "id": "final-ping", "result": {}})
-    counts["seconds"] = round(time.monotonic() - started, 1)
-    return {"seed": seed, "counts": counts, "failures": failures}
+    return {"seed": seed, "counts": counts, "seconds": round(time.monotonic() - started, 1),
+            "failures": failures}
 
 
 def main() -> int:

@@ -21,7 +21,7 @@ import pygit2
 import pytest
 
 from tests.gitfixture import run_git
-from tests.test_mapsync import _extra_commit, _plant, mapped
+from tests.test_mapsync import _extra_commit, _plant, edit_greet, mapped
 from warpline.service.admin import mapsync
 from warpline.store.db import Store
 from warpline.store.testmaps import KEEP_MAPS, RecordedMap, maps, read_map, write_map
@@ -104,12 +104,7 @@ def test_hostile_map_strings_dates_and_node_ids_are_named_and_every_command_answ
         ids = {n for r in rows for n in read_map(store, r).tests}
     assert not any(i.startswith(("-", "@")) or "\ud800" in i for i in ids)
 
-    run_git(dev, "config", "user.name", "Dev")
-    run_git(dev, "config", "user.email", "dev@example.com")
-    views = dev / "app" / "views.py"
-    views.write_text(views.read_text().replace('return "hello " + who',
-                                               'who = str(who)\n    return "hello " + who'))
-    run_git(dev, "commit", "-qam", "greet: str")
+    edit_greet(dev)
     answer = _json(_cli(dev, "reverify", "HEAD~1..HEAD", "--json"))
     assert answer["data"]["selection"]["basis"] == "map"
     printed = _cli(dev, "reverify", "HEAD~1..HEAD", "--format", "pytest")

@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -138,26 +139,33 @@ def _cpu_seconds(pid: int) -> float:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-def test_sigterm_stops_a_backfill_in_the_middle_of_a_commit(tmp_path: Path) -> None:
-    r, _ = _slow_repo(tmp_path / "repo", lines=150)
+def _terminated_backfill(root: Path, ready: Callable[[int], bool]) -> dict[str, Any]:
+    """A real ``warpline backfill`` (serial) sent SIGTERM once ``ready(pid)`` holds; its
+    JSON summary, after checking it exited ``128 + SIGTERM``."""
     proc = subprocess.Popen([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
-                             str(r.path), "--json"], stdout=subprocess.PIPE,
+                             str(root), "--json"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "WARPLINE_INGEST_WORKERS": "0"})
     try:
-        # Past start-up (well under a second of CPU): the slow commit is being read.
-        deadline = time.monotonic() + 120
-        while _cpu_seconds(proc.pid) < 1.5:
+        deadline = time.monotonic() + 300
+        while not ready(proc.pid):
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
-            time.sleep(0.02)
+            time.sleep(0.01)
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 128 + signal.SIGTERM, err
-    summary = json.loads(out)
+    summary: dict[str, Any] = json.loads(out)
+    return summary
+
+
+def test_sigterm_stops_a_backfill_in_the_middle_of_a_commit(tmp_path: Path) -> None:
+    r, _ = _slow_repo(tmp_path / "repo", lines=150)
+    # Past start-up (well under a second of CPU): the slow commit is being read.
+    summary = _terminated_backfill(r.path, lambda pid: _cpu_seconds(pid) >= 1.5)
     # Stopped inside the commit: it is left for the next run, neither stored nor failed.
     assert (summary["stopped_by"], summary["commits_behind"]) == ("SIGTERM", 1)
     assert _rows(r.path, "SELECT count(*) FROM commits") == [(1,)]
@@ -179,23 +187,8 @@ def test_sigterm_during_the_write_of_a_huge_commit_rolls_it_back_and_stops(
              "huge")
     wal = store_path(r.path).with_name("warpline.db-wal")
     before = wal.stat().st_size if wal.exists() else 0
-    proc = subprocess.Popen([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
-                             str(r.path), "--json"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "WARPLINE_INGEST_WORKERS": "0"})
-    try:
-        deadline = time.monotonic() + 300
-        while not (wal.exists() and wal.stat().st_size > before + (1 << 20)):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 128 + signal.SIGTERM, err
-    summary = json.loads(out)
+    summary = _terminated_backfill(
+        r.path, lambda _: wal.exists() and wal.stat().st_size > before + (1 << 20))
     assert (summary["stopped_by"], summary["commits_behind"]) == ("SIGTERM", 1)
     assert _rows(r.path, "SELECT count(*) FROM commits") == [(1,)]  # rolled back whole
     assert _rows(r.path, "SELECT count(*) FROM ingest_failures") == [(0,)]

@@ -208,16 +208,26 @@ def _check(reply: Any, expected: set[Any], batch: bool) -> None:
                 validate_envelope(result["structuredContent"])
 
 
-def test_one_server_survives_thousands_of_generated_lines(tmp_path: Path) -> None:
-    repo = FixtureRepo(tmp_path / "repo")
+def fuzz_repo(where: Path) -> Path:
+    """The small real repository the fuzzed calls are about (three commits)."""
+    repo = FixtureRepo(where / "repo")
     repo.commit({"pkg/mod.py": "def f():\n    return 1\n", "README.md": "hi\n"}, "one")
     repo.commit({"pkg/mod.py": "def f():\n    return 2\n\n\ndef g():\n    return f()\n"},
                 "two")
     repo.commit({"pkg/other.py": "from pkg.mod import g\n\n\ndef h():\n    return g()\n"},
                 "three")
-    env = {**os.environ, "FILIGREE_API_URL": "http://127.0.0.1:9", "NO_COLOR": "1",
-           "WARPLINE_FILIGREE_DEADLINE_S": "0.2", "WARPLINE_EDGE_SOURCES": "builtin"}
-    generator = Generator(random.Random(SEED), repo.path)
+    return repo.path
+
+
+def fuzz_env() -> dict[str, str]:
+    """The server's environment: filigree on a closed port, the built-in edges only."""
+    return {**os.environ, "FILIGREE_API_URL": "http://127.0.0.1:9", "NO_COLOR": "1",
+            "WARPLINE_FILIGREE_DEADLINE_S": "0.2", "WARPLINE_EDGE_SOURCES": "builtin"}
+
+
+def test_one_server_survives_thousands_of_generated_lines(tmp_path: Path) -> None:
+    env = fuzz_env()
+    generator = Generator(random.Random(SEED), fuzz_repo(tmp_path))
     counts = {"replies": 0, "silent": 0}
     with McpProcess([sys.executable, "-m", "warpline.mcp"], cwd=tmp_path, env=env,
                     timeout=120) as server:
