@@ -31,6 +31,7 @@ from tests.test_mcp_fuzz import (  # noqa: E402
     Generator,
     _check,
     _strict,
+    exchange,
     fuzz_env,
     fuzz_repo,
 )
@@ -61,22 +62,14 @@ def run(lines: int, seed: int, timeout: float) -> dict[str, Any]:
     started = time.monotonic()
     with McpProcess([sys.executable, "-m", "warpline.mcp"], cwd=work, env=env,
                     timeout=timeout) as server:
-        for number in range(lines):
-            line, expected, batch = generator.line()
+        for number, line, expected, batch, raw in exchange(server, generator, lines):
             counts["lines"] += 1
-            server.send_raw(line + b"\n")
             if expected is None:
                 counts["silent"] += 1
                 continue
-            try:
-                raw = server.read_line()
-            except TimeoutError:
-                counts["hangs"] += 1
-                failures.append(f"{number}: no reply: {line[:200]!r}")
-                break  # the pairing of lines and replies is lost
             if raw is None:
-                counts["exited"] += 1
-                failures.append(f"{number}: the server exited: {line[:200]!r}")
+                counts["hangs" if server.proc.poll() is None else "exited"] += 1
+                failures.append(f"{number}: no reply: {line[:200]!r}")
                 break
             counts["replies"] += 1
             try:
