@@ -51,6 +51,26 @@ class EdgeGenerator(Generator):
         return super().argument(name)
 
 
+def _tally(reply: Any) -> tuple[int, int]:
+    """(internal errors, structured results) in one reply: a JSON-RPC error ``-32603`` or
+    carrying ``internal_error``, or a tool result whose envelope is one."""
+    internal = envelopes = 0
+    for item in reply if isinstance(reply, list) else [reply]:
+        if not isinstance(item, dict):
+            continue
+        error = item.get("error")
+        if isinstance(error, dict):
+            data = error.get("data")
+            internal += error.get("code") == -32603 or (
+                isinstance(data, dict) and data.get("error_code") == "internal_error")
+        result = item.get("result")
+        content = result.get("structuredContent") if isinstance(result, dict) else None
+        if isinstance(content, dict):
+            envelopes += 1
+            internal += content.get("error_code") == "internal_error"
+    return internal, envelopes
+
+
 def run(lines: int, seed: int, timeout: float) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-fuzz-"))
     root = fuzz_repo(work)
@@ -78,9 +98,11 @@ def run(lines: int, seed: int, timeout: float) -> dict[str, Any]:
                 counts["non_json"] += 1
                 failures.append(f"{number}: not strict JSON: {raw[:200]!r}")
                 continue
-            text = raw.decode("utf-8", "replace")
-            counts["internal_error"] += text.count('"internal_error"') + text.count("-32603")
-            counts["valid_envelopes"] += text.count('"structuredContent"')
+            internal, envelopes = _tally(reply)
+            counts["internal_error"] += internal
+            counts["valid_envelopes"] += envelopes
+            if internal and len(failures) < 50:
+                failures.append(f"{number}: internal_error: {raw[:300]!r} <- {line[:300]!r}")
             try:
                 _check(reply, expected, batch)
             except (AssertionError, Exception) as exc:  # counted, the run goes on
