@@ -94,6 +94,8 @@ def test_hostile_map_strings_dates_and_node_ids_are_named_and_every_command_answ
     run_git(tmp_path, "clone", "-q", str(remote), str(dev))
     report = _json(_cli(dev, "sync", "--no-push", "--json"))["maps"]
     assert report["imported"] == 3
+    # The same maps again import nothing: a clamped date is the same at every sync.
+    assert _json(_cli(dev, "sync", "--no-push", "--json"))["maps"]["imported"] == 0
     skipped = " ".join(report["skipped"])
     assert "lone surrogate" in skipped and "clamped" in skipped
     assert "dropped 4 test(s)" in skipped

@@ -71,10 +71,12 @@ def encode(recorded: RecordedMap, recorded_at: int) -> bytes:
     return zlib.compress(text.encode("utf-8"), 9)
 
 
-def decode(data: bytes, commit: str, *, now: int | None = None,
+def decode(data: bytes, commit: str, *, now: int | None = None, future: int | None = None,
            notes: list[str] | None = None) -> tuple[RecordedMap, int]:
     """The map in ``data`` and its recording time; ``MapRejected`` for anything else.
-    What was clamped or dropped is appended to ``notes``."""
+    A ``recorded_at`` after ``now`` becomes ``future`` (default ``now``; the importer
+    gives the commit's own time, the same at every sync). What was clamped or dropped is
+    appended to ``notes``."""
     if len(data) > MAX_COMPRESSED:
         raise MapRejected(f"{len(data)} compressed bytes, over {MAX_COMPRESSED}")
     inflater = zlib.decompressobj()
@@ -95,7 +97,8 @@ def decode(data: bytes, commit: str, *, now: int | None = None,
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise MapRejected(f"not JSON ({type(exc).__name__})") from None
     del text
-    return _read(document, commit, int(time.time()) if now is None else now,
+    now = int(time.time()) if now is None else now
+    return _read(document, commit, (now, now if future is None else min(future, now)),
                  [] if notes is None else notes)
 
 
@@ -113,7 +116,8 @@ def _no_constant(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
-def _read(doc: Any, commit: str, now: int, notes: list[str]) -> tuple[RecordedMap, int]:
+def _read(doc: Any, commit: str, now: tuple[int, int],
+          notes: list[str]) -> tuple[RecordedMap, int]:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise MapRejected(f"not a {SCHEMA} document")
     if not _SHA.match(commit) or doc.get("commit") != commit:
@@ -163,12 +167,13 @@ def _read(doc: Any, commit: str, now: int, notes: list[str]) -> tuple[RecordedMa
     return recorded, recorded_at
 
 
-def _recorded_at(value: Any, now: int, notes: list[str]) -> int:
+def _recorded_at(value: Any, now: tuple[int, int], notes: list[str]) -> int:
     """A claim about time: an integer, clamped to 1970..now (a date past 9999 broke every
-    later answer that showed it; one in the future would outrank every real map)."""
+    later answer that showed it; one in the future would outrank every real map). ``now``:
+    (the bound, what a later time becomes)."""
     if type(value) is not int or abs(value) > 2**40:
         raise MapRejected("`recorded_at` must be an integer (Unix seconds)")
-    clamped = min(max(value, 0), now)
+    clamped = max(value, 0) if value <= now[0] else max(now[1], 0)
     if clamped != value:
         notes.append(f"recorded_at {value} clamped to {clamped}")
     return clamped

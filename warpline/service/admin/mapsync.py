@@ -88,8 +88,11 @@ def _import(store: Store, repo: pygit2.Repository, entries: list[mapref.MapEntry
         budget, reads = budget - entry.size, reads + 1
         data = mapref.blob_bytes(repo, entry)
         notes: list[str] = []
+        commit = commit_or_none(repo, entry.commit)
         try:
-            recorded, recorded_at = wire.decode(data or b"", entry.commit, notes=notes)
+            recorded, recorded_at = wire.decode(
+                data or b"", entry.commit, notes=notes,
+                future=None if commit is None else int(commit.commit_time))
         except wire.MapRejected as exc:
             report.skipped.append(f"map of {name} rejected: {exc}")
             continue
