@@ -12,7 +12,8 @@ Cases, each served from a real bare remote to a fresh clone of a 70-commit repos
   one just over it;
 * ``note``: a 600 MB note blob under ``refs/notes/warpline`` (plus a well-formed line).
 
-``python bench/bench_hostile_remote.py [--cases distinct,bomb,bounds,note]`` prints JSON.
+``python bench/bench_hostile_remote.py [--cases distinct,bomb,bounds,note]`` prints JSON;
+``--blobs N --blob-mb M --note-mb K`` shrink the cases (the smoke run's).
 The tests (``tests/test_hostile_remote.py``) hold the same rules at small sizes."""
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ def _bounded_map(commit: str, budget: int) -> bytes:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", default="distinct,bomb,bounds,note")
+    parser.add_argument("--blobs", type=int, default=64)
+    parser.add_argument("--blob-mb", type=int, default=32)
+    parser.add_argument("--note-mb", type=int, default=600)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
     origin, shas = _history(work)
@@ -118,12 +122,13 @@ def main() -> int:
         remote = work / f"{case}.git"
         _git(work, "clone", "-q", "--bare", str(origin), str(remote))
         if case == "distinct":
-            entries = {f"{sha}.zlib": _blob(remote, os.urandom(32 << 20)) for sha in shas[:64]}
+            entries = {f"{sha}.zlib": _blob(remote, os.urandom(args.blob_mb << 20))
+                       for sha in shas[:args.blobs]}
             _git(remote, "update-ref", MAP_REF, _tree_commit(remote, entries))
         elif case == "bomb":
             bomb = _blob(remote, zlib.compress(b"[" * (wire.MAX_INFLATED + 10), 9))
             _git(remote, "update-ref", MAP_REF,
-                 _tree_commit(remote, {f"{sha}.zlib": bomb for sha in shas[:64]}))
+                 _tree_commit(remote, {f"{sha}.zlib": bomb for sha in shas[:args.blobs]}))
         elif case == "bounds":
             under = _blob(remote, _bounded_map(shas[0], wire.READ_BUDGET))
             over = _blob(remote, _bounded_map(shas[1], int(wire.READ_BUDGET * 1.3)))
@@ -137,7 +142,7 @@ def main() -> int:
             with big.open("wb") as handle:
                 handle.write(line.encode())
                 chunk = b"# padding " * 100_000 + b"\n"
-                for _ in range(600):
+                for _ in range(args.note_mb):
                     handle.write(chunk)
             blob = _git(remote, "hash-object", "-w", str(big))
             big.unlink()
@@ -154,6 +159,7 @@ def main() -> int:
     ok = all(r["exit"] == 0 and r["max_rss_mb"] <= LIMIT_MB
              for case, runs in report.items() if case != "limit_mb" for r in runs)
     report["all_within"] = ok
+    subprocess.run(["rm", "-rf", str(work)], check=False)
     print(json.dumps(report, indent=1))
     return 0 if ok else 1
 

@@ -72,7 +72,11 @@ def _tally(reply: Any) -> tuple[int, int]:
 
 
 def run(lines: int, seed: int, timeout: float) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix="bench-fuzz-"))
+    with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp:
+        return _run(Path(tmp), lines, seed, timeout)
+
+
+def _run(work: Path, lines: int, seed: int, timeout: float) -> dict[str, Any]:
     root = fuzz_repo(work)
     env = {**fuzz_env(), "WARPLINE_BACKGROUND_BACKFILL": "0"}
     generator = EdgeGenerator(random.Random(seed), root)

@@ -46,6 +46,11 @@ TINY: dict[str, list[str]] = {
     "bench_mapsync.py": ["--tiny"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
+    "bench_mcp_fuzz.py": ["--lines", "200"],
+    "bench_hostile_remote.py": ["--cases", "distinct,bomb,note", "--blobs", "3",
+                                "--blob-mb", "1", "--note-mb", "1"],
+    "bench_shallow_deepen.py": ["--origin", "{tmp}/history", "--depths", "1,5",
+                                "--deepen", "3"],
 }
 
 
