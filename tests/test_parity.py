@@ -181,7 +181,7 @@ def test_cli_and_mcp_give_identical_envelopes(server: McpProcess, repo: FixtureR
     by_cli = json.loads(cli.stdout)
     reply = _mcp(server, name, arguments, repo)
     assert "result" in reply, reply
-    by_mcp = reply["result"]["structuredContent"]
+    by_mcp = json.loads(reply["result"]["content"][0]["text"])
     assert by_mcp == by_cli
     assert_valid_envelope(by_mcp)
 
