@@ -59,6 +59,8 @@ class _TickingTime:
 
 
 def _changed(**arguments: Any) -> dict[str, Any]:
+    if not {"rev_range", "base_ref", "head_ref"} & set(arguments):
+        arguments.setdefault("all_history", True)  # every recorded change, not my work
     env = call_tool("changed", arguments)
     assert_valid_envelope(env)
     return env

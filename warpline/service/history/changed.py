@@ -79,10 +79,11 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
             "page": pager.wire(total),
         }
         actions: dict[str, Any] = {}
-        if params.include_next_actions and total:
-            # (nothing changed proposes nothing; an empty range's warning says what to pass)
+        if params.include_next_actions:
             actions = follow_ups(ctx.root, range_text, include_worktree, refs,
                                  report.commits_behind, _page_range(ctx, page_items, shas))
+            if not total:  # nothing changed proposes nothing to re-verify (an empty
+                actions.pop("tools", None)  # range's warning says what to pass instead)
         any_sei = any(item["entity"]["sei"] for item in page_items)
         return envelope(
             model=ChangeListEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
