@@ -208,7 +208,8 @@ def test_over_mcp_the_server_leaves_the_backfill_running_and_later_calls_answer_
         initialize(server)
         first = server.request("tools/call", {"name": "changed",
                                               "arguments": {"repo": str(repo.path)}})
-        assert json.loads(first["result"]["content"][0]["text"])["data"]["ingest"]["backfill_running"]
+        answer = json.loads(first["result"]["content"][0]["text"])
+        assert answer["data"]["ingest"]["backfill_running"]
         _wait_until_caught_up(repo.path, 30)
         later = server.request("tools/call", {"name": "changed", "arguments": {
             "repo": str(repo.path), "limit": 3, "all_history": True}})["result"]

@@ -6,7 +6,6 @@ commit named; a shallow clone says the history is not there."""
 from __future__ import annotations
 
 import json
-
 import os
 import subprocess
 import sys

@@ -5,7 +5,6 @@ the cosmetic entity is listed to inspect and only the others select tests."""
 from __future__ import annotations
 
 import json
-
 import sys
 from pathlib import Path
 from typing import Any

@@ -5,7 +5,6 @@ repositories, stores and processes in temp dirs."""
 from __future__ import annotations
 
 import json
-
 import os
 import sqlite3
 import subprocess

@@ -80,8 +80,8 @@ def _strip(node: Any) -> Any:
         return node
     out: dict[str, Any] = {}
     branches = node.get("anyOf")
-    nullable = isinstance(branches, list) and {"type": "null"} in branches
-    if nullable and "default" in node and node["default"] is None:
+    if isinstance(branches, list) and {"type": "null"} in branches \
+            and "default" in node and node["default"] is None:
         rest = [b for b in branches if b != {"type": "null"}]
         if len(rest) == 1:  # X | None = None: leaving it out says "none"
             outer = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
