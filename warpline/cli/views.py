@@ -3,6 +3,7 @@ tools' views. Each tool's view is named by its ``ToolCommand`` (``warpline.cli.r
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from warpline.cli.next_cmd import shell_command
@@ -16,11 +17,11 @@ def _short(sha: str | None) -> str:
     return sha[:10] if sha else "(worktree)"
 
 
-def _footer(env: Env) -> list[str]:
+def _footer(env: Env, argv: list[str] | None = None) -> list[str]:
     lines = [f"warning: {w}" for w in env.get("warnings", [])]
     page = env["data"].get("page") or {}
     if page.get("has_more"):
-        lines.append(f"more: --cursor {page['next_cursor']}")
+        lines.append(f"more: {next_page(argv, page['next_cursor'])}")
     for action in env.get("next_actions", {}).get("commands", []):
         lines.append(f"next: {action['command']}  ({action['why']})")
     for action in env.get("next_actions", {}).get("tools", []):
@@ -66,8 +67,24 @@ def churn_view(env: Env, width: int) -> list[str]:
     return [table(("CHURN", "ENTITY", "SEI", "LAST CHANGED", "LAST ACTOR"), rows, width=width)]
 
 
-def render(view: View, env: Env) -> str:
+def next_page(argv: list[str] | None, cursor: str) -> str:
+    """The command that printed this page, with the next page's cursor: runnable as
+    printed (without the command, only the flag to add)."""
+    if argv is None:
+        return f"--cursor {cursor}"
+    words, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--cursor":
+            skip = True
+        elif not word.startswith("--cursor="):
+            words.append(word)
+    return shlex.join(["warpline", *words, "--cursor", cursor])
+
+
+def render(view: View, env: Env, argv: list[str] | None = None) -> str:
     import sys
 
     width = terminal_width(sys.stdout.isatty())
-    return "\n".join([*view(env, width), *_footer(env)])
+    return "\n".join([*view(env, width), *_footer(env, argv)])
