@@ -147,10 +147,10 @@ def _impact_view(env: dict[str, Any], width: int) -> list[str]:
              " <- ".join(e["kind"] for e in a["via_edges"])) for a in d["affected"]]
     if rows:
         lines.append(table(("DEPTH", "AFFECTED", "SEED", "VIA"), rows, width=width))
-    elif d["completeness"] in ("NO_SNAPSHOT", "SKIPPED"):
-        lines.append("affected: unknown (no graph)")
     else:
-        lines.append("affected: none within the depth")
+        from warpline.cli.formats import affected_words
+
+        lines.append(affected_words(d))
     lines.append(f"{len(d['affected'])} of {d['total']} affected entities")
     return lines
 
