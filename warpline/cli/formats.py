@@ -207,19 +207,26 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
         lines += ["", "> [!WARNING]", *(f"> - {n}" for n in notes)]
     linked = any(work_links(i) for i in items)
     work_head = ("Work",) if linked else ()
+    # A column no row fills says nothing: priority only when some item has one.
+    ranked = any(i.get("priority", "unknown") != "unknown" for i in items)
+    prio_head = ("Priority",) if ranked else ()
+
+    def prio(item: Env) -> tuple[str, ...]:
+        return (str(item.get("priority", "unknown")),) if ranked else ()
+
     if changed:
-        header = ("Entity", "Kind", "Path", "Priority", *work_head, "Tests", "Verification")
+        header = ("Entity", "Kind", "Path", *prio_head, *work_head, "Tests", "Verification")
         rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
                       i["entity"].get("kind") or "-", _code(i["entity"].get("path") or "-"),
-                      i.get("priority", "unknown"), *((work_links(i) or "-",) if linked else ()),
+                      *prio(i), *((work_links(i) or "-",) if linked else ()),
                       _tests_cell(i), _verification(i["verification"])))
                 for i in changed]
         lines += _section(_shown("Changed", len(changed), changed_total),
                           [_row(header), "|---" * len(header) + "|", *rows], len(rows))
     if downstream:
-        header = ("Entity", "Depth", "Why", "Priority", *work_head, "Tests", "Verification")
+        header = ("Entity", "Depth", "Why", *prio_head, *work_head, "Tests", "Verification")
         rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
-                      str(i.get("depth")), _why(i), i.get("priority", "unknown"),
+                      str(i.get("depth")), _why(i), *prio(i),
                       *((work_links(i) or "-",) if linked else ()),
                       _tests_cell(i), _verification(i["verification"])))
                 for i in downstream]
@@ -246,8 +253,23 @@ def co_change_lines(data: Env, code: Any = str) -> list[str]:
     if not partners:
         return []
     return ["Usually changes with these, not in this change (inspect; no tests added):",
-            *(f"{code(p['locator'])}: {p['support']} commits together, confidence "
-              f"{p['confidence']:.2f}, last {code(_sha(p['last_commit']))}" for p in partners)]
+            *(_partner(p, code) for p in partners)]
+
+
+FEW_COMMITS = 5  # a confidence read from fewer commits than this is said to be weak
+
+
+def _partner(partner: Env, code: Any) -> str:
+    """One partner: its support beside its confidence, as the count it is (2 of 2 commits
+    is confidence 1.00, and said to be read from few commits)."""
+    support, confidence = int(partner["support"]), float(partner["confidence"])
+    base = round(support / confidence) if confidence > 0 else support
+    with_ = partner.get("changed_with") or []
+    whom = short_name(with_[0]) if len(with_) == 1 else "the changed entities"
+    few = f"; only {_plural(base, 'commit')}, weak evidence" if base < FEW_COMMITS else ""
+    return (f"{code(partner['locator'])}: in {support} of the {base} commits that "
+            f"changed {whom} (confidence {confidence:.2f}{few}), last "
+            f"{code(_sha(partner['last_commit']))}")
 
 
 def _selection_words(selection: Env | None) -> str:

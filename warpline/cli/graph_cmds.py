@@ -174,11 +174,13 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
     from warpline.cli.formats import work_links
 
     linked = any(work_links(i) for i in d["items"])
-    rows = [(i["reason"], i["depth"], i["entity"]["locator"], i["verification"]["state"],
-             i["priority"], *((work_links(i) or "-",) if linked else ()),
+    rows = [(i["reason"], i["depth"], i.get("nature"), i["entity"]["locator"],
+             i["verification"]["state"],
+             None if i["priority"] == "unknown" else i["priority"],  # said only when known
+             *((work_links(i) or "-",) if linked else ()),
              _first_suggestion(i)) for i in d["items"]]
     if rows:
-        head = ("REASON", "DEPTH", "ENTITY", "VERIFIED", "PRIORITY",
+        head = ("REASON", "DEPTH", "NATURE", "ENTITY", "VERIFIED", "PRIORITY",
                 *(("WORK",) if linked else ()), "CHECK")
         lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")
