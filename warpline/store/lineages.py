@@ -290,8 +290,8 @@ def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
     """One page of a lineage's reachable change events by ``changed_at`` (the WHEN a
     timeline prints; history order breaks ties, so a merge's resolution follows what it
     merged), and the total: ``(id, change_kind, author_name, author_email, sha,
-    changed_at, path, locator, previous_locator, previous_path, also_modified, kind, code_same, docs_changed,
-    signature_changed)``."""
+    changed_at, path, locator, previous_locator, previous_path, also_modified, kind,
+    code_same, docs_changed, signature_changed)``."""
     conn = store.conn
     clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [lineage]
