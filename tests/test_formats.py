@@ -273,7 +273,9 @@ def test_markdown_states_completeness_and_staleness_in_words(
 
 def test_markdown_says_when_more_items_are_on_later_pages() -> None:
     text = render_format("reverify", worklist_envelope(has_more=True), "markdown")
-    assert "This shows 2 of 7 items" in text and "--cursor abc" in text
+    assert "This shows 2 of 7 items" in text
+    # the next page's command, runnable as printed (issue 34), not a bare flag
+    assert "`warpline reverify 'HEAD~2..HEAD' --cursor abc --repo /r`" in text
     # the counts are the whole answer's, not the page's
     assert "**1 changed entity, 6 dependents**" in text
     assert "### Dependents (1 of 6 shown)" in text

@@ -81,12 +81,15 @@ def affected_words(data: Env) -> str:
     return "affected: none within the depth"
 
 
-def caveats(data: Env, *, with_ingest: bool = True, paging: bool = True) -> list[str]:
+def caveats(data: Env, *, with_ingest: bool = True, paging: bool = True,
+            envelope: Env | None = None) -> list[str]:
     """Completeness, staleness, ingest and paging, in words a reviewer can act on.
 
     ``with_ingest=False`` leaves out the ingest caveat, for a rendering that also prints
     the envelope's warnings (which state it already: each fact once); ``paging=False`` the
-    paging one (a picture says what it drew instead, with no cursor to type)."""
+    paging one (a picture says what it drew instead, with no cursor to type). With the
+    ``envelope``, the paging caveat names the command for the next page, runnable as
+    printed."""
     out: list[str] = []
     completeness = data.get("completeness")
     if completeness == "DELTA":
@@ -125,8 +128,21 @@ def caveats(data: Env, *, with_ingest: bool = True, paging: bool = True) -> list
     if paging and page.get("has_more"):
         shown_count = len(data.get("items") or data.get("affected") or [])
         out.append(f"This shows {shown_count} of {data.get('total')} items; the rest are on "
-                   f"later pages (`--cursor {page.get('next_cursor')}`).")
+                   f"later pages (`{_next_page(envelope, page.get('next_cursor'))}`).")
     return out
+
+
+def _next_page(envelope: Env | None, cursor: object) -> str:
+    """The command for the next page (the query's tool and arguments, with the cursor),
+    or the flag alone when the answer's query is not at hand."""
+    query = (envelope or {}).get("query") or {}
+    if not query.get("tool") or not isinstance(cursor, str):
+        return f"--cursor {cursor}"
+    from warpline.cli.next_cmd import shell_command
+
+    arguments = {"repo": query.get("repo"), **(query.get("arguments") or {}),
+                 "cursor": cursor}
+    return shell_command(str(query["tool"]), arguments)
 
 
 # -- markdown: the re-verify worklist as a pull-request comment -----------------------------
@@ -201,7 +217,7 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
             f"{summary.get('fresh', 0)} fresh, {summary.get('stale', 0)} stale, "
             f"{summary.get('unverified', 0)} unverified · graph: {data.get('completeness')}"
             + _selection_words(data.get("selection")))
-    notes = caveats(data, with_ingest=False)
+    notes = caveats(data, with_ingest=False, envelope=envelope)
     notes.extend(w for w in envelope.get("warnings", []) if w not in notes)
     if notes:
         lines += ["", "> [!WARNING]", *(f"> - {n}" for n in notes)]

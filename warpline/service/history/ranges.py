@@ -18,6 +18,7 @@ from warpline.store.events import reachable_commit_count
 def commits_of_range(ctx: RepoContext, warnings: list[str], *, rev_range: str | None = None,
                      base_ref: str | None = None, head_ref: str | None = None,
                      spent: bool = False, worktree: bool = False,
+                     notes: list[str] | None = None,
                      ) -> tuple[list[str] | None, dict[str, Any]]:
     """The commit shas an answer covers (None: every recorded commit) and the range's wire
     form (``rev_range``, ``base_commit``, ``head_commit``, ``commit_count``).
@@ -25,7 +26,8 @@ def commits_of_range(ctx: RepoContext, warnings: list[str], *, rev_range: str | 
     ``rev_range`` or ``base_ref``/``head_ref`` (not both); neither covers every recorded
     commit. Commits of the range not yet in the store are ingested on demand (not when the
     catch-up already ``spent`` the answer's budget); each that could not be adds a warning,
-    so no warning means the range is whole."""
+    so no warning means the range is whole. A range naming no commit is said in ``notes``
+    (default: ``warnings``): it is whole, only empty."""
     if rev_range is not None and (base_ref or head_ref):
         raise InvalidRevRange("Pass either `rev_range` or `base_ref`/`head_ref`, not both.",
                               field="rev_range", value=rev_range)
@@ -44,7 +46,8 @@ def commits_of_range(ctx: RepoContext, warnings: list[str], *, rev_range: str | 
                       "commit_count": reachable_commit_count(ctx.store)}
     commits = single if single is not None else commits_in_range(ctx.repo, base, head)
     if not commits and base is not None:
-        _empty_range(ctx, text, base, head, worktree, warnings)
+        _empty_range(ctx, text, base, head, worktree,
+                     warnings if notes is None else notes)
     _ensure_ingested(ctx, commits, warnings, spent)
     info = {"rev_range": text, "base_commit": None if base is None else str(base.id),
             "head_commit": str(head.id), "commit_count": len(commits)}

@@ -179,7 +179,8 @@ class _GraphIndex:
 def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
                 out: Seeds, worktree: bool) -> list[Seed]:
     missing: list[str] = []
-    shas, info = commits_of_range(ctx, missing, rev_range=rev_range, worktree=worktree)
+    shas, info = commits_of_range(ctx, missing, rev_range=rev_range, worktree=worktree,
+                                  notes=warnings)
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
     doctests = runs_doctests(ctx.root)
