@@ -23,9 +23,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import _requests_corpus as corpus
+from tests.corpora import early_requests_or_skip
 
 LIST_BUDGET = 20_000
 # Per call, from the same measurement with room for the history's own variation (a
@@ -37,16 +35,7 @@ CALL_BUDGETS = {"changed": 20_000, "warpline_reverify_worklist_get": 48_000,
 @pytest.fixture(scope="module")
 def requests_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """requests' history up to its 400th first-parent commit, backfilled, with a snapshot."""
-    try:
-        corpus.requests_bundle()
-    except corpus.CorpusMissing as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{exc} (CI provides the corpora)")
-        pytest.skip(str(exc))
-    clone = corpus.clone_requests(tmp_path_factory.mktemp("requests") / "clone")
-    early = corpus.git("rev-list", "--reverse", "--first-parent", "HEAD",
-                       cwd=clone).split()[399]
-    corpus.git("checkout", "-q", "-B", "bench", early, cwd=clone)
+    clone = early_requests_or_skip(tmp_path_factory)
     for command in (["backfill"], ["capture-snapshot"]):
         subprocess.run([sys.executable, "-m", "warpline.cli", *command, "--repo", str(clone),
                         "--json"], check=True, capture_output=True)

@@ -14,6 +14,7 @@ Deterministic: node ids follow a sorted order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,6 +168,21 @@ def notes(data: Env, picture: Picture) -> list[str]:
     return out
 
 
+def grouped(picture: Picture, opening: Callable[[int, str], list[str]],
+            node_line: Callable[[Node], str], closing: str) -> list[str]:
+    """The nodes file by file, each file's inside its group (a dot cluster, a mermaid
+    subgraph); a node whose file is not named stands outside every group."""
+    lines: list[str] = []
+    for index, (path, members) in enumerate(sorted(picture.clusters().items())):
+        indent = "        " if path else "    "
+        if path:
+            lines += opening(index, path)
+        lines += [indent + node_line(node) for node in members]
+        if path:
+            lines.append(closing)
+    return lines
+
+
 # -- dot ------------------------------------------------------------------------------------
 
 def _dot_text(text: str) -> str:
@@ -200,16 +216,12 @@ def dot(data: Env, envelope: Env) -> str:
              '    subgraph cluster_legend {',
              '        label="legend"; fontsize=10; color="#bbbbbb";',
              *_DOT_LEGEND, "    }"]
-    for index, (path, members) in enumerate(sorted(picture.clusters().items())):
-        indent = "        " if path else "    "
-        if path:
-            lines += [f"    subgraph cluster_{index} {{",
-                      f'        label="{_dot_text(path)}"; color="#999999"; fontsize=10;']
-        for node in members:
-            lines.append(f'{indent}{node.ident} [label="{_dot_text(label(node))}", '
-                         f'tooltip="{_dot_text(node.key)}", {_DOT_STYLE[node.role]}];')
-        if path:
-            lines.append("    }")
+    lines += grouped(
+        picture, lambda index, path: [f"    subgraph cluster_{index} {{",
+                                      f'        label="{_dot_text(path)}"; color="#999999"; '
+                                      "fontsize=10;"],
+        lambda node: f'{node.ident} [label="{_dot_text(label(node))}", '
+                     f'tooltip="{_dot_text(node.key)}", {_DOT_STYLE[node.role]}];', "    }")
     for source, target, kind, between in picture.edges:
         style = ', color="#c0392b", penwidth=2' if between else ""
         lines.append(f"    {picture.nodes[source].ident} -> {picture.nodes[target].ident} "
@@ -243,14 +255,9 @@ def mermaid(data: Env, envelope: Env) -> str:
               "    classDef changed fill:#fde2e1,stroke:#c0392b,stroke-width:2px",
               "    classDef affected fill:#fff4d6,stroke:#b7950b",
               "    classDef path fill:#eeeeee,stroke:#999999,stroke-dasharray:3 3"]
-    for index, (path, members) in enumerate(sorted(picture.clusters().items())):
-        indent = "        " if path else "    "
-        if path:
-            lines.append(f'    subgraph f{index}["{mermaid_text(path)}"]')
-        for node in members:
-            lines.append(f'{indent}{node.ident}["{mermaid_text(label(node))}"]:::{node.role}')
-        if path:
-            lines.append("    end")
+    lines += grouped(
+        picture, lambda index, path: [f'    subgraph f{index}["{mermaid_text(path)}"]'],
+        lambda node: f'{node.ident}["{mermaid_text(label(node))}"]:::{node.role}', "    end")
     for source, target, kind, between in picture.edges:
         arrow = "==>" if between else "-->"
         lines.append(f"    {picture.nodes[source].ident} {arrow}|{kind}| "

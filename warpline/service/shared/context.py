@@ -113,15 +113,16 @@ def resolve_repo_path(repo: object, cwd: Path | None = None) -> Path:
 
 
 def _enclosing_repo(cwd: Path | None) -> Path:
-    """No ``repo``: the work tree the working directory is in (the MCP server's, as git
-    finds it from a subdirectory), else ``missing_required_field`` saying why."""
+    """No ``repo``: the work tree the caller's working directory is in (the MCP server's,
+    the CLI's: each passes it as ``cwd``), as git finds it from a subdirectory, else
+    ``missing_required_field`` saying why."""
     from warpline.git.repo import discover_top
 
-    try:
-        here = cwd if cwd is not None else Path.cwd()
-    except OSError:
-        here = None
-    top = None if here is None else discover_top(here)
+    if cwd is None:  # a library call names its repository: no guessing from the process
+        raise MissingRequiredField(
+            "`repo` is required: pass the path of a git repository.", field="repo")
+    top = discover_top(cwd)
+    here = cwd
     if top is None:
         raise MissingRequiredField(
             f"`repo` is required here: the working directory ({here}) is not inside a git "
