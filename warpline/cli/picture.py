@@ -42,6 +42,8 @@ class Node:
 
 @dataclass(slots=True)
 class Picture:
+    """What is drawn: the nodes by locator, the edges (``True``: between changed
+    entities), and what was cut to fit."""
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[tuple[str, str, str, bool]] = field(default_factory=list)  # + between changed
     cut_changed: int = 0
