@@ -30,7 +30,7 @@ def _selection(root: Path, envelope: dict[str, Any]) -> list[str]:
     When no test is known, the worklist's own command (``pytest``, the whole suite, in a
     change pytest runs; none for code in another language)."""
     from warpline.cli.formats import selection_command
-    from warpline.service.testing.testcommand import group_commands
+    from warpline.runners.pytest_command import group_commands
 
     selection = envelope["data"].get("selection") or {}
     whole = selection_command(envelope)

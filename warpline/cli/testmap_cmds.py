@@ -12,8 +12,8 @@ from warpline.cli.output import EXIT_OK, emit_json, emit_text
 
 def _import_coverage(args: argparse.Namespace) -> int:
     from warpline.git.repo import resolve_commit
+    from warpline.runners.pytest_covimport import import_coverage
     from warpline.service.shared.context import open_context
-    from warpline.testmap.importer import import_coverage
 
     data_file = Path(args.coverage_file).expanduser()
     if not data_file.is_absolute():

@@ -1,5 +1,5 @@
 """Which test run backs a pass: the rule ``pytest --warpline-verify`` and ``warpline ci
---record`` apply before they record one (receipts: ``warpline.testmap.receipt``).
+--record`` apply before they record one (receipts: ``warpline.runners.receipt``).
 
 Only receipts of runs at the tested commit over its own tree (``clean``) count. The newest
 of them decides: it must have exited 0, run at least one test and failed none. A failing

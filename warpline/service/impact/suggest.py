@@ -31,8 +31,8 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
-from warpline.service.testing.discovery import collected_ids, floor_files, graph_tests, own_id
+from warpline.runners.pytest_discovery import collected_ids, floor_files, graph_tests, own_id
+from warpline.runners.pytest_rules import DEFAULT_RULES, TestRules
 
 __all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
            "reaching_entries", "reaching_tests", "static_union", "suggestions"]

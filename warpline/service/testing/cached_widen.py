@@ -27,9 +27,9 @@ import networkx as nx
 from warpline.git.filecaps import MAX_PARSE_BYTES
 from warpline.lang.locators import dotted_module, function_locator
 from warpline.lang.pycached import cached_definitions
+from warpline.runners.pytest_discovery import collected_ids
 from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
-from warpline.service.testing.discovery import collected_ids
 from warpline.store.db import Store
 from warpline.store.testmaps import tests_executing
 
