@@ -65,6 +65,12 @@ def _command(root: Path, ids: Sequence[str]) -> tuple[str, bool] | None:
     return command_for(root, list(ids))
 
 
+def _command_lines(root: Path, ids: Sequence[str]) -> list[str]:
+    from warpline.runners.pytest_command import group_commands
+
+    return group_commands(root, list(ids))
+
+
 def _collectable(root: Path, ids: Sequence[str]) -> list[str]:
     # What the selection names today, unchanged: dropping deleted tests and files that are
     # no tests belongs here (issue 34), so every output narrows alike.
@@ -101,6 +107,7 @@ PYTEST = Runner(
     import_map=_import_map,
     max_ids=MAX_IDS,
     run_input=_run_input,
+    command_lines=_command_lines,
     language_default=True,
     example_ids=("tests/test_a.py::TestA::test_x[1-2]", "tests/test_a.py", "tests/unit", ".",
                  "src/pkg/mod.py::pkg.mod.f", "README.rst::README.rst"),

@@ -89,6 +89,9 @@ class Runner:
     # An untracked path that changes what a run collects or imports (a run with one present
     # did not test the commit): its receipt is not ``clean``.
     run_input: Callable[[str], bool] = lambda path: False
+    # The command for ``ids`` as separate lines, each runnable alone (pytest: one per
+    # rootdir; ``warpline ci --selection`` writes one per line); None: ``command``'s one.
+    command_lines: Callable[[Path, Sequence[str]], list[str]] | None = None
     # A change in one of its languages selects it even where ``detect`` finds no config:
     # the language's default runner (pytest also runs unittest suites and bare test files).
     language_default: bool = False

@@ -39,6 +39,7 @@ def evidence(receipt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     run = {key: receipt.get(key) for key in (
         "tests_collected", "tests_run", "tests_passed", "tests_failed", "tests_skipped")}
     run["tested_commit"] = receipt["commit"]
+    run["runner"] = receipt.get("runner")
     run["rootdir"] = receipt.get("rootdir")
     run["finished_at"] = receipt.get("finished_at")
     run["selection"] = receipt.get("selection")

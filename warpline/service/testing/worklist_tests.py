@@ -129,12 +129,17 @@ class Runners:
 
 
 def commands_of(root: Path, selection: Selection, select_args: str | None,
-                used: list[Runner]) -> list[dict[str, str]]:
-    """``next_actions.commands`` for the selection: one command per runner used, each
+                used: list[Runner] | None = None) -> list[dict[str, str]]:
+    """``next_actions.commands`` for the selection: one command per runner ``used``
+    (default: the rows owning its tests, else the languages' default runners), each
     running exactly its share of ``selection.tests`` (its whole suite when no test is
     known), in the table's order; then the plugin's own way to the same selection. Sets
     ``selection.runs`` (the wire's ``selection.runners``)."""
     ids = selection.tests
+    shares = partition(ids)
+    if used is None:
+        used = [r for r in RUNNERS if r.name in shares] or \
+            [r for r in RUNNERS if r.language_default]
     if selection.basis == "static":
         why = selection.static_why or "Runs the tests the static graph names."
     elif selection.basis in ("map", "mixed"):
@@ -143,7 +148,6 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
         why = f"Runs the {len(ids)} tests selected from {source} for the changed entities."
     else:
         why = ""
-    shares = partition(ids)
     commands: list[dict[str, str]] = []
     runs: list[dict[str, Any]] = []
     for runner in used:
