@@ -34,7 +34,7 @@ def test_every_row_provides_every_field(runner: Runner) -> None:
         if spec.name in _OPTIONAL and value in (None, ""):
             continue
         if spec.type.startswith(("Callable", "Detect", "Command", "Collectable",
-                                 "GraphTests", "ImportMap")):
+                                 "TestNodes", "GraphTests", "ImportMap")):
             assert callable(value), spec.name
         elif spec.name not in ("language_default",):
             assert value, f"{runner.name}: {spec.name} is empty"
@@ -73,10 +73,14 @@ def test_every_row_has_its_own_tests_module_and_a_line_in_the_architecture(
     assert f"{module.rpartition('.')[2]}.py" in layout
 
 
-def test_the_runners_page_holds_the_generated_table() -> None:
+def test_the_runners_page_holds_the_generated_table_and_every_field() -> None:
     text = DOCS_PAGE.read_text(encoding="utf-8")
     assert markdown_table() in text
     assert page(text) == text
+    fields = text[text.index("## The row"):text.index("### Test ids")]
+    for spec in dataclasses.fields(Runner):
+        assert f"    {spec.name}: " in fields, spec.name  # the definition, as in row.py
+        assert f"`{spec.name}`" in fields, spec.name  # and what it receives and returns
 
 
 def test_a_selection_is_split_by_owner_in_order() -> None:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from warpline.runners.pytest import PYTEST
 from warpline.runners.row import Runner
 
-__all__ = ["RUNNERS", "Runner", "by_name", "owner_of", "partition", "used_for"]
+__all__ = ["RUNNERS", "Runner", "by_name", "owner_of", "partition", "test_ids", "test_nodes",
+           "used_for"]
 
 RUNNERS: tuple[Runner, ...] = (PYTEST,)
 
@@ -59,3 +61,15 @@ def used_for(root: Path, languages: Iterable[str | None]) -> list[Runner]:
                 ((code or None in changed) and runner.detect(root)):
             used.append(runner)
     return used
+
+
+def test_nodes(graph: Any) -> list[str]:
+    """Every row's test definitions in the edge snapshot's graph (locators, sorted)."""
+    if len(RUNNERS) == 1:
+        return RUNNERS[0].test_nodes(graph)
+    return sorted({node for runner in RUNNERS for node in runner.test_nodes(graph)})
+
+
+def test_ids(graph: Any, locator: str) -> list[str]:
+    """The test ids, of whichever row, that run the test definition ``locator``."""
+    return [i for runner in RUNNERS for i in runner.graph_tests(graph, locator)]

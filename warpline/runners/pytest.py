@@ -53,6 +53,12 @@ def _is_test_file(path: str) -> bool:
     return DEFAULT_RULES.is_test_file(path)
 
 
+def _test_nodes(graph: Any) -> list[str]:
+    from warpline.runners.pytest_discovery import graph_tests
+
+    return graph_tests(graph)
+
+
 def _graph_tests(graph: Any, locator: str) -> list[str]:
     from warpline.runners.pytest_discovery import collected_ids
 
@@ -99,6 +105,7 @@ PYTEST = Runner(
     owns=_owns,
     test_file=_file_of,
     is_test_file=_is_test_file,
+    test_nodes=_test_nodes,
     graph_tests=_graph_tests,
     command=_command,
     collectable=_collectable,

@@ -53,6 +53,13 @@ class GraphTests(Protocol):
     def __call__(self, graph: Any, locator: str) -> list[str]: ...
 
 
+class TestNodes(Protocol):
+    """The definitions of the edge snapshot's graph that are this runner's tests (their
+    locators, sorted): where the static walk from a changed definition stops."""
+
+    def __call__(self, graph: Any) -> list[str]: ...
+
+
 class ImportMap(Protocol):
     """A per-test map from coverage data the runner's own tooling wrote (``data``: a file
     or directory), measured at ``commit`` with tests named relative to ``rootdir``
@@ -75,6 +82,7 @@ class Runner:
     owns: Callable[[str], bool]  # a test id (or test file) is this runner's
     test_file: Callable[[str], str]  # test id -> the repo-relative file defining it
     is_test_file: Callable[[str], bool]  # repo-relative path -> a test file by its defaults
+    test_nodes: TestNodes
     graph_tests: GraphTests
     command: Command
     collectable: Collectable
