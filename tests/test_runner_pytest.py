@@ -3,6 +3,7 @@ ids it owns, and its command run for real, running exactly the selection as prin
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -88,3 +89,40 @@ def test_the_command_runs_exactly_the_selection_as_printed(tmp_path: Path) -> No
     assert done.returncode == 0, done.stdout + done.stderr
     ran = re.findall(r"^(\S+::\S+) PASSED", done.stdout, flags=re.MULTILINE)
     assert sorted(ran) == ["tests/test_root.py::test_two", "tests/test_tut.py::TestT::test_a"]
+
+
+def test_the_selection_and_the_record_name_the_runner(tmp_path: Path) -> None:
+    """``data.selection.runners`` holds pytest's share and its command (next_actions'
+    first); a pass recorded from a pytest run keeps ``run.runner``; a change no runner the
+    repository uses tests gets no entry and no command."""
+    from tests.gitfixture import run_git
+    from tests.test_ci_github_job import FILES, _env, _pytest, _warpline, _write
+    from warpline.registry import call_tool
+
+    root = tmp_path / "p"
+    root.mkdir()
+    run_git(root, "init", "-q", "-b", "main")
+    run_git(root, "config", "user.name", "T")
+    run_git(root, "config", "user.email", "t@example.com")
+    _write(root, FILES)
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-qm", "calc")
+    assert _pytest(root, _env(), "--warpline-verify", "test_pass").returncode == 0
+    record = json.loads(_warpline(root, _env(), "ci", "--record", "test_pass", "--no-push",
+                                  "--json").stdout)
+    assert record["record"]["data"]["run"]["runner"] == "pytest"
+
+    _write(root, {"calc/ops.py": FILES["calc/ops.py"] + "\n\ndef neg(a):\n    return -a\n"})
+    run_git(root, "commit", "-qam", "neg")
+    env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
+    selection = env["data"]["selection"]
+    [run] = selection["runners"]
+    assert (run["runner"], run["tests"]) == ("pytest", selection["tests"])
+    assert run["command"] == env["next_actions"]["commands"][0]["command"]
+
+    _write(root, {"tool/main.go": "package main\n\nfunc main() {}\n"})
+    run_git(root, "add", "-A")
+    run_git(root, "commit", "-qm", "a go tool")
+    env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
+    assert env["data"]["selection"]["runners"] == []
+    assert not any(c["command"].startswith("pytest") for c in env["next_actions"]["commands"])
