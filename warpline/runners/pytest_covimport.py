@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pygit2
 
 from warpline.errors import InvalidArgument
 from warpline.lang.locators import is_python_path
 from warpline.runners.pytest_coverage import IMPORT_CONTEXT, recording_from_lines
-from warpline.store.testmaps import MapRow, RecordedMap, write_map
+from warpline.store.testmaps import RecordedMap
 from warpline.testmap.entitymap import EntityMapper
 
 SOURCE = "coverage-import"
@@ -119,7 +118,3 @@ def recorded_map(root: Path, repo: pygit2.Repository, commit: pygit2.Commit, dat
     recorded.dirty_paths = []  # sources come from the commit, not the work tree
     return recorded
 
-
-def import_coverage(ctx: Any, data_file: Path, commit: pygit2.Commit,
-                    rootdir: str = "") -> MapRow:
-    return write_map(ctx.store, recorded_map(ctx.root, ctx.repo, commit, data_file, rootdir))
