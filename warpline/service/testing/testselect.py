@@ -314,7 +314,7 @@ def _uncovered_warning(out: Selection) -> None:
         out.warnings.append(
             f"No test is known to exercise {len(out.uncovered)} changed entities "
             f"({_named(out.uncovered)}): neither a test map nor the static graph has one, and "
-            "no test file imports their modules. Run the whole suite (`pytest`).")
+            f"no test file imports their modules. Run the whole suite (`{PYTEST.whole_suite}`).")
 
 
 def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
