@@ -15,7 +15,7 @@ from tests.gitfixture import FixtureRepo
 from tests.langwalk import changes
 from warpline.git import lineage
 from warpline.git.candidates import candidates
-from warpline.git.deftext import leaf, normal, span_lines
+from warpline.git.deftext import definition_text, leaf, normal, span_lines
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.lang import by_name
@@ -74,8 +74,9 @@ def test_candidates_read_the_texts_of_the_full_entity_build(language: str) -> No
     for candidate in read:
         entity = full[candidate.key]
         name = leaf(candidate.key[1]).encode()
-        assert candidate.text == normal(span_lines(lines, entity.spans), name, False)
-        assert candidate.own == normal(span_lines(lines, entity.own), name, True)
+        assert candidate.text == definition_text(lines, list(entity.spans), name, language,
+                                                 entity.key[0])
+        assert candidate.own == normal(span_lines(lines, entity.own), name)
 
 
 BEFORE = ("class Parser:\n    def parse(self, text):\n        head, _, rest = text.partition(':')\n"

@@ -4,6 +4,7 @@ only when it pairs (the whole paint of the file is built on the first pair's ask
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ class Candidate:
     positional: Text | None = None  # ``text`` with parameters by position (lazily)
     _own: Text | None = None
     _counts: dict[bytes, int] | None = None
+    _words: frozenset[bytes] | None = None
 
     @property
     def qualname(self) -> str:
@@ -56,6 +58,16 @@ class Candidate:
                 counts[line] = counts.get(line, 0) + 1
             self._counts = counts
         return self._counts
+
+
+    def words(self) -> frozenset[bytes]:
+        """The identifiers ``text`` holds."""
+        if self._words is None:
+            self._words = frozenset(_IDENT.findall(b"\n".join(self.text)))
+        return self._words
+
+
+_IDENT = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 def parent_of(qualname: str) -> str | None:
@@ -102,6 +114,6 @@ def candidates(
         if entities is None:
             entities = files[id(file)] = _Entities(file)
         name = leaf(key[1]).encode()
-        out.append(Candidate(change, key, name, definition_text(lines, spans, name), lines,
-                             entities))
+        text = definition_text(lines, spans, name, file.language, key[0])
+        out.append(Candidate(change, key, name, text, lines, entities))
     return out

@@ -231,13 +231,21 @@ def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
     if total == 0 or 2 * shorter / total < bound:
         return None  # the length ratio already rules it out
     state.comparisons += 1
+    # A renamed pair whose texts name each other's names (the body calls an overload of
+    # the old name: ``toString(T)`` -> ``anyToString`` calling ``toString(Number)``) is
+    # compared with both names replaced on both sides, as each side's own name is.
+    crossed = None if same or old.name == new.name else _crossed(old, new)
     # Renamed in place with its parameters renamed too (``requote_path(path)`` ->
     # ``requote_uri(uri)``): every line naming a parameter differs, so such a pair is
     # compared once more with each parameter replaced by its position (gated by the
     # cheap bound like the first comparison).
     in_place = not same and old.change.path == new.change.path
     positional = False
-    if TRACE is None and _quick_ratio(old, new, total) < bound:
+    if crossed is not None:
+        matcher = SequenceMatcher(None, *crossed, autojunk=False)
+        if TRACE is None and matcher.quick_ratio() < bound and not in_place:
+            return None
+    elif TRACE is None and _quick_ratio(old, new, total) < bound:
         if not in_place:
             return None
         matcher = SequenceMatcher(None, _positional(old), _positional(new), autojunk=False)
@@ -252,6 +260,15 @@ def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
     if TRACE is not None:
         TRACE.append((value, old.change.locator, new.change.locator, same))
     return value
+
+
+def _crossed(old: Candidate, new: Candidate) -> tuple[Text, Text] | None:
+    """Both texts with the other side's name replaced too, when either names the other's
+    (None: neither does)."""
+    if new.name not in old.words() and old.name not in new.words():
+        return None
+    return (tuple(replace_name(line, new.name) for line in old.text),
+            tuple(replace_name(line, old.name) for line in new.text))
 
 
 def _quick_ratio(old: Candidate, new: Candidate, total: int) -> float:
