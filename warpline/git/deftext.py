@@ -2,9 +2,9 @@
 (``warpline.git.lineage`` and ``warpline.git.renameaway``), with its thresholds.
 
 A definition's text is its span's lines, each stripped, blank (and, unless kept, its
-language's comment-only: ``Language.comment_lines``) lines dropped, and every whole-word occurrence of its own name replaced by a
-placeholder; two texts score ``difflib``'s ratio as line sequences. The thresholds are
-explained in ``warpline.git.lineage``'s docstring.
+language's comment-only: ``Language.comment_lines``) lines dropped, and every whole-word
+occurrence of its own name replaced by a placeholder; two texts score ``difflib``'s ratio
+as line sequences. The thresholds are explained in ``warpline.git.lineage``'s docstring.
 """
 
 from __future__ import annotations

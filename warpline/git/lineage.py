@@ -42,7 +42,6 @@ limit ranked every pair of them (400 million) and never finished.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -58,12 +57,17 @@ from warpline.git.deftext import (
     SHORT_TEXT_LINES,
     SideIndex,
     Text,
-    replace_name,
     score,
 )
 from warpline.git.events import EntityChange
+from warpline.git.pairscore import (
+    crossed,
+    positional,
+    quick_ratio,
+    renamed_locals,
+    shape_ratio,
+)
 from warpline.git.renameaway import renamed_away
-from warpline.lang import by_locator
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -234,101 +238,46 @@ def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
     # A renamed pair whose texts name each other's names (the body calls an overload of
     # the old name: ``toString(T)`` -> ``anyToString`` calling ``toString(Number)``) is
     # compared with both names replaced on both sides, as each side's own name is.
-    crossed = None if same or old.name == new.name else _crossed(old, new)
+    texts = None if same or old.name == new.name else crossed(old, new)
     # Renamed in place with its parameters renamed too (``requote_path(path)`` ->
     # ``requote_uri(uri)``): every line naming a parameter differs, so such a pair is
     # compared once more with each parameter replaced by its position (gated by the
     # cheap bound like the first comparison).
     in_place = not same and old.change.path == new.change.path
-    positional = False
-    if crossed is not None:
-        matcher = SequenceMatcher(None, *crossed, autojunk=False)
+    by_position = False
+    if texts is not None:
+        matcher = SequenceMatcher(None, *texts, autojunk=False)
         if TRACE is None and matcher.quick_ratio() < bound and not in_place:
             return None
-    elif TRACE is None and _quick_ratio(old, new, total) < bound:
+    elif TRACE is None and quick_ratio(old, new, total) < bound:
         if not in_place:
             return None
-        matcher = SequenceMatcher(None, _positional(old), _positional(new), autojunk=False)
+        matcher = SequenceMatcher(None, positional(old), positional(new), autojunk=False)
         if matcher.quick_ratio() < bound:
-            return None
-        positional = True
+            return _locals_renamed(old, new, bound, state)
+        by_position = True
     else:
         matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
     value = matcher.ratio()
-    if value < bound and in_place and not positional:
-        value = max(value, score(_positional(old), _positional(new)))
+    if value < bound and in_place and not by_position:
+        value = max(value, score(positional(old), positional(new)))
+    if value < bound and in_place:
+        value = max(value, _locals_renamed(old, new, bound, state) or 0.0)
     if TRACE is not None:
         TRACE.append((value, old.change.locator, new.change.locator, same))
     return value
 
 
-def _crossed(old: Candidate, new: Candidate) -> tuple[Text, Text] | None:
-    """Both texts with the other side's name replaced too, when either names the other's
-    (None: neither does)."""
-    if new.name not in old.words() and old.name not in new.words():
+def _locals_renamed(old: Candidate, new: Candidate, bound: float,
+                    state: _Pairing) -> float | None:
+    """A pair renamed in place that renamed a local on every line too (``rows`` ->
+    ``records``): scored with the old text's locals renamed as the new one renames them
+    (``pairscore.renamed_locals``); None when no such rename is seen. Cheaply bounded
+    first: the lines' shapes (identifiers blanked) must be alike."""
+    if shape_ratio(old.text, new.text) < bound:
         return None
-    return (tuple(replace_name(line, new.name) for line in old.text),
-            tuple(replace_name(line, old.name) for line in new.text))
-
-
-def _quick_ratio(old: Candidate, new: Candidate, total: int) -> float:
-    """``SequenceMatcher(None, old.text, new.text).quick_ratio()`` (the lines both share,
-    counted with multiplicity), from each text's line counts kept across its pairs."""
-    small, large = old.counts(), new.counts()
-    if len(small) > len(large):
-        small, large = large, small
-    matches = 0
-    for line, count in small.items():
-        other = large.get(line)
-        if other is not None:
-            matches += count if count < other else other
-    return 2.0 * matches / total
-
-
-_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _positional(c: Candidate) -> Text:
-    """``c.text`` with each parameter name of its signature replaced by its position."""
-    if c.positional is None:
-        head = b" ".join(c.text[:8])
-        start = head.find(b"(")
-        names: list[bytes] = []
-        if c.change.kind == "function" and start >= 0:  # the wire kind: every language
-            depth, part = 0, bytearray()
-            for byte in head[start + 1:]:
-                char = bytes((byte,))
-                if char in b"([{":
-                    depth += 1
-                elif char in b")]}":
-                    if depth == 0:
-                        break
-                    depth -= 1
-                if char == b"," and depth == 0:
-                    names.append(bytes(part))
-                    part.clear()
-                else:
-                    part.extend(char)
-            names.append(bytes(part))
-        params = []
-        row = by_locator(c.change.locator)
-        type_first = row is not None and row.type_first_params
-        for piece in names:
-            if type_first:
-                words = _IDENT.findall(piece)
-                if words:
-                    params.append(words[-1])
-                continue
-            found = _IDENT.match(piece.strip().lstrip(b"*").strip())
-            if found and found.group() not in (b"self", b"cls"):
-                params.append(found.group())
-        text = c.text
-        for index, param in enumerate(params):
-            marker = b"\x01" + str(index).encode()
-            text = tuple(replace_name(line, param, marker) if param in line else line
-                         for line in text)
-        c.positional = text
-    return c.positional
+    text = renamed_locals(old.text, new.text)
+    return None if text is None else score(text, new.text)
 
 
 def _ranked(value: float, old: Candidate, new: Candidate, i: int,
