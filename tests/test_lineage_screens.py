@@ -18,6 +18,7 @@ from warpline.git.candidates import candidates
 from warpline.git.deftext import definition_text, leaf, normal, span_lines
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
+from warpline.git.pairscore import quick_ratio
 from warpline.lang import by_name
 from warpline.lang.entities import MODULE_KEY, split_lines
 
@@ -35,8 +36,8 @@ def test_the_quick_bound_from_line_counts_is_difflibs() -> None:
         b = tuple(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
         old, new = _candidate(a), _candidate(b)
         expected = SequenceMatcher(None, a, b, autojunk=False).quick_ratio()
-        assert lineage._quick_ratio(old, new, len(a) + len(b)) == expected, (a, b)
-        assert lineage._quick_ratio(new, old, len(a) + len(b)) == expected, (a, b)
+        assert quick_ratio(old, new, len(a) + len(b)) == expected, (a, b)
+        assert quick_ratio(new, old, len(a) + len(b)) == expected, (a, b)
 
 
 SOURCES = {

@@ -30,6 +30,7 @@ class Candidate:
     _own: Text | None = None
     _counts: dict[bytes, int] | None = None
     _words: frozenset[bytes] | None = None
+    _substantive: int | None = None
 
     @property
     def qualname(self) -> str:
@@ -60,6 +61,13 @@ class Candidate:
         return self._counts
 
 
+    def substantive(self) -> int:
+        """How many lines of ``text`` hold more than brackets and punctuation (a brace
+        language's ``}`` says nothing about identity)."""
+        if self._substantive is None:
+            self._substantive = sum(1 for line in self.text if _WORD.search(line))
+        return self._substantive
+
     def words(self) -> frozenset[bytes]:
         """The identifiers ``text`` holds."""
         if self._words is None:
@@ -68,6 +76,7 @@ class Candidate:
 
 
 _IDENT = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_WORD = re.compile(rb"[A-Za-z0-9_$\x00]")
 
 
 def parent_of(qualname: str) -> str | None:

@@ -18,10 +18,12 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
   (dunder names, shared by unrelated classes, count as renamed); a renamed pair needs
   ``RENAME_MIN`` (``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES`` lines, where one line is
   a large share of the ratio) and at least ``RENAME_MIN_LINES`` text lines
-  (tiny bodies such as ``pass`` or ``return None`` say nothing about identity), unless it
-  stayed in its file with its text otherwise identical.
-* Assignment is greedy, best score first, one-to-one; ties prefer the same name, then the
-  same file, then locator order. Top-level candidates (those whose enclosing definition
+  (tiny bodies such as ``pass`` or ``return None`` say nothing about identity; lines of
+  brackets alone, a brace language's ``}``, do not count), unless it stayed in its file
+  with its text otherwise identical.
+* Assignment is greedy, best score first (a pair within one file ranked
+  ``SAME_FILE_BONUS`` higher), one-to-one; ties prefer the same name, then the same file,
+  then locator order. Top-level candidates (those whose enclosing definition
   was not itself removed/added) are paired first; when a pair has nested definitions, the
   nested ones with the same relative qualname pair with each other (a class rename carries
   its methods). What is left is scored once more (a method renamed inside a renamed class),
@@ -115,9 +117,9 @@ def _eligible(old: Candidate, new: Candidate, value: float) -> bool:
         return value >= SAME_NAME_MIN
     if value == 1.0 and old.change.path == new.change.path:
         return True  # renamed in place, text otherwise identical (however short)
-    shorter = min(len(old.text), len(new.text))
-    if shorter < RENAME_MIN_LINES:
+    if min(old.substantive(), new.substantive()) < RENAME_MIN_LINES:
         return False
+    shorter = min(len(old.text), len(new.text))
     return value >= (SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN)
 
 
@@ -229,7 +231,7 @@ def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
     same = _distinct_name(old, new)
     bound = SAME_NAME_MIN if same else RENAME_MIN
     shorter = min(len(old.text), len(new.text))
-    if not same and shorter < RENAME_MIN_LINES:
+    if not same and min(old.substantive(), new.substantive()) < RENAME_MIN_LINES:
         return None
     total = len(old.text) + len(new.text)
     if total == 0 or 2 * shorter / total < bound:
@@ -280,10 +282,18 @@ def _locals_renamed(old: Candidate, new: Candidate, bound: float,
     return None if text is None else score(text, new.text)
 
 
+# A pair within one file ranks as if it scored this much more: a definition that stays
+# in its file (a signature change, a rename in place) is likelier than a look-alike moving
+# across files (junit4 f0ef837: ``Invoke.run``'s new signature was paired with
+# ``Notifying.run``'s old one, a little more alike, and ``Invoke.run`` left removed).
+SAME_FILE_BONUS = 0.1
+
+
 def _ranked(value: float, old: Candidate, new: Candidate, i: int,
             j: int) -> tuple[float, int, int, str, str, int, int]:
-    return (round(value, 6), 0 if old.name == new.name else 1,
-            0 if old.change.path == new.change.path else 1, old.change.locator,
+    same_file = old.change.path == new.change.path
+    return (round(value + (SAME_FILE_BONUS if same_file else 0.0), 6),
+            0 if old.name == new.name else 1, 0 if same_file else 1, old.change.locator,
             new.change.locator, i, j)
 
 
