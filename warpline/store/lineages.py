@@ -286,13 +286,18 @@ def latest_locator(store: Store, lineage: int) -> tuple[str, str] | None:
 
 def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
                   since: int | None, until: int | None, order: str, offset: int,
-                  limit: int) -> tuple[list[Any], int]:
+                  limit: int, nested: Sequence[int] = ()) -> tuple[list[Any], int]:
     """One page of a lineage's reachable change events in topological order, and the
     total: ``(id, change_kind, author_name, author_email, sha, changed_at, path, locator,
     previous_locator, previous_path, also_modified, kind, code_same, docs_changed,
-    signature_changed)``."""
+    signature_changed, nested)``; with the events of the entities ``nested`` (definitions
+    nested in it: ``nested_entities``), flagged by the last column."""
     conn = store.conn
-    clauses = ["ce.lineage = ?", "c.reachable = 1"]
+    if nested:
+        keys = temp_keys(conn, "q_nested", set(nested), "INTEGER")
+        clauses = [f"(ce.lineage = ? OR ce.entity_id IN {keys})", "c.reachable = 1"]
+    else:
+        clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [lineage]
     if change_kinds:
         clauses.append(f"ce.change_kind IN ({','.join('?' * len(change_kinds))})")
@@ -307,10 +312,47 @@ def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
     rows = conn.execute(
         "SELECT ce.id, ce.change_kind, c.author_name, c.author_email, c.sha, ce.changed_at, "
         "ce.path, e.locator, ce.previous_locator, ce.previous_path, ce.also_modified, "
-        "e.kind, ce.code_same, ce.docs_changed, ce.signature_changed "
+        "e.kind, ce.code_same, ce.docs_changed, ce.signature_changed, ce.lineage != ? "
         f"{_JOINS}{scope} ORDER BY c.topo {direction}, ce.id {direction} LIMIT ? OFFSET ?",
-        [*args, limit, offset]).fetchall()
+        [lineage, *args, limit, offset]).fetchall()
     return rows, int(total)
+
+
+def nested_entities(store: Store, prefixes: Iterable[str]) -> list[int]:
+    """The entities whose locator starts with one of ``prefixes`` (the definitions nested
+    in a function: ``python:function:m.f.``, ``rust:function:c.f.~fn.``), by the locator
+    index, one range each."""
+    out: list[int] = []
+    for prefix in prefixes:
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        out.extend(int(r[0]) for r in store.conn.execute(
+            "SELECT id FROM entities WHERE locator >= ? AND locator < ?", (prefix, upper)))
+    return out
+
+
+def nested_counts(store: Store, nested: dict[int, list[int]], since: int | None,
+                  until: int | None, shas: Sequence[str] | None) -> dict[int, int]:
+    """For each key, how many change events (HEAD-reachable, or of ``shas``, in the time
+    window) its nested entities have: one grouped query over all of them."""
+    wanted = {i for ids in nested.values() for i in ids}
+    if not wanted:
+        return {}
+    conn = store.conn
+    clauses = [f"ce.entity_id IN {temp_keys(conn, 'q_nested', wanted, 'INTEGER')}"]
+    args: list[Any] = []
+    for value, op in ((since, ">="), (until, "<=")):
+        if value is not None:
+            clauses.append(f"ce.changed_at {op} ?")
+            args.append(value)
+    if shas is not None:
+        clauses.append(f"c.sha IN {temp_keys(conn, 'q_commits', shas)}")
+    else:
+        clauses.append("c.reachable = 1")
+    per_entity = {int(r[0]): int(r[1]) for r in conn.execute(
+        f"SELECT ce.entity_id, count(*) {_JOINS} WHERE " + " AND ".join(clauses)
+        + " GROUP BY ce.entity_id", args)}
+    out = {key: sum(per_entity.get(i, 0) for i in ids) for key, ids in nested.items()}
+    return {key: count for key, count in out.items() if count}
 
 
 def earlier_definitions(store: Store, entity_id: int,
