@@ -8,7 +8,9 @@ is fixed when the event is written:
 * an ``added`` event of an entity whose lineage is carried by another entity now (the
   name was renamed away, and this is a new definition reusing it) starts a new lineage,
   unless the rename is not in the adding commit's history (a parallel line added the same
-  definition: it joins the lineage);
+  definition: it joins the lineage), or the carrier was removed since (the definition
+  restored under its old name after a move-away: its history goes on, the name carries
+  it again);
 * a ``removed`` event of such an entity while the carrier lives (a copy left on a parallel
   line) starts a lineage of its own: the copy ends, the carrier's history goes on;
 * every other event joins the entity's current lineage.
@@ -87,6 +89,12 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event],
             conn.execute("UPDATE lineages SET holder = ? WHERE id = ?", (entity, lineage))
             holder[lineage] = entity
             moved_here.add(lineage)
+        elif kind == "added" and holder.get(lineage) not in (None, entity) and (
+                lineage not in moved_here and _carrier_gone(conn, holder[lineage], lineage)):
+            # Restored: the definition it was moved into is gone, and the name comes back
+            # (a move undone in two steps): the history goes on here.
+            conn.execute("UPDATE lineages SET holder = ? WHERE id = ?", (entity, lineage))
+            holder[lineage] = entity
         elif kind in ("added", "removed") and holder.get(lineage) not in (None, entity) and (
                 _copy_ends(conn, entity, lineage, holder[lineage]) if kind == "removed"
                 else lineage in moved_here or _renamed_away_here(conn, entity, lineage,
@@ -111,6 +119,15 @@ def _copy_ends(conn: sqlite3.Connection, entity: int, lineage: int, held_by: int
     row = conn.execute("SELECT change_kind FROM change_events WHERE entity_id = ? AND "
                        "lineage = ? ORDER BY id DESC LIMIT 1", (held_by, lineage)).fetchone()
     return row is None or row[0] != "removed"
+
+
+def _carrier_gone(conn: sqlite3.Connection, held_by: int | None, lineage: int) -> bool:
+    """The entity carrying ``lineage`` was removed (its latest event there is a removal)."""
+    if held_by is None:
+        return False
+    row = conn.execute("SELECT change_kind FROM change_events WHERE entity_id = ? AND "
+                       "lineage = ? ORDER BY id DESC LIMIT 1", (held_by, lineage)).fetchone()
+    return row is not None and row[0] == "removed"
 
 
 def _moves_out(conn: sqlite3.Connection, entity: int, lineage: int) -> list[int]:
