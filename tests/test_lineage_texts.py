@@ -75,3 +75,40 @@ def test_a_method_renamed_in_place_calling_an_overload_of_its_old_name_is_moved(
     found = langwalk.events(langwalk.changes(repo, sha))
     assert found["java:method:org.demo.Strings.anyToString(T)"] == (
         "moved", "function", "java:method:org.demo.Strings.toString(T)")
+
+
+PROVIDER = '''\
+class Provider:
+    def find(self, name):
+        return self._sort(self.index[name])
+
+    def _sort(self, matches):
+        def _eligible(match):
+            if match.yanked:
+                return False
+            return match.version in self.allowed
+
+        return sorted(m for m in matches if _eligible(m))
+'''
+
+PROVIDER_NOW = '''\
+class Provider:
+    def find(self, name):
+        def _eligible(match):
+            if match.yanked:
+                return False
+            return match.version in self.allowed
+
+        return sorted(m for m in self.index[name] if _eligible(m))
+'''
+
+
+def test_a_nested_function_moved_into_another_method_is_not_taken_by_its_old_parent(
+        repo: FixtureRepo) -> None:
+    # pip 8326148: the method holding the nested function names it, so replacing both
+    # names on both sides must be kept to one scope's members.
+    repo.commit({"p.py": PROVIDER}, "one")
+    sha = repo.commit({"p.py": PROVIDER_NOW}, "inline")
+    found = langwalk.events(langwalk.changes(repo, sha))
+    assert found["python:function:p.Provider.find.<locals>._eligible"][2] == (
+        "python:function:p.Provider._sort.<locals>._eligible")

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from difflib import SequenceMatcher
 
-from warpline.git.candidates import Candidate
+from warpline.git.candidates import Candidate, parent_of
 from warpline.git.deftext import Text, replace_name
 from warpline.lang import by_locator
 
@@ -37,7 +37,12 @@ def quick_ratio(old: Candidate, new: Candidate, total: int) -> float:
 
 def crossed(old: Candidate, new: Candidate) -> tuple[Text, Text] | None:
     """Both texts with the other side's name replaced too, when either names the other's
-    (None: neither does)."""
+    and both are members of one scope (renamed in place: a method calling an overload of
+    its old name); None otherwise. Across scopes the other's name in a text is as likely
+    a nested definition of that name (pip 8326148: ``_sort_matches`` holding
+    ``_eligible_for_upgrade``, which moved on its own)."""
+    if parent_of(old.qualname) != parent_of(new.qualname):
+        return None
     if new.name not in old.words() and old.name not in new.words():
         return None
     return (tuple(replace_name(line, new.name) for line in old.text),
