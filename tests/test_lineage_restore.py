@@ -15,11 +15,16 @@ F = '''def normalise(value):
 '''
 
 
-def test_a_definition_restored_after_a_move_away_continues_its_history(
-        tmp_path: Path) -> None:
+def _moved_away(tmp_path: Path) -> FixtureRepo:
     repo = FixtureRepo(tmp_path / "repo")
     repo.commit({"a.py": "X = 1\n\n\n" + F, "b.py": "Y = 1\n"}, "add")
     repo.commit({"a.py": "X = 1\n", "b.py": "Y = 1\n\n\n" + F}, "move to b")
+    return repo
+
+
+def test_a_definition_restored_after_a_move_away_continues_its_history(
+        tmp_path: Path) -> None:
+    repo = _moved_away(tmp_path)
     repo.commit({"b.py": "Y = 1\n"}, "drop it")
     restored = F.replace('" ", "_"', '" ", "-"')
     repo.commit({"a.py": "X = 1\n\n\n" + restored}, "restore in a")
@@ -35,9 +40,7 @@ def test_a_definition_restored_after_a_move_away_continues_its_history(
 
 def test_a_name_reused_while_its_carrier_lives_still_starts_its_own_history(
         tmp_path: Path) -> None:
-    repo = FixtureRepo(tmp_path / "repo")
-    repo.commit({"a.py": "X = 1\n\n\n" + F, "b.py": "Y = 1\n"}, "add")
-    repo.commit({"a.py": "X = 1\n", "b.py": "Y = 1\n\n\n" + F}, "move to b")
+    repo = _moved_away(tmp_path)
     repo.commit({"a.py": "X = 1\n\n\ndef normalise(v):\n    return v\n"}, "new one")
     timeline = call_tool("timeline", {"repo": str(repo.path),
                                       "entity": "python:function:a.normalise"})

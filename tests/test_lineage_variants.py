@@ -64,42 +64,19 @@ def test_an_extract_method_named_old_underscore_suffix_with_fewer_parameters_is_
         "python:function:ui.Window._initialize_layout": ("added", None)}
 
 
-HELPERS = '''\
-def _send(conn, payload):
-    data = encode(payload)
+BODY = """\
+    data = encode({})
     header = make_header(len(data))
     conn.write(header)
     conn.write(data)
     conn.flush()
     return len(data)
-
-
-def send_one(conn, item):
-    return _send(conn, item)
-
-
-def send_many(conn, items):
-    return _send(conn, list(items))
-'''
-
-INLINED = '''\
-def send_one(conn, item):
-    data = encode(item)
-    header = make_header(len(data))
-    conn.write(header)
-    conn.write(data)
-    conn.flush()
-    return len(data)
-
-
-def send_many(conn, items):
-    data = encode(list(items))
-    header = make_header(len(data))
-    conn.write(header)
-    conn.write(data)
-    conn.flush()
-    return len(data)
-'''
+"""
+INLINED = ("def send_one(conn, item):\n" + BODY.format("item") + "\n\n"
+           "def send_many(conn, items):\n" + BODY.format("list(items)"))
+HELPERS = ("def _send(conn, payload):\n" + BODY.format("payload") + "\n\n"
+           "def send_one(conn, item):\n    return _send(conn, item)\n\n\n"
+           "def send_many(conn, items):\n    return _send(conn, list(items))\n")
 
 
 def test_a_helper_inlined_back_into_several_callers_hands_its_lineage_to_none(
