@@ -147,3 +147,16 @@ def test_a_renamed_test_is_not_paired_with_an_empty_method_in_another_file(
     found = langwalk.events(langwalk.changes(repo, sha))
     assert found["java:method:org.demo.RulesTest.NonPublicExample.nothing()"] == (
         "added", "function", None)
+
+
+def test_identical_renames_in_two_files_each_pair_in_their_own_file(
+        repo: FixtureRepo) -> None:
+    # pip c50290e: ``version_str`` renamed ``raw_version`` in two classes of two files,
+    # bodies identical: each must pair in its own file.
+    body = "class Dist:\n    @property\n    def version_str(self):\n        return self._d.version\n"
+    repo.commit({"a.py": body, "b.py": body}, "one")
+    renamed = body.replace("version_str", "raw_version")
+    sha = repo.commit({"a.py": renamed, "b.py": renamed}, "rename")
+    found = langwalk.events(langwalk.changes(repo, sha))
+    assert found["python:function:a.Dist.raw_version"][2] == "python:function:a.Dist.version_str"
+    assert found["python:function:b.Dist.raw_version"][2] == "python:function:b.Dist.version_str"

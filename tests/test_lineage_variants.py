@@ -120,3 +120,44 @@ def test_siblings_differing_in_their_own_locals_are_not_paired(repo: FixtureRepo
     sha = repo.commit({"calc.py": second}, "replace")
     assert _defs(repo, sha) == {"python:function:calc.total_price": ("removed", None),
                                 "python:function:calc.total_weight": ("added", None)}
+
+
+VENV = '''\
+def _running_under_venv():
+    """Checks if sys.base_prefix and sys.prefix match."""
+    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+
+
+def running_under_virtualenv():
+    """True if we're running inside a virtual environment."""
+    return _running_under_venv()
+
+
+def virtualenv_no_global():
+    if _running_under_venv():
+        return _no_global_under_venv()
+    return False
+'''
+
+VENV_NOW = '''\
+def running_under_virtualenv():
+    """Checks if sys.base_prefix and sys.prefix match."""
+    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+
+
+def virtualenv_no_global():
+    if running_under_virtualenv():
+        return _no_global_under_venv()
+    return False
+'''
+
+
+def test_a_caller_now_calling_the_helpers_new_name_has_not_inlined_it(
+        repo: FixtureRepo) -> None:
+    # pip 5c17db0: the wrapper took the body of the helper it called; the helper's other
+    # caller now calls the wrapper (no inline into several callers).
+    repo.commit({"venv.py": VENV}, "one")
+    sha = repo.commit({"venv.py": VENV_NOW}, "remove redundant function call")
+    found = _defs(repo, sha)
+    assert found["python:function:venv.running_under_virtualenv"] == (
+        "moved", "python:function:venv._running_under_venv")

@@ -47,7 +47,7 @@ def absorbed(changes: list[EntityChange], sides: SideIndex) -> list[EntityChange
     locator gets a ``removed`` event; edited in place, its earlier events keep a lineage of
     their own that no name carries on (the store keeps a lineage with its own beginning
     apart). Pairs are one-to-one, best first. A function two or more callers called
-    before and call no more was inlined into them (a revert): none takes its lineage.
+    before and now hold instead was inlined into them (a revert): none takes its lineage.
     Only commits removing a function from a file
     that also holds an edited or carried one are read, and only those files' texts."""
     removed = [c for c in changes if c.change_kind == "removed" and c.kind == "function"]
@@ -107,8 +107,9 @@ def _inlined_into_several(wrappers: list[EntityChange], removed: list[EntityChan
                           new_texts: dict[tuple[str, str], tuple[str, Text]],
                           renamed: set[tuple[str | None, str]]) -> set[int]:
     """The removed functions (by ``id``) that two or more functions of their file called
-    before the commit and call no more: a helper inlined back into several callers (a
-    revert), whose lineage none of them takes (each caller keeps its own)."""
+    before the commit and now hold instead (half of its lines or more): a helper inlined
+    back into several callers (a revert), whose lineage none of them takes (each caller
+    keeps its own)."""
     callers: dict[int, int] = {}
     for wrapper in wrappers:
         old_path = _old_path(wrapper, renamed) or ""
@@ -122,9 +123,18 @@ def _inlined_into_several(wrappers: list[EntityChange], removed: list[EntityChan
                 continue
             name = leaf(text[0])
             if _delegates(before[1], leaf(before[0]), name) and not _delegates(
-                    now[1], leaf(now[0]), name):
+                    now[1], leaf(now[0]), name) and _holds(now[1], text[1]):
                 callers[id(body)] = callers.get(id(body), 0) + 1
     return {key for key, count in callers.items() if count > 1}
+
+
+def _holds(text: Text, body: Text) -> bool:
+    """``text`` holds at least half of ``body``'s lines after its first (its header): the
+    body was inlined there, not only renamed (pip 5c17db0: a caller now calling the
+    helper's new name holds none of it)."""
+    lines = set(text)
+    rest = body[1:]
+    return bool(rest) and 2 * sum(line in lines for line in rest) >= len(rest)
 
 
 def _old_path(change: EntityChange, renamed: set[tuple[str | None, str]]) -> str | None:

@@ -189,8 +189,8 @@ def _pair_exact(olds: list[Candidate], group: list[int], news: list[Candidate],
     Once the same-name-and-file pairs are taken, no old and new left share both, so each
     later stage is one pass over buckets (a name, a file, everything)."""
     if len(group) * len(matches) <= _SMALL_GROUP:  # the plain greedy, cheap at this size
-        ranked = sorted(_ranked(1.0, olds[i], news[j], i, j) for i in group for j in matches
-                        if _eligible(olds[i], news[j], 1.0))
+        ranked = sorted((_ranked(1.0, olds[i], news[j], i, j) for i in group for j in matches
+                         if _eligible(olds[i], news[j], 1.0)), key=lambda s: (-s[0], s[1:]))
         for *_, i, j in ranked:
             if i not in used_old and j not in used_new:
                 used_old.add(i)
