@@ -153,7 +153,8 @@ def test_identical_renames_in_two_files_each_pair_in_their_own_file(
         repo: FixtureRepo) -> None:
     # pip c50290e: ``version_str`` renamed ``raw_version`` in two classes of two files,
     # bodies identical: each must pair in its own file.
-    body = "class Dist:\n    @property\n    def version_str(self):\n        return self._d.version\n"
+    body = ("class Dist:\n    @property\n    def version_str(self):\n"
+            "        return self._d.version\n")
     repo.commit({"a.py": body, "b.py": body}, "one")
     renamed = body.replace("version_str", "raw_version")
     sha = repo.commit({"a.py": renamed, "b.py": renamed}, "rename")
