@@ -161,3 +161,54 @@ def test_a_caller_now_calling_the_helpers_new_name_has_not_inlined_it(
     found = _defs(repo, sha)
     assert found["python:function:venv.running_under_virtualenv"] == (
         "moved", "python:function:venv._running_under_venv")
+
+
+MAN = '''\
+package doc
+
+func GenManTree(cmd *Command, header *Header, dir string) error {
+	if header == nil {
+		header = &Header{}
+	}
+	for _, c := range cmd.Commands() {
+		if err := GenManTree(c, header, dir); err != nil {
+			return err
+		}
+	}
+	return write(cmd, header, dir)
+}
+'''
+
+MAN_NOW = '''\
+package doc
+
+func GenManTree(cmd *Command, header *Header, dir string) error {
+	return GenManTreeFromOpts(cmd, Options{
+		Header: header,
+		Path:   dir,
+	})
+}
+
+func GenManTreeFromOpts(cmd *Command, opts Options) error {
+	header := opts.Header
+	if header == nil {
+		header = &Header{}
+	}
+	for _, c := range cmd.Commands() {
+		if err := GenManTreeFromOpts(c, opts); err != nil {
+			return err
+		}
+	}
+	return write(cmd, header, opts.Path)
+}
+'''
+
+
+def test_a_variant_taking_its_parameters_as_one_options_value_keeps_the_body_lineage(
+        repo: FixtureRepo) -> None:
+    # cobra e291587: fewer parameters, but the old name only forwards to the new one.
+    repo.commit({"go.mod": "module demo\n\ngo 1.21\n", "doc/man.go": MAN}, "one")
+    sha = repo.commit({"doc/man.go": MAN_NOW}, "options")
+    found = _defs(repo, sha)
+    assert found["go:function:demo/doc.GenManTreeFromOpts"] == (
+        "moved", "go:function:demo/doc.GenManTree")
