@@ -112,3 +112,36 @@ def test_a_nested_function_moved_into_another_method_is_not_taken_by_its_old_par
     found = langwalk.events(langwalk.changes(repo, sha))
     assert found["python:function:p.Provider.find.<locals>._eligible"][2] == (
         "python:function:p.Provider._sort.<locals>._eligible")
+
+
+VALIDATOR = """\
+package org.demo;
+
+public abstract class AnnotationValidator {
+    /**
+     * Validates annotation on the given class.
+     *
+     * @param type that is being validated
+     * @param errors collected so far
+     */
+    public void validateAnnotatedClass(Class<?> type, List<Throwable> errors) {
+    }
+}
+"""
+
+
+def test_a_stub_whose_doc_comment_stayed_while_its_signature_changed_is_moved(
+        repo: FixtureRepo) -> None:
+    # junit4 1273a356: the comments both versions share are evidence of identity (a
+    # second reading with them); only comments added or removed no longer count against.
+    path = "src/main/java/org/demo/AnnotationValidator.java"
+    repo.commit({path: VALIDATOR}, "one")
+    now = VALIDATOR.replace(
+        "public void validateAnnotatedClass(Class<?> type, List<Throwable> errors) {\n",
+        "public List<Exception> validateAnnotatedClass(Class<?> type) {\n"
+        "        return NO_VALIDATION_ERRORS;\n")
+    sha = repo.commit({path: now}, "return the errors")
+    found = langwalk.events(langwalk.changes(repo, sha))
+    assert found["java:method:org.demo.AnnotationValidator.validateAnnotatedClass(Class)"] == (
+        "moved", "function",
+        "java:method:org.demo.AnnotationValidator.validateAnnotatedClass(Class,List)")

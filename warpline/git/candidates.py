@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from warpline.git.deftext import Text, definition_text, leaf, locate, own_text
+from warpline.git.deftext import Text, definition_texts, leaf, locate, own_text
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.lang.entities import Entity, EntityKey, FileEntities
@@ -27,6 +27,8 @@ class Candidate:
     lines: list[bytes]
     entities: _Entities
     positional: Text | None = None  # ``text`` with parameters by position (lazily)
+    # Its text with its comment lines (None: the same as ``text``): a second reading.
+    full: Text | None = None
     _own: Text | None = None
     _counts: dict[bytes, int] | None = None
     _words: frozenset[bytes] | None = None
@@ -123,6 +125,6 @@ def candidates(
         if entities is None:
             entities = files[id(file)] = _Entities(file)
         name = leaf(key[1]).encode()
-        text = definition_text(lines, spans, name, file.language, key[0])
-        out.append(Candidate(change, key, name, text, lines, entities))
+        text, full = definition_texts(lines, spans, name, file.language, key[0])
+        out.append(Candidate(change, key, name, text, lines, entities, full=full))
     return out

@@ -29,6 +29,7 @@ __all__ = [
     "Text",
     "code_lines",
     "definition_text",
+    "definition_texts",
     "leaf",
     "locate",
     "normal",
@@ -167,9 +168,21 @@ def definition_text(lines: list[bytes], spans: list[Span], name: bytes, language
                     kind: str) -> Text:
     """A definition's text as pairs compare it: its whole span, its language's comment
     lines dropped (read by its row: ``lang/commentlines.py``), its name replaced."""
+    return definition_texts(lines, spans, name, language, kind)[0]
+
+
+def definition_texts(lines: list[bytes], spans: list[Span], name: bytes, language: str,
+                     kind: str) -> tuple[Text, Text | None]:
+    """``definition_text`` and, where it left comment lines out of a language other than
+    Python, the text with them (a second reading: comments the two versions share are
+    evidence too); None otherwise."""
     text = span_lines(lines, tuple(spans))
     finder = by_name(language).comment_lines
-    return normal(text, name, frozenset() if finder is None else finder(text, kind))
+    dropped = frozenset() if finder is None else finder(text, kind)
+    code = normal(text, name, dropped)
+    if not dropped or language == "python":  # Python's '#' lines were never read
+        return code, None
+    return code, normal(text, name)
 
 
 def span_texts(wanted: Iterable[tuple[str, str]],
