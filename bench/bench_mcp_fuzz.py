@@ -6,7 +6,7 @@ notifications, batches, stray responses, junk) plus instants at the ends of what
 four-digit year can say (``0001-...``, ``0999-...``, ``9999-12-31T23:59:59Z``). For every
 line: was a reply owed and did it come (a hang is a line whose reply did not come within
 the timeout), is the reply strict JSON, does every error object validate, is any error
-``internal_error``, how many structured results validate as envelopes.
+``internal_error``, how many tool results carry an envelope.
 
     python bench/bench_mcp_fuzz.py --lines 70000 [--seed N] [--json out.json]
 """
@@ -52,8 +52,8 @@ class EdgeGenerator(Generator):
 
 
 def _tally(reply: Any) -> tuple[int, int]:
-    """(internal errors, structured results) in one reply: a JSON-RPC error ``-32603`` or
-    carrying ``internal_error``, or a tool result whose envelope is one."""
+    """(internal errors, tool results carrying an envelope) in one reply: a JSON-RPC error
+    ``-32603`` or carrying ``internal_error``, or a tool result whose envelope is one."""
     internal = envelopes = 0
     for item in reply if isinstance(reply, list) else [reply]:
         if not isinstance(item, dict):
@@ -64,10 +64,15 @@ def _tally(reply: Any) -> tuple[int, int]:
             internal += error.get("code") == -32603 or (
                 isinstance(data, dict) and data.get("error_code") == "internal_error")
         result = item.get("result")
-        content = result.get("structuredContent") if isinstance(result, dict) else None
-        if isinstance(content, dict):
-            envelopes += 1
-            internal += content.get("error_code") == "internal_error"
+        blocks = result.get("content") if isinstance(result, dict) else None
+        if isinstance(blocks, list) and blocks and isinstance(blocks[0], dict):
+            try:  # a tool's result: the envelope once, as JSON text
+                content = json.loads(str(blocks[0].get("text")))
+            except ValueError:
+                continue
+            if isinstance(content, dict) and "schema" in content:
+                envelopes += 1
+                internal += content.get("error_code") == "internal_error"
     return internal, envelopes
 
 

@@ -204,8 +204,8 @@ def _check(reply: Any, expected: set[Any], batch: bool) -> None:
             _check_error(item["error"])
         else:
             result = item["result"]
-            if isinstance(result, dict) and "structuredContent" in result:
-                validate_envelope(result["structuredContent"])
+            if isinstance(result, dict) and "content" in result:
+                validate_envelope(json.loads(result["content"][0]["text"]))
 
 
 def fuzz_repo(where: Path) -> Path:
