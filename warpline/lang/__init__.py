@@ -104,6 +104,9 @@ class Language:
     # What a definition's code is apart from comments and layout (a change's nature);
     # None: the row's changes have an unknown nature.
     code_key: CodeKeyOf | None = None
+    # The files whose module a file's presence renames (a TypeScript file's same-stem
+    # siblings of a lower rank): a commit adding or removing it renames theirs.
+    siblings: Callable[[str], tuple[str, ...]] | None = None
 
     @property
     def incremental(self) -> bool:
@@ -194,6 +197,12 @@ def _script_module(path: str, files: Files | None) -> str | None:
     return module_name(path, files)
 
 
+def _script_siblings(path: str) -> tuple[str, ...]:
+    from warpline.lang.script import siblings
+
+    return siblings(path)
+
+
 def _js_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.script import read_javascript
 
@@ -260,12 +269,13 @@ JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_rea
 # .tsx has a grammar of its own (JSX), reported as typescript.
 TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
                       _script_module, _ts_read, test_command="npm test",
-                      code_key=_tokens_of("typescript"))
+                      code_key=_tokens_of("typescript"), siblings=_script_siblings)
 TSX = Language("tsx", "ts", (".tsx",), _SCRIPT_KINDS, _script_module, _tsx_read,
-               label="typescript", test_command="npm test", code_key=_tokens_of("tsx"))
+               label="typescript", test_command="npm test", code_key=_tokens_of("tsx"),
+               siblings=_script_siblings)
 JAVASCRIPT = Language("javascript", "ts", (".js", ".jsx", ".mjs", ".cjs"), _SCRIPT_KINDS,
                       _script_module, _js_read, test_command="npm test",
-                      code_key=_tokens_of("javascript"))
+                      code_key=_tokens_of("javascript"), siblings=_script_siblings)
 
 LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA, TYPESCRIPT, TSX, JAVASCRIPT)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}
