@@ -1,5 +1,5 @@
 // Definitions of TypeScript and JavaScript files by the TypeScript compiler's own parser
-// (npm `typescript`), named in warpline's `ts:` dialect (docs/languages.md), for
+// (npm `typescript`), named in the `ts:` dialect docs/languages.md writes down, for
 // bench/bench_lang_truth.py. Reads a JSON list of [id, file] from stdin; prints one JSON
 // object per line: {"id", "error": true} or {"id", "defs": [[kind, qualname, first, last]]}
 // with 1-based lines. Run: node bench/ts_truth.js (NODE_PATH: where typescript is).
@@ -11,9 +11,39 @@ const KIND = { ".ts": ts.ScriptKind.TS, ".mts": ts.ScriptKind.TS, ".cts": ts.Scr
   ".tsx": ts.ScriptKind.TSX, ".js": ts.ScriptKind.JS, ".mjs": ts.ScriptKind.JS,
   ".cjs": ts.ScriptKind.JS, ".jsx": ts.ScriptKind.JSX };
 
+// Every definition the compiler's syntax tree declares, each counted separately (issue
+// 35): function, class, method, accessor, constructor and signature declarations, functions
+// and classes bound to a name, a member, an object key or a class field, named function
+// and class expressions, interfaces, types, enums, namespaces. Named in the ts: dialect
+// (docs/languages.md, "TypeScript and JavaScript"), written here from that page, not from
+// warpline's code: values that are not functions make their binding a naming scope, and a
+// qualname met again in one file is the next of its name (name~2) unless it continues an
+// overload group or pairs a getter with its setter.
+
+const WRAPPERS = new Set([ts.SyntaxKind.ParenthesizedExpression, ts.SyntaxKind.AsExpression,
+  ts.SyntaxKind.SatisfiesExpression, ts.SyntaxKind.NonNullExpression]);
+const SCOPES = new Set([ts.SyntaxKind.ObjectLiteralExpression, ts.SyntaxKind.CallExpression,
+  ts.SyntaxKind.NewExpression, ts.SyntaxKind.ParenthesizedExpression,
+  ts.SyntaxKind.ConditionalExpression, ts.SyntaxKind.BinaryExpression,
+  ts.SyntaxKind.AsExpression, ts.SyntaxKind.SatisfiesExpression,
+  ts.SyntaxKind.NonNullExpression]);
+
+function unwrap(node) {
+  while (node && WRAPPERS.has(node.kind)) node = node.expression;
+  return node;
+}
+
 function isFunctionValue(node) {
-  return node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node) ||
-    ts.isClassExpression(node));
+  return node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
+}
+
+// The kind a value makes of its owner: "class", "function" or null (a scope or nothing).
+function valueKind(value) {
+  const inner = unwrap(value);
+  if (!inner) return null;
+  if (ts.isClassExpression(inner)) return "class";
+  if (isFunctionValue(inner)) return "function";
+  return null;
 }
 
 // `exports.f` -> f, `module.exports` -> default, `X.prototype.m` -> X.m; `this.x` and
@@ -24,8 +54,47 @@ function memberName(text) {
   for (const head of ["module.exports.", "exports."]) {
     if (left.startsWith(head)) { left = left.slice(head.length); break; }
   }
-  if (left.startsWith("this.") || left.includes("[") || left.includes("(")) return null;
+  if (left === "this" || left.startsWith("this.") || left.includes("[") || left.includes("(")) {
+    return null;
+  }
   return left.split(".prototype.").join(".");
+}
+
+const SAFE = /[A-Za-z0-9_$#@-]/;
+
+function keyName(name, sf) {
+  if (!name) return null;
+  let raw;
+  if (ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) raw = name.text;
+  else if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isNumericLiteral(name)) {
+    raw = name.getText(sf);
+  } else return null;
+  if (!raw) return null;
+  let out = "";
+  for (const ch of raw) {
+    out += SAFE.test(ch) ? ch : [...Buffer.from(ch, "utf8")].map(
+      (b) => "%" + b.toString(16).toUpperCase().padStart(2, "0")).join("");
+  }
+  return out;
+}
+
+// Whether `node` (a function or class expression) is the value of a binding, member, key,
+// field or default export (through parentheses and assertions).
+function isOwnedValue(node) {
+  let child = node;
+  let parent = node.parent;
+  while (parent && WRAPPERS.has(parent.kind)) { child = parent; parent = parent.parent; }
+  if (!parent) return false;
+  if (ts.isVariableDeclaration(parent)) return parent.initializer === child;
+  if (ts.isBinaryExpression(parent)) {
+    return parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && parent.right === child &&
+      (ts.isPropertyAccessExpression(parent.left) || ts.isIdentifier(parent.left));
+  }
+  if (ts.isExportAssignment(parent)) return parent.expression === child;
+  if (ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) {
+    return parent.initializer === child;
+  }
+  return false;
 }
 
 function read(file, text) {
@@ -33,8 +102,8 @@ function read(file, text) {
   const kind = KIND[file.slice(dot)] ?? ts.ScriptKind.TS;
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
   const lineOf = (pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
-  const lines = text.split(/\r?\n/);
   const defs = [];
+  const taken = new Map();
 
   // The first line: the comment block directly above (each comment ending on the line
   // right before the next, no blank line between). Decorators are part of the node.
@@ -51,82 +120,135 @@ function read(file, text) {
 
   // The statement a definition stands in: a binding's declaration list statement when it
   // declares that one name, an assignment's expression statement.
-  function outer(node, role) {
-    if (role === "binding") {
+  function outer(node) {
+    if (ts.isVariableDeclaration(node)) {
       const list = node.parent;
       if (list && list.declarations.length === 1 && ts.isVariableStatement(list.parent)) {
         return list.parent;
       }
       return node;
     }
-    if (role === "assignment" && ts.isExpressionStatement(node.parent)) return node.parent;
+    if (ts.isBinaryExpression(node) && ts.isExpressionStatement(node.parent)) return node.parent;
     return node;
   }
 
-  function named(node) {
-    const name = node.name;
-    return name ? name.getText(sf) : null;
-  }
+  const named = (node) => (node.name ? node.name.getText(sf) : null);
+  const isExportDefault = (node) =>
+    (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Default) !== 0;
 
-  // [kind, name, role] of a definition node; null when not one; name null: anonymous
-  // (its children rise).
+  // {kind, name, flag, value} of a definition; {scope: name} for a naming scope (name ""
+  // : its members are named without a segment); null when neither.
   function definition(node) {
     if (ts.isFunctionDeclaration(node)) {
-      const isDefault = (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Default) !== 0;
-      return ["function", named(node) ?? (isDefault ? "default" : null), "function"];
+      const name = named(node) ?? (isExportDefault(node) ? "default" : null);
+      return name === null ? null : { kind: "function", name, flag: node.body ? "" : "sig" };
     }
-    if (ts.isClassDeclaration(node)) return ["class", named(node) ?? "default", "class"];
-    if (ts.isMethodDeclaration(node) || ts.isGetAccessorDeclaration(node) ||
-        ts.isSetAccessorDeclaration(node) || ts.isMethodSignature(node)) {
-      return ["method", named(node), "method"];
+    if (ts.isClassDeclaration(node)) return { kind: "class", name: named(node) ?? "default" };
+    if (ts.isMethodDeclaration(node) || ts.isMethodSignature(node)) {
+      const name = keyName(node.name, sf);
+      if (name === null) return null;
+      return { kind: "method", name, flag: node.body ? "" : "sig" };
     }
-    if (ts.isConstructorDeclaration(node)) return ["method", "constructor", "method"];
-    if (ts.isInterfaceDeclaration(node)) return ["interface", named(node), "interface"];
-    if (ts.isTypeAliasDeclaration(node)) return ["type", named(node), "type"];
-    if (ts.isEnumDeclaration(node)) return ["enum", named(node), "enum"];
+    if (ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) {
+      const name = keyName(node.name, sf);
+      if (name === null) return null;
+      return { kind: "method", name, flag: ts.isGetAccessorDeclaration(node) ? "get" : "set" };
+    }
+    if (ts.isConstructorDeclaration(node)) {
+      return { kind: "method", name: "constructor", flag: node.body ? "" : "sig" };
+    }
+    if (ts.isInterfaceDeclaration(node)) return { kind: "interface", name: named(node) };
+    if (ts.isTypeAliasDeclaration(node)) return { kind: "type", name: named(node) };
+    if (ts.isEnumDeclaration(node)) return { kind: "enum", name: named(node) };
     // `declare global { }` augments the global scope: no namespace of its own.
     if (ts.isModuleDeclaration(node) && ts.isIdentifier(node.name) &&
         (node.flags & ts.NodeFlags.GlobalAugmentation) === 0) {
-      return ["namespace", named(node), "namespace"];
+      return { kind: "namespace", name: named(node) };
     }
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) &&
-        isFunctionValue(node.initializer)) {
-      const k = ts.isClassExpression(node.initializer) ? "class" : "function";
-      return [k, node.name.text, "binding"];
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
+      const k = valueKind(node.initializer);
+      if (k) return { kind: k, name: node.name.text, value: unwrap(node.initializer) };
+      return SCOPES.has(node.initializer.kind) ? { scope: node.name.text } : null;
     }
-    if (ts.isBinaryExpression(node) &&
-        node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
-        ts.isPropertyAccessExpression(node.left) && isFunctionValue(node.right)) {
-      const k = ts.isClassExpression(node.right) ? "class" : "function";
-      return [k, memberName(node.left.getText(sf)), "assignment"];
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const k = valueKind(node.right);
+      if (ts.isIdentifier(node.left)) {
+        return k ? { kind: k, name: node.left.text, value: unwrap(node.right) } : null;
+      }
+      if (!ts.isPropertyAccessExpression(node.left)) return null;
+      const name = memberName(node.left.getText(sf));
+      if (name === null) return null;
+      if (k) return { kind: k, name, value: unwrap(node.right) };
+      if (!SCOPES.has(node.right.kind)) return null;
+      if (name.endsWith(".prototype")) return { scope: name.slice(0, -".prototype".length) };
+      if (name === "default" && ts.isObjectLiteralExpression(unwrap(node.right))) {
+        return { scope: "" };
+      }
+      return { scope: name };
     }
-    if (ts.isExportAssignment(node) && isFunctionValue(node.expression)) {
-      const k = ts.isClassExpression(node.expression) ? "class" : "function";
-      return [k, "default", "default"];
+    if (ts.isExportAssignment(node) && !node.isExportEquals) {
+      const k = valueKind(node.expression);
+      if (k) return { kind: k, name: "default", value: unwrap(node.expression) };
+      return SCOPES.has(node.expression.kind) ? { scope: "default" } : null;
+    }
+    if (ts.isPropertyAssignment(node) || ts.isPropertyDeclaration(node)) {
+      const name = keyName(node.name, sf);
+      if (name === null || !node.initializer) return null;
+      const k = valueKind(node.initializer);
+      if (k) return { kind: k === "class" ? "class" : "method", name, value: unwrap(node.initializer) };
+      return SCOPES.has(node.initializer.kind) ? { scope: name } : null;
+    }
+    if ((ts.isFunctionExpression(node) || ts.isClassExpression(node)) && node.name &&
+        !isOwnedValue(node)) {
+      return { kind: ts.isClassExpression(node) ? "class" : "function", name: node.name.text };
     }
     return null;
   }
 
-  function visit(node, prefix) {
-    const found = definition(node);
-    let inner = prefix;
-    if (found && found[1] !== null) {
-      const [k, name, role] = found;
-      // A class expression bound to a name: the binding is the definition, not the class.
-      const qualname = prefix + name;
-      const o = outer(node, role);
-      defs.push([k, qualname, leading(o), lineOf(o.getEnd())]);
-      inner = qualname + ".";
-      if (role === "binding" || role === "assignment" || role === "default") {
-        // the value itself is this definition: do not read it again as a class expression
-        const value = node.initializer ?? node.right ?? node.expression;
-        ts.forEachChild(value, (child) => visit(child, inner));
-        return;
-      }
-    }
-    ts.forEachChild(node, (child) => visit(child, inner));
+  function give(kind, base) {
+    const k = kind + "\0" + base;
+    const count = (taken.get(k) ?? 0) + 1;
+    taken.set(k, count);
+    return count === 1 ? base : `${base}~${count}`;
   }
-  visit(sf, "");
+
+  // ctx: the definitions named in one list (the previous one, accessors waiting for their
+  // pair), for the overload-group and get/set rules.
+  function visit(node, prefix, ctx) {
+    const found = definition(node);
+    if (found && found.scope !== undefined) {
+      ctx.last = null;
+      const inner = found.scope ? prefix + found.scope + "." : prefix;
+      ts.forEachChild(node, (child) => visit(child, inner, { last: null, accessors: new Map() }));
+      return;
+    }
+    if (!found || found.name === null || found.name === undefined) {
+      ts.forEachChild(node, (child) => visit(child, prefix, ctx));
+      return;
+    }
+    const base = prefix + found.name;
+    const key = found.kind + "\0" + base;
+    const flag = found.flag ?? "";
+    let qualname;
+    const pair = ctx.accessors.get(key);
+    if (ctx.last && ctx.last.key === key && ctx.last.flag === "sig") {
+      qualname = ctx.last.qualname;
+    } else if ((flag === "get" || flag === "set") && pair && pair.flag !== flag && pair.flag) {
+      qualname = pair.qualname;
+      ctx.accessors.set(key, { qualname, flag: "" });
+    } else {
+      qualname = give(found.kind, base);
+      if (flag === "get" || flag === "set") ctx.accessors.set(key, { qualname, flag });
+    }
+    ctx.last = { key, qualname, flag };
+    const o = outer(node);
+    defs.push([found.kind, qualname, leading(o), lineOf(o.getEnd())]);
+    const inner = { last: null, accessors: new Map() };
+    // A bound value is this definition: its children, not the value again.
+    const from = found.value ?? node;
+    ts.forEachChild(from, (child) => visit(child, qualname + ".", inner));
+  }
+  visit(sf, "", { last: null, accessors: new Map() });
   return { defs, error: sf.parseDiagnostics.length > 0 };
 }
 

@@ -1,0 +1,188 @@
+"""Resolving TypeScript/JavaScript names across files: import specifiers to files
+(relative paths, ``index`` files, TypeScript's ``.js`` -> ``.ts`` convention, the root
+``tsconfig.json``'s ``baseUrl`` and ``paths``), a file's exports (re-exports and
+``export *`` followed), members of a class, an object or a module, ``this.m``.
+
+A use resolves to one definition, to candidates (a method call on a value of unknown
+type: every definition of that name in the repository, when there are at most
+``MAX_CANDIDATES``; the edge says ``candidate``), or to nothing: a global or a library's
+name (no edge), or a call with more candidates than that (counted unresolved).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Iterator
+
+from warpline.graph.builtin.script_scan import Binding, FileScan, Use
+
+__all__ = ["MAX_CANDIDATES", "Resolver", "tsconfig_paths"]
+
+MAX_CANDIDATES = 3
+_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
+_JS_TO_TS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
+_COMMENTS = re.compile(r'//[^\n]*|/\*.*?\*/|("(?:\\.|[^"\\])*")', re.S)
+_MAX_DEPTH = 8
+
+Place = tuple[FileScan, str]  # a named place: the file and a qualname in it
+
+
+def tsconfig_paths(text: bytes | None) -> tuple[str, dict[str, list[str]]]:
+    """The root tsconfig's ``baseUrl`` and ``paths`` (comments and trailing commas
+    allowed, as TypeScript reads it); ("", {}) when absent or unreadable."""
+    if not text:
+        return "", {}
+    raw = _COMMENTS.sub(lambda m: m.group(1) or "", text.decode("utf-8", "replace"))
+    raw = re.sub(r",(\s*[}\]])", r"\1", raw)
+    try:
+        options = json.loads(raw).get("compilerOptions") or {}
+    except (ValueError, AttributeError):
+        return "", {}
+    base = str(options.get("baseUrl") or "")
+    paths = options.get("paths") or {}
+    if not isinstance(paths, dict):
+        paths = {}
+    return base, {str(k): [str(t) for t in v] for k, v in paths.items() if isinstance(v, list)}
+
+
+class Resolver:
+    def __init__(self, files: dict[str, FileScan], base: str = "",
+                 paths: dict[str, list[str]] | None = None) -> None:
+        self.files = files
+        self.base = posixpath.normpath(base) if base else ""
+        self.paths = paths or {}
+        self.by_name: dict[str, list[str]] = {}  # last segment -> member locators
+        for scan in files.values():
+            for qualname, locator in scan.locators.items():
+                if "." in qualname:
+                    name = qualname.rpartition(".")[2].partition("~")[0]
+                    self.by_name.setdefault(name, []).append(locator)
+        self._modules: dict[tuple[str, str], FileScan | None] = {}
+
+    # -- files -------------------------------------------------------------------------
+    def module(self, importer: FileScan, spec: str) -> FileScan | None:
+        key = (importer.path, spec)
+        if key not in self._modules:
+            self._modules[key] = self._find(importer, spec)
+        return self._modules[key]
+
+    def _find(self, importer: FileScan, spec: str) -> FileScan | None:
+        if spec.startswith("."):
+            directory = posixpath.dirname(importer.path)
+            return self._file(posixpath.normpath(posixpath.join(directory, spec)))
+        for pattern, targets in self.paths.items():
+            head, star, tail = pattern.partition("*")
+            if star and spec.startswith(head) and spec.endswith(tail):
+                middle = spec[len(head):len(spec) - len(tail) if tail else None]
+            elif not star and spec == pattern:
+                middle = ""
+            else:
+                continue
+            for target in targets:
+                found = self._file(self._join(target.replace("*", middle, 1)))
+                if found is not None:
+                    return found
+        if self.base:
+            return self._file(self._join(spec))
+        return None
+
+    def _join(self, target: str) -> str:
+        return posixpath.normpath(posixpath.join(self.base, target) if self.base else target)
+
+    def _file(self, stem: str) -> FileScan | None:
+        if stem.startswith("../"):
+            return None
+        candidates = [stem]
+        for js, tss in _JS_TO_TS.items():
+            if stem.endswith(js):
+                candidates += [stem[: -len(js)] + ts for ts in tss]
+        candidates += [stem + s for s in _SUFFIXES]
+        candidates += [f"{stem}/index{s}" for s in _SUFFIXES]
+        return next((self.files[c] for c in candidates if c in self.files), None)
+
+    # -- names ---------------------------------------------------------------------------
+    def export(self, scan: FileScan, name: str, depth: int = 0) -> Place | None:
+        if depth > _MAX_DEPTH:
+            return None
+        binding = scan.exports.get(name)
+        if binding is not None:
+            return self.place(scan, binding, depth + 1)
+        for spec in scan.stars:
+            target = self.module(scan, spec)
+            if target is not None and target is not scan:
+                found = self.export(target, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def place(self, scan: FileScan, binding: Binding, depth: int = 0) -> Place | None:
+        """Where a binding of ``scan`` points (None: nothing in the repository)."""
+        if depth > _MAX_DEPTH:
+            return None
+        kind = binding[0]
+        if kind == "qual":
+            return (scan, binding[1])
+        if kind == "import":
+            target = self.module(scan, binding[1])
+            return self.export(target, binding[2], depth + 1) if target is not None else None
+        if kind == "var" and binding[1]:
+            found = scan.top.get(binding[1])
+            if found is not None and found[0] != "var":
+                return self.place(scan, found, depth + 1)
+        return None
+
+    def member(self, scan: FileScan, use: Use) -> Place | None | str:
+        """The place ``obj.m`` names; "unknown" when the object's type is not known."""
+        target = use.target
+        if target[0] == "this":
+            qualname = use.owner
+            while qualname:
+                qualname = qualname.rpartition(".")[0]
+                candidate = f"{qualname}.{use.member}" if qualname else ""
+                if candidate and candidate in scan.locators:
+                    return (scan, candidate)
+            return "unknown"
+        if target[0] == "ns":
+            module = self.module(scan, target[1])
+            if module is None:
+                return None  # a library's module
+            found = self.export(module, use.member)
+            if found is None:
+                default = self.export(module, "default")
+                if default is not None:
+                    return (default[0], f"{default[1]}.{use.member}")
+            return found
+        where = self.place(scan, target)
+        if where is None:
+            return "unknown" if target[0] == "var" else None
+        return (where[0], f"{where[1]}.{use.member}")
+
+    def targets(self, scan: FileScan, use: Use) -> Iterator[tuple[str, str]]:
+        """``(locator, confidence)`` of each definition ``use`` reaches; none for a
+        global, a library's name or a local value."""
+        if not use.member:
+            where = self.place(scan, use.target)
+            if where is not None:
+                locator = where[0].locators.get(where[1])
+                if locator is not None:
+                    yield locator, "resolved"
+            return
+        found = self.member(scan, use)
+        if found == "unknown":
+            if use.kind == "calls":
+                yield from ((loc, "candidate") for loc in self.candidates(use.member))
+            return
+        if isinstance(found, tuple):
+            locator = found[0].locators.get(found[1])
+            if locator is not None:
+                yield locator, "resolved"
+
+    def candidates(self, name: str) -> list[str]:
+        found = self.by_name.get(name, [])
+        return found if len(found) <= MAX_CANDIDATES else []
+
+    def unresolved(self, use: Use) -> bool:
+        """A call whose candidates are too many to name (counted, no edge)."""
+        return use.kind == "calls" and len(self.by_name.get(use.member, [])) > MAX_CANDIDATES
