@@ -15,7 +15,7 @@ import pygit2
 
 from warpline.graph.builtin.script_resolve import Resolver, tsconfig_paths
 from warpline.graph.builtin.script_scan import FileScan, scan_file
-from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
+from warpline.graph.model import EdgeCapture, EdgeKind, GraphEdge, GraphEntity
 from warpline.lang import language_of
 from warpline.lang.locators import file_locator
 
@@ -62,7 +62,7 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
             failed.append((module_id, "too_complex"))
     base, paths = tsconfig_paths(files_of_tree.read("tsconfig.json"))
     resolver = Resolver(scans, base, paths)
-    edges: dict[tuple[str, str, str], str] = {}
+    edges: dict[tuple[str, str, EdgeKind], str] = {}
     unresolved = 0
     for scan in scans.values():
         for use in scan.uses:
@@ -85,7 +85,7 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
         source_version=version,
         entities=tuple(entities[locator] for locator in sorted(entities)),
         edges=tuple(GraphEdge(s, t, k, c) for (s, t, k), c in sorted(edges.items())
-                    if s in entities and t in entities),  # type: ignore[arg-type]
+                    if s in entities and t in entities),
         failed_entities=tuple(sorted(failed)),
         unresolved=unresolved,
     )

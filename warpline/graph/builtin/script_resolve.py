@@ -56,7 +56,7 @@ class Resolver:
         self.by_name: dict[str, list[str]] = {}  # last segment -> member locators
         for scan in files.values():
             for qualname, locator in scan.locators.items():
-                if "." in qualname:
+                if "." in qualname and locator.startswith("ts:method:"):
                     name = qualname.rpartition(".")[2].partition("~")[0]
                     self.by_name.setdefault(name, []).append(locator)
         self._modules: dict[tuple[str, str], FileScan | None] = {}
@@ -122,20 +122,32 @@ class Resolver:
         if depth > _MAX_DEPTH:
             return None
         kind = binding[0]
+        if kind == "thisfield":
+            return None
         if kind == "qual":
             return (scan, binding[1])
-        if kind == "import":
+        if kind in ("import", "require"):
             target = self.module(scan, binding[1])
-            return self.export(target, binding[2], depth + 1) if target is not None else None
+            name = binding[2] if kind == "import" else "default"
+            return self.export(target, name, depth + 1) if target is not None else None
         if kind == "var" and binding[1]:
             found = scan.top.get(binding[1])
             if found is not None and found[0] != "var":
                 return self.place(scan, found, depth + 1)
         return None
 
-    def member(self, scan: FileScan, use: Use) -> Place | None | str:
+    def member(self, scan: FileScan, use: Use) -> Place | str | None:
         """The place ``obj.m`` names; "unknown" when the object's type is not known."""
         target = use.target
+        if target[0] == "thisfield":  # this.a.m: m of the type field a is declared with
+            qualname = use.owner or ""
+            while qualname:
+                qualname = qualname.rpartition(".")[0]
+                typed = scan.fields.get(f"{qualname}.{target[1]}") if qualname else None
+                if typed:
+                    where = self.place(scan, ("var", typed))
+                    return (where[0], f"{where[1]}.{use.member}") if where else None
+            return "unknown"
         if target[0] == "this":
             qualname = use.owner
             while qualname:
@@ -143,8 +155,11 @@ class Resolver:
                 candidate = f"{qualname}.{use.member}" if qualname else ""
                 if candidate and candidate in scan.locators:
                     return (scan, candidate)
+            own = f"{use.owner}.{use.member}"  # a constructor function's this.m
+            if use.owner and own in scan.locators:
+                return (scan, own)
             return "unknown"
-        if target[0] == "ns":
+        if target[0] in ("ns", "require"):
             module = self.module(scan, target[1])
             if module is None:
                 return None  # a library's module

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from warpline.graph.model import EdgeKind
 from warpline.lang import Language
 from warpline.lang.entities import FileEntities
 from warpline.lang.scriptnames import unwrap
@@ -24,8 +25,9 @@ __all__ = ["Binding", "FileScan", "Use", "scan_file"]
 
 # A binding: ("qual", qualname) a named place of this file (a definition or a naming
 # scope: its members are ``qualname.m``); ("import", specifier, name) an imported name
-# (``default`` for a default import); ("ns", specifier) a module object (``import * as``,
-# ``require``); ("var", type name or "") a local value, of a class or interface named by
+# (``default`` for a default import); ("ns", specifier) a module object (``import * as``;
+# ``require``: ("require", specifier), whose value is the module's default export);
+# ("var", type name or "") a local value, of a class or interface named by
 # its annotation or ``new``.
 Binding = tuple[str, ...]
 
@@ -46,7 +48,7 @@ class Use:
     object's binding and ``member`` (``this``: the binding ("this",))."""
 
     owner: str
-    kind: str
+    kind: EdgeKind
     target: Binding
     member: str = ""
 
@@ -63,6 +65,7 @@ class FileScan:
     stars: list[str] = field(default_factory=list)  # export * from …
     uses: list[Use] = field(default_factory=list)
     specifiers: list[str] = field(default_factory=list)  # every import/require source
+    fields: dict[str, str] = field(default_factory=dict)  # class field qualname -> its type
 
 
 @lru_cache(maxsize=3)
@@ -182,6 +185,8 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
     for node in captures.get("fname", []):
         declared.add(node.id)
         definition = node.parent
+        if definition is None:
+            continue
         line = definition.start_point[0] + 1
         qual = s.entity_at(line, _text(node))
         s.bind(_scope_of(definition), _text(node), ("qual", qual) if qual else ("var", ""))
@@ -210,12 +215,22 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
         if binding is None or binding[0] == "ns":
             continue
         scan.uses.append(Use(s.owner(node.start_point[0] + 1), _kind(node), binding))
+    for node in captures.get("field", []):
+        name = node.child_by_field_name("name") or node.child_by_field_name("property")
+        typed = _type_name(node.child_by_field_name("type"))
+        if name is not None and typed:
+            owner = s.owner(node.start_point[0] + 1)
+            scan.fields[f"{owner}.{_text(name)}" if owner else _text(name)] = typed
     for node in captures.get("member", []):
         obj = node.child_by_field_name("object")
         prop = node.child_by_field_name("property")
         if obj is None or prop is None:
             continue
-        binding = ("this",) if obj.type == "this" else s.lookup(obj, _text(obj))
+        if obj.type == "member_expression":  # this.a.b: b of a's declared type
+            inner = obj.child_by_field_name("property")
+            binding = ("thisfield", _text(inner)) if inner is not None else ("var", "")
+        else:
+            binding = ("this",) if obj.type == "this" else s.lookup(obj, _text(obj))
         owner = s.owner(node.start_point[0] + 1)
         if binding is None:
             binding = ("var", "")
@@ -224,7 +239,7 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
     return scan
 
 
-def _kind(node: Any) -> str:
+def _kind(node: Any) -> EdgeKind:
     parent = node.parent
     if parent is not None and (
             (parent.type == "call_expression" and parent.child_by_field_name("function") == node)
@@ -247,13 +262,30 @@ def _declare(s: _Scanner, node: Any) -> None:
     if declarator.child_by_field_name("name") != node:  # destructured: const { a } = …
         key = node.parent.child_by_field_name("key") if node.parent.type == "pair_pattern" \
             else node
-        s.bind(scope, name, ("import", spec, _text(key)) if spec else ("var", ""))
+        if spec:
+            s.bind(scope, name, ("import", spec, _text(key)))
+        elif value is not None and value.type == "this":  # const { a } = this
+            s.bind(scope, name, ("thisfield", _text(key)))
+        else:
+            s.bind(scope, name, ("var", ""))
         return
     if spec is not None:
-        s.bind(scope, name, ("ns", spec))
+        s.bind(scope, name, ("require", spec))
         return
     inner = unwrap(value) if value is not None else None
+    if inner is not None and inner.type == "member_expression":  # require('x').name
+        obj, prop = inner.child_by_field_name("object"), inner.child_by_field_name("property")
+        spec = _require(obj) if obj is not None else None
+        if spec is not None and prop is not None:
+            s.bind(scope, name, ("import", spec, _text(prop)))
+            return
     line = declarator.start_point[0] + 1
+    if inner is not None and inner.type == "member_expression" and \
+            declarator.child_by_field_name("type") is None:
+        obj, prop = inner.child_by_field_name("object"), inner.child_by_field_name("property")
+        if obj is not None and obj.type == "this" and prop is not None:  # const a = this.a
+            s.bind(scope, name, ("thisfield", _text(prop)))
+            return
     if inner is not None and inner.type in _DEFINING:
         qual = s.entity_at(line, name)
         s.bind(scope, name, ("qual", qual) if qual else ("var", ""))

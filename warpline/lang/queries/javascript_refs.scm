@@ -5,7 +5,11 @@
 (export_statement source: (string) @reexport)
 (identifier) @ident
 (shorthand_property_identifier) @ident
-(member_expression object: [(identifier) (this)] property: (property_identifier)) @member
+(member_expression object: [(identifier) (this)]
+  property: [(property_identifier) (private_property_identifier)]) @member
+(member_expression object: (member_expression object: (this)
+    property: [(property_identifier) (private_property_identifier)])
+  property: [(property_identifier) (private_property_identifier)]) @member
 (variable_declarator name: (identifier) @decl)
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @decl))
 (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @decl)))
@@ -18,3 +22,4 @@
 (function_declaration name: (identifier) @fname)
 (generator_function_declaration name: (identifier) @fname)
 (class_declaration name: (_) @fname)
+(field_definition property: (_)) @field

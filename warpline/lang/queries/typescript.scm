@@ -8,21 +8,21 @@
 (method_definition) @method
 (variable_declarator
   name: (identifier)
-  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @binding
+  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (await_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @binding
 (assignment_expression
   left: (member_expression)
-  right: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @assignment
+  right: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (await_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @assignment
 (assignment_expression
   left: (identifier)
   right: [(arrow_function) (function_expression) (generator_function) (class) (parenthesized_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @assignment
 (export_statement
-  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @default
+  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (await_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @default
 (pair
   key: [(property_identifier) (string) (number)]
-  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @property
+  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (await_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @property
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)]
-  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @field
+  value: [(arrow_function) (function_expression) (generator_function) (class) (object) (call_expression) (new_expression) (parenthesized_expression) (ternary_expression) (binary_expression) (await_expression) (as_expression) (satisfies_expression) (non_null_expression)]) @field
 (function_expression name: (identifier)) @named
 (generator_function name: (identifier)) @named
 (class name: (_)) @named

@@ -7,7 +7,11 @@
 (identifier) @ident
 (shorthand_property_identifier) @ident
 (type_identifier) @ident
-(member_expression object: [(identifier) (this)] property: (property_identifier)) @member
+(member_expression object: [(identifier) (this)]
+  property: [(property_identifier) (private_property_identifier)]) @member
+(member_expression object: (member_expression object: (this)
+    property: [(property_identifier) (private_property_identifier)])
+  property: [(property_identifier) (private_property_identifier)]) @member
 (variable_declarator name: (identifier) @decl)
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @decl))
 (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @decl)))
@@ -25,3 +29,4 @@
 (type_alias_declaration name: (_) @fname)
 (enum_declaration name: (_) @fname)
 (type_parameter name: (type_identifier) @param)
+(public_field_definition name: (_) type: (type_annotation)) @field

@@ -1,0 +1,115 @@
+"""The built-in TypeScript/JavaScript edges (graph/builtin/script*.py) on a fixture
+repository whose edges are written out by hand: ES imports, require, re-exports, index
+files, tsconfig paths, calls, type references, inheritance, this.m(), test -> code, and
+a candidate edge where a name cannot be resolved to one definition."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+from tests.gitfixture import FixtureRepo
+from warpline.graph.builtin import capture_builtin
+from warpline.graph.model import EdgeCapture
+
+FILES = {
+    "tsconfig.json": '{\n  // comments allowed\n  "compilerOptions": {"baseUrl": ".",\n'
+                     '    "paths": {"@core/*": ["src/core/*"]},}\n}\n',
+    "src/core/shape.ts": """\
+export interface Area { area(): number }
+
+export class Shape implements Area {
+  area(): number { return 0; }
+  describe(): string { return `area ${this.area()}`; }
+}
+
+export function unit(): Shape { return new Shape(); }
+""",
+    "src/core/index.ts": "export * from './shape';\nexport { helper as aid } from './help';\n",
+    "src/core/help.ts": "export function helper(s: string): string { return s; }\n",
+    "src/square.ts": """\
+import { Shape, unit } from './core';
+import { aid } from '@core/index';
+import * as core from './core/index';
+
+export class Square extends Shape {
+  area(): number { return aid('x').length + unit().area(); }
+  twice(s: Shape): number { return core.unit().area() + s.describe().length; }
+}
+
+export function guess(thing: any): number { return thing.describe(); }
+""",
+    "lib/legacy.js": """\
+var helper = require('../src/core/help.js').helper;
+var shape = require('./shape-legacy');
+
+exports.run = function run() { return helper('y') + shape.draw(); };
+""",
+    "lib/shape-legacy.js": "exports.draw = function draw() { return 1; };\n",
+    "test/square.test.ts": """\
+import { Square } from '../src/square';
+
+describe('square', () => {
+  it('has an area', () => { new Square().area(); });
+});
+""",
+}
+
+
+def _capture(tmp_path: Path) -> EdgeCapture:
+    repo = FixtureRepo(tmp_path / "repo")
+    sha = repo.commit(dict(FILES))
+    return capture_builtin(repo.repo, repo.repo[sha].peel(pygit2.Commit))
+
+
+def test_typescript_and_javascript_edges_resolve_through_imports_and_scopes(
+        tmp_path: Path) -> None:
+    capture = _capture(tmp_path)
+    edges: dict[tuple[str, str, str], str | None] = {
+        (e.source_locator, e.target_locator, e.kind): e.confidence for e in capture.edges}
+    expected = {
+        # ES import through an index file's export *; `new` is a call of the class
+        ("ts:method:src/square.Square.area", "ts:function:src/core/shape.unit", "calls"),
+        # a re-export under another name, through a tsconfig path
+        ("ts:method:src/square.Square.area", "ts:function:src/core/help.helper", "calls"),
+        # import * as ns: a member of the module
+        ("ts:method:src/square.Square.twice", "ts:function:src/core/shape.unit", "calls"),
+        # a parameter's declared type: its method
+        ("ts:method:src/square.Square.twice", "ts:method:src/core/shape.Shape.describe",
+         "calls"),
+        # a type reference
+        ("ts:method:src/square.Square.twice", "ts:class:src/core/shape.Shape", "references"),
+        # inheritance and implementation are references from the class
+        ("ts:class:src/square.Square", "ts:class:src/core/shape.Shape", "references"),
+        ("ts:class:src/core/shape.Shape", "ts:interface:src/core/shape.Area", "references"),
+        # this.m()
+        ("ts:method:src/core/shape.Shape.describe", "ts:method:src/core/shape.Shape.area",
+         "calls"),
+        # a return type and `new`
+        ("ts:function:src/core/shape.unit", "ts:class:src/core/shape.Shape", "calls"),
+        # require(...).name and a required module's member
+        ("ts:function:lib/legacy.run", "ts:function:src/core/help.helper", "calls"),
+        ("ts:function:lib/legacy.run", "ts:function:lib/shape-legacy.draw", "calls"),
+        # test -> code: an `it` body's uses are its test file's module's
+        ("ts:module:test/square.test", "ts:class:src/square.Square", "calls"),
+    }
+    missing = expected - set(edges)
+    assert not missing
+    assert all(edges[key] == "resolved" for key in expected)
+
+
+def test_a_call_on_a_value_of_unknown_type_is_a_candidate_edge_never_a_certain_one(
+        tmp_path: Path) -> None:
+    capture = _capture(tmp_path)
+    guessed = {(e.target_locator, e.confidence) for e in capture.edges
+               if e.source_locator == "ts:function:src/square.guess"}
+    assert guessed == {("ts:method:src/core/shape.Shape.describe", "candidate")}
+
+
+def test_every_file_and_definition_is_an_entity_of_the_capture(tmp_path: Path) -> None:
+    capture = _capture(tmp_path)
+    locators = {e.locator for e in capture.entities}
+    assert {"core:file:src/square.ts", "ts:module:src/square", "ts:class:src/square.Square",
+            "ts:method:src/square.Square.twice", "ts:function:lib/legacy.run"} <= locators
+    assert capture.failed_entities == ()
