@@ -10,9 +10,9 @@ version (``FileEntities.counts``: Python's ``@overload`` stubs are not counted) 
 *shared*, unless it is a documented group:
 
 * TypeScript/JavaScript: an overload group or a get/set pair (``script.overload_groups``);
-* Python: none is documented as a group. Reported by what the occurrences are: property
-  accessors (``@x.setter``/``.deleter``: CPython's one name), other redefinitions
-  (conditional or repeated ``def``: CPython's qualname rule keeps one name);
+* Python: a property with its ``@x.setter``/``.deleter``/``.getter`` (CPython's one name,
+  as TypeScript's get/set pair). Other redefinitions (a conditional or repeated ``def``:
+  CPython's qualname rule keeps one name) are reported shared;
 * Rust, Go, Java: none (reported by kind: Rust's ``impl`` blocks with one key are one
   entity today, ``docs/languages.md``).
 
@@ -105,11 +105,11 @@ def score(source: Path, count: int, sample: int) -> dict[str, Any]:
             groups = overload_groups(data, name) if lang.prefix == "ts" else set()
             lines = data.decode("utf-8", "replace").split("\n")
             for key, n in sorted(many.items()):
-                if key in groups:
-                    grouped[lang.name] += 1
-                    continue
                 spans = next(e.spans for e in found.entities if e.key == key)
                 what = _python_kind(lines, spans) if lang.prefix == "python" else key[0]
+                if key in groups or what == "property accessors":
+                    grouped[lang.name] += 1
+                    continue
                 shared[f"{lang.name}: {what}"].append(
                     f"{oid[:10]} {name} {key[0]} {key[1]} x{n} at {[s[0] for s in spans]}")
         rng = random.Random(0)
