@@ -5,13 +5,20 @@ a candidate edge where a name cannot be resolved to one definition."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pygit2
 
 from tests.gitfixture import FixtureRepo
 from warpline.graph.builtin import capture_builtin
+from warpline.graph.graph import graph_from_capture
 from warpline.graph.model import EdgeCapture
+from warpline.service.impact import edge_basis
 
 FILES = {
     "tsconfig.json": '{\n  // comments allowed\n  "compilerOptions": {"baseUrl": ".",\n'
@@ -113,3 +120,41 @@ def test_every_file_and_definition_is_an_entity_of_the_capture(tmp_path: Path) -
     assert {"core:file:src/square.ts", "ts:module:src/square", "ts:class:src/square.Square",
             "ts:method:src/square.Square.twice", "ts:function:lib/legacy.run"} <= locators
     assert capture.failed_entities == ()
+
+
+def _cli(repo: Path, *args: str) -> dict[str, Any]:
+    env = {**os.environ, "NO_COLOR": "1", "WARPLINE_EDGE_SOURCES": "builtin",
+           "WARPLINE_INTERACTIVE_BUDGET_S": "30"}
+    done = subprocess.run([sys.executable, "-m", "warpline.cli", *args, "--repo", str(repo),
+                           "--json"], capture_output=True, text=True, timeout=300, env=env,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def test_reverify_and_blast_radius_over_typescript_report_its_dependents(
+        tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit(dict(FILES), message="one")
+    repo.commit({"src/core/help.ts": FILES["src/core/help.ts"].replace("return s;",
+                                                                       "return s + s;")},
+                message="two")
+    for tool in ("reverify", "blast-radius"):
+        answer = _cli(repo.path, tool, "HEAD~1..HEAD")
+        data = answer["data"]
+        found = {i["entity"]["locator"] for i in data.get("items", data.get("affected", []))}
+        if tool == "reverify":
+            assert "ts:function:src/core/help.helper" in found
+        # its callers, across a re-export, a tsconfig path and a require
+        assert {"ts:method:src/square.Square.area", "ts:function:lib/legacy.run"} <= found, tool
+        assert not any("typescript" in w and "not absent" in w for w in answer["warnings"])
+
+
+def test_an_answer_over_candidate_edges_counts_them_in_its_basis(tmp_path: Path) -> None:
+    capture = _capture(tmp_path)
+    graph = graph_from_capture(capture)
+    count = sum(1 for e in capture.edges if e.confidence == "candidate")
+    assert count > 0 and edge_basis.candidate_edges(graph) == count
+    view = edge_basis.basis_for_view({}, len(capture.edges), "FULL", count)
+    assert str(count) in view["meaning"]
