@@ -126,7 +126,12 @@ for (const { sf, module, defs } of perFile) {
   function visit(node) {
     if ((ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) && !isDeclarationName(node)) {
       let symbol;
-      try { symbol = checker.getSymbolAtLocation(node); } catch (e) { symbol = undefined; }
+      try {
+        // `{ a }` names the variable a: the shorthand's value symbol, not the property's
+        symbol = node.parent && ts.isShorthandPropertyAssignment(node.parent)
+          ? checker.getShorthandAssignmentValueSymbol(node.parent)
+          : checker.getSymbolAtLocation(node);
+      } catch (e) { symbol = undefined; }
       if (symbol && (symbol.flags & ts.SymbolFlags.Alias)) {
         try { symbol = checker.getAliasedSymbol(symbol); } catch (e) { /* keep */ }
       }

@@ -6,7 +6,8 @@
 A use resolves to one definition, to candidates (a method call on a value of unknown
 type: every definition of that name in the repository, when there are at most
 ``MAX_CANDIDATES``; the edge says ``candidate``), or to nothing: a global or a library's
-name (no edge), or a call with more candidates than that (counted unresolved).
+name (no edge), or a call with more candidates than that or a platform method's name
+(``PLATFORM``: counted unresolved).
 """
 
 from __future__ import annotations
@@ -21,6 +22,21 @@ from warpline.graph.builtin.script_scan import Binding, FileScan, Use
 __all__ = ["MAX_CANDIDATES", "Resolver", "tsconfig_paths"]
 
 MAX_CANDIDATES = 3
+# Methods the platform's own types define (ECMAScript's built-ins, Node's EventEmitter and
+# streams, Proxy traps): a call of one on a value of unknown type is at least as likely the
+# platform's, so it gets no candidate (it counts as unresolved when the repository defines
+# such a method too).
+PLATFORM = frozenset("""
+at concat copyWithin entries every fill filter find findIndex findLast findLastIndex flat
+flatMap forEach includes indexOf join keys lastIndexOf map pop push reduce reduceRight
+reverse shift slice some sort splice unshift values get set has delete clear add then catch
+finally next return throw valueOf toString toJSON toLocaleString hasOwnProperty call apply
+bind replace split trim match startsWith endsWith toLowerCase toUpperCase charAt substring
+test exec on once off emit addListener removeListener removeAllListeners prependListener
+prependOnceListener listeners listenerCount pipe unpipe write end destroy read resume pause
+close getOwnPropertyDescriptor defineProperty setPrototypeOf getPrototypeOf ownKeys
+deleteProperty
+""".split())
 _SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 _COMMENTS = re.compile(r'//[^\n]*|/\*.*?\*/|("(?:\\.|[^"\\])*")', re.S)
@@ -150,10 +166,13 @@ class Resolver:
             return "unknown"
         if target[0] == "this":
             qualname = use.owner
+            static = use.owner in scan.statics  # `this` in a static method: the class
             while qualname:
                 qualname = qualname.rpartition(".")[0]
                 candidate = f"{qualname}.{use.member}" if qualname else ""
                 if candidate and candidate in scan.locators:
+                    if (candidate in scan.statics) != static:
+                        return "unknown"  # an instance's own property, not the static
                     return (scan, candidate)
             own = f"{use.owner}.{use.member}"  # a constructor function's this.m
             if use.owner and own in scan.locators:
@@ -190,14 +209,34 @@ class Resolver:
                 yield from ((loc, "candidate") for loc in self.candidates(use.member))
             return
         if isinstance(found, tuple):
-            locator = found[0].locators.get(found[1])
+            locator = found[0].locators.get(found[1]) or self._through_alias(found)
             if locator is not None:
                 yield locator, "resolved"
 
+    def _through_alias(self, found: Place) -> str | None:
+        """``X.m`` where ``X`` aliases a type over ``Y``: ``Y.m`` (up to 8 aliases)."""
+        scan, qualname = found
+        for _ in range(_MAX_DEPTH):
+            owner, _, member = qualname.rpartition(".")
+            base = scan.aliases.get(owner)
+            if base is None:
+                return None
+            where = self.place(scan, ("var", base))
+            if where is None:
+                return None
+            scan, qualname = where[0], f"{where[1]}.{member}"
+            locator = scan.locators.get(qualname)
+            if locator is not None:
+                return locator
+        return None
+
     def candidates(self, name: str) -> list[str]:
         found = self.by_name.get(name, [])
-        return found if len(found) <= MAX_CANDIDATES else []
+        return found if len(found) <= MAX_CANDIDATES and name not in PLATFORM else []
 
     def unresolved(self, use: Use) -> bool:
-        """A call whose candidates are too many to name (counted, no edge)."""
-        return use.kind == "calls" and len(self.by_name.get(use.member, [])) > MAX_CANDIDATES
+        """A call on a value of unknown type to a repository method's name that gets no
+        candidate (too many, or a platform name): counted, no edge."""
+        found = self.by_name.get(use.member, [])
+        return use.kind == "calls" and bool(found) and (
+            len(found) > MAX_CANDIDATES or use.member in PLATFORM)

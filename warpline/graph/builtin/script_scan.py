@@ -66,6 +66,10 @@ class FileScan:
     uses: list[Use] = field(default_factory=list)
     specifiers: list[str] = field(default_factory=list)  # every import/require source
     fields: dict[str, str] = field(default_factory=dict)  # class field qualname -> its type
+    statics: set[str] = field(default_factory=set)  # static methods' qualnames
+    # type X = Y or G<Y, …> (Partial, Pick, Except…): X's members are Y's (a mapped type
+    # keeps its properties' declarations)
+    aliases: dict[str, str] = field(default_factory=dict)
 
 
 @lru_cache(maxsize=3)
@@ -215,6 +219,19 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
         if binding is None or binding[0] == "ns":
             continue
         scan.uses.append(Use(s.owner(node.start_point[0] + 1), _kind(node), binding))
+    for node in captures.get("alias", []):
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        base = value
+        if value is not None and value.type == "generic_type":
+            args = value.child_by_field_name("type_arguments")
+            first = args.named_children[0] if args is not None and args.named_children else None
+            base = first if first is not None and first.type == "type_identifier" else None
+        if name is not None and base is not None and base.type == "type_identifier":
+            scan.aliases[_text(name)] = _text(base)
+    for node in captures.get("static", []):
+        found = s.entity_at(node.start_point[0] + 1, _text(node))
+        if found is not None:
+            scan.statics.add(found)
     for node in captures.get("field", []):
         name = node.child_by_field_name("name") or node.child_by_field_name("property")
         typed = _type_name(node.child_by_field_name("type"))

@@ -23,3 +23,4 @@
 (generator_function_declaration name: (identifier) @fname)
 (class_declaration name: (_) @fname)
 (field_definition property: (_)) @field
+(class_body (method_definition "static" name: (_) @static))

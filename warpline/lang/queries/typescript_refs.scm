@@ -30,3 +30,5 @@
 (enum_declaration name: (_) @fname)
 (type_parameter name: (type_identifier) @param)
 (public_field_definition name: (_) type: (type_annotation)) @field
+(class_body (method_definition "static" name: (_) @static))
+(type_alias_declaration name: (type_identifier) value: [(generic_type) (type_identifier)]) @alias
