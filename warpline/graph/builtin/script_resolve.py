@@ -41,6 +41,9 @@ _SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".js", ".jsx", ".mjs", ".cj
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 _COMMENTS = re.compile(r'//[^\n]*|/\*.*?\*/|("(?:\\.|[^"\\])*")', re.S)
 _MAX_DEPTH = 8
+# Declarations in the type namespace only: a value's use (`new Error()`) never names one
+# (the global of that name is meant).
+_TYPES = ("ts:interface:", "ts:type:")
 
 Place = tuple[FileScan, str]  # a named place: the file and a qualname in it
 
@@ -200,7 +203,7 @@ class Resolver:
             where = self.place(scan, use.target)
             if where is not None:
                 locator = where[0].locators.get(where[1])
-                if locator is not None:
+                if locator is not None and not (use.value and locator.startswith(_TYPES)):
                     yield locator, "resolved"
             return
         found = self.member(scan, use)

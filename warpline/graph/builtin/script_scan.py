@@ -51,6 +51,7 @@ class Use:
     kind: EdgeKind
     target: Binding
     member: str = ""
+    value: bool = True  # a value's use (not a type's): never an interface or type alias
 
 
 @dataclass(slots=True)
@@ -218,7 +219,8 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
         binding = s.lookup(node, _text(node))
         if binding is None or binding[0] == "ns":
             continue
-        scan.uses.append(Use(s.owner(node.start_point[0] + 1), _kind(node), binding))
+        scan.uses.append(Use(s.owner(node.start_point[0] + 1), _kind(node), binding,
+                             value=node.type != "type_identifier"))
     for node in captures.get("alias", []):
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         base = value
