@@ -162,8 +162,9 @@ def test_an_answer_over_candidate_edges_counts_them_in_its_basis(tmp_path: Path)
 
 def test_a_value_never_names_a_type_alias_of_its_name(tmp_path: Path) -> None:
     repo = FixtureRepo(tmp_path / "repo")
-    sha = repo.commit({"a.ts": "type Error = { code: string };\n"
-                               "export function fail(e: Error): never { throw new Error(e.code); }\n"})
+    source = ("type Error = { code: string };\n"
+              "export function fail(e: Error): never { throw new Error(e.code); }\n")
+    sha = repo.commit({"a.ts": source})
     capture = capture_builtin(repo.repo, repo.repo[sha].peel(pygit2.Commit))
     edges = {(e.source_locator, e.target_locator, e.kind) for e in capture.edges}
     # the annotation names the alias; `new Error` is the global constructor
