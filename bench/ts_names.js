@@ -64,12 +64,13 @@ function memberName(text) {
   return left.split(".prototype.").join(".");
 }
 
-const SAFE = /[A-Za-z0-9_$#@-]/;
+const SAFE = /[A-Za-z0-9_$#@\[\]-]/;
 
-function keyName(name, sf) {
+function keyName(name, sf, computed) {
   if (!name) return null;
   let raw;
   if (ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) raw = name.text;
+  else if (computed && ts.isComputedPropertyName(name)) raw = name.getText(sf).replace(/\s+/g, "");
   else if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isNumericLiteral(name)) {
     raw = name.getText(sf);
   } else return null;
@@ -150,12 +151,12 @@ function read(file, text, given) {
     }
     if (ts.isClassDeclaration(node)) return { kind: "class", name: named(node) ?? "default" };
     if (ts.isMethodDeclaration(node) || ts.isMethodSignature(node)) {
-      const name = keyName(node.name, sf);
+      const name = keyName(node.name, sf, true);
       if (name === null) return null;
       return { kind: "method", name, flag: node.body ? "" : "sig" };
     }
     if (ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) {
-      const name = keyName(node.name, sf);
+      const name = keyName(node.name, sf, true);
       if (name === null) return null;
       return { kind: "method", name, flag: ts.isGetAccessorDeclaration(node) ? "get" : "set" };
     }

@@ -219,3 +219,9 @@ def test_a_sibling_added_beside_a_file_moves_that_files_definitions(
     assert events["ts:function:lib/x.g"][0] == "added"
     assert events["ts:function:lib/x.js.f"] == ("moved", "function", "ts:function:lib/x.f")
 
+
+
+def test_computed_and_string_method_names_cannot_read_as_nesting() -> None:
+    keys = _keys(read_typescript(
+        b"class A {\n  [Symbol.iterator]() {}\n  'a-b'() {}\n  'x.y'() {}\n}\n"))
+    assert {q for _, q in keys} == {"", "A", "A.[Symbol%2Eiterator]", "A.a-b", "A.x%2Ey"}

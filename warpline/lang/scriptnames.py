@@ -40,7 +40,7 @@ _SIGNATURES = frozenset({"function_signature", "method_signature",
 _VALUE_OF = {"variable_declarator": "value", "assignment_expression": "right",
              "export_statement": "value", "pair": "value", "field_definition": "value",
              "public_field_definition": "value"}
-_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$-#@")
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$-#@[]")
 
 Named = tuple[str, str, str] | None
 
@@ -74,13 +74,16 @@ def owner(node: Any) -> Any | None:
 
 
 def _key_name(node: Any) -> str | None:
-    """A property key as a name segment: identifiers as written, string and number keys
-    with every character outside ``[A-Za-z0-9_$#@-]`` percent-escaped (a ``.`` or ``~``
-    would read as nesting or an ordinal)."""
+    """A property or method key as a name segment: identifiers as written, string and
+    number keys, and a computed method name's text without whitespace
+    (``[Symbol.iterator]``), with every character outside ``[A-Za-z0-9_$#@[]-]``
+    percent-escaped (a ``.`` or ``~`` would read as nesting or an ordinal)."""
     if node is None:
         return None
     if node.type == "string":
         raw = "".join(_text(child) for child in node.named_children)
+    elif node.type == "computed_property_name":
+        raw = "".join(_text(node).split())
     elif node.type in ("property_identifier", "private_property_identifier", "number",
                        "identifier", "type_identifier"):
         raw = _text(node)
@@ -145,13 +148,16 @@ def name_of(node: Any, role: str) -> Named:
             return (kind, "default", "")
         return None
     flag = "sig" if node.type in _SIGNATURES else ""
+    key = _key_name(name_node) if role == "method" else _text(name_node)
+    if key is None:
+        return None
     if role == "method" and not flag:
         for child in node.children:
             if child.id == name_node.id:
                 break
             if child.type in ("get", "set"):
                 flag = child.type
-    return (kind, _text(name_node), flag)
+    return (kind, key, flag)
 
 
 def member_name(left: str) -> str | None:
