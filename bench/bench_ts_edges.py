@@ -138,7 +138,8 @@ def score(repo_path: Path, sample: int) -> dict[str, Any]:
         "resolved": pr(resolved, truth_pairs), "with_candidates": pr(every, truth_pairs),
         "by_kind": by_kind,
         "disagreements": {name: {"count": len(pairs), "sample": [
-            f"{s} -> {t}" for s, t in rng.sample(pairs, min(sample, len(pairs)))]}
+            f"{s} -> {t}" for s, t in rng.sample(pairs, min(sample, len(pairs)))],
+            "all": [f"{s} -> {t}" for s, t in pairs]}
             for name, pairs in sorted(categories.items(), key=lambda kv: -len(kv[1]))},
     }
 
@@ -162,6 +163,7 @@ def main() -> int:
             print(f"   {kind:16} {figures}")
         for name, info in result["disagreements"].items():
             print(f"   {info['count']:5}  {name}")
+            info = {k: v for k, v in info.items() if k != "all"}
             for line in info["sample"]:
                 print(f"            {line}")
     out = BENCH / "out"

@@ -178,11 +178,13 @@ def member_name(left: str) -> str | None:
 class Names:
     """The qualnames given so far in one file (each base qualname's occurrences)."""
 
-    __slots__ = ("grouped", "taken")
+    __slots__ = ("grouped", "spans", "taken")
 
     def __init__(self) -> None:
         self.taken: dict[tuple[str, str], int] = {}
         self.grouped: set[tuple[str, str]] = set()  # keys of overload groups, get/set pairs
+        # each definition's bytes and qualname, in source order (the edges' owners)
+        self.spans: list[tuple[int, int, str]] = []
 
     def give(self, kind: str, base: str) -> str:
         count = self.taken.get((kind, base), 0) + 1
@@ -220,6 +222,7 @@ def qualify(entries: Sequence[tuple[Any, list[Any]]], prefix: str = "",
             if flag in ("get", "set"):
                 accessors[key] = (qualname, flag)
         last = (key, qualname, flag)
+        names.spans.append((rec.start, rec.end, qualname))
         out.append(Def((kind, qualname), rec.first, rec.last,
                        qualify(children, qualname + ".", names)))
     return out

@@ -12,6 +12,7 @@ by ``script_resolve``.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from warpline.graph.model import EdgeKind
 from warpline.lang import Language
 from warpline.lang.entities import FileEntities
+from warpline.lang.script import definition_bytes
 from warpline.lang.scriptnames import unwrap
 
 __all__ = ["Binding", "FileScan", "Use", "scan_file"]
@@ -113,12 +115,19 @@ def _base(qualname: str) -> str:
 
 
 class _Scanner:
-    def __init__(self, scan: FileScan, root: Any) -> None:
+    def __init__(self, scan: FileScan, root: Any, source: bytes) -> None:
         self.scan = scan
         self.root = root
         self.scopes: dict[int, dict[str, Binding]] = {}
         entities = [e for e in scan.entities.entities if e.qualname]
         self.spans = [(e.spans, e.qualname) for e in entities]
+        # the innermost definition of each byte (0: the module), painted outside in
+        self.names = [""]
+        self.owners = array("i", bytes(4 * (len(source) + 1)))
+        for start, end, qualname in definition_bytes(source, scan.path):
+            self.names.append(qualname)
+            index = len(self.names) - 1
+            self.owners[start:end] = array("i", [index]) * (end - start)
 
     def entity_at(self, line: int, name: str) -> str | None:
         """The innermost definition named ``name`` whose span holds ``line``."""
@@ -133,6 +142,12 @@ class _Scanner:
 
     def owner(self, line: int) -> str:
         return self.scan.entities.owner_of_line(line).qualname
+
+    def owner_at(self, node: Any) -> str:
+        """The innermost definition holding ``node`` (by bytes: a call on the line a
+        named callback starts is not the callback's)."""
+        at = min(int(node.start_byte), len(self.owners) - 1)
+        return self.names[self.owners[at]]
 
     def bind(self, scope: Any, name: str, binding: Binding) -> None:
         table = self.scopes.setdefault(scope.id if scope is not None else self.root.id, {})
@@ -184,7 +199,7 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
         if entity.qualname:
             scan.locators.setdefault(entity.qualname,
                                      lang.locator(entity.key, module))
-    s = _Scanner(scan, tree.root_node)
+    s = _Scanner(scan, tree.root_node, source)
     captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
     declared: set[int] = set()
     for node in captures.get("fname", []):
@@ -219,7 +234,7 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
         binding = s.lookup(node, _text(node))
         if binding is None or binding[0] == "ns":
             continue
-        scan.uses.append(Use(s.owner(node.start_point[0] + 1), _kind(node), binding,
+        scan.uses.append(Use(s.owner_at(node), _kind(node), binding,
                              value=node.type != "type_identifier"))
     for node in captures.get("alias", []):
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
@@ -250,7 +265,7 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
             binding = ("thisfield", _text(inner)) if inner is not None else ("var", "")
         else:
             binding = ("this",) if obj.type == "this" else s.lookup(obj, _text(obj))
-        owner = s.owner(node.start_point[0] + 1)
+        owner = s.owner_at(node)
         if binding is None:
             binding = ("var", "")
         scan.uses.append(Use(owner, _kind(node), binding, _text(prop)))
