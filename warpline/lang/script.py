@@ -30,8 +30,8 @@ from warpline.lang.tsdefs import (
 )
 from warpline.lang.tsregions import Rec, records
 
-__all__ = ["definition_bytes", "module_name", "overload_groups", "read_javascript", "read_tsx", "read_typescript",
-           "siblings"]
+__all__ = ["definition_bytes", "module_name", "overload_groups", "read_javascript",
+           "read_tsx", "read_typescript", "siblings"]
 
 _COMMENTS = frozenset({"comment"})
 
