@@ -117,8 +117,8 @@ _DIALECTS = {".js": "javascript", ".jsx": "javascript", ".mjs": "javascript",
              ".cjs": "javascript", ".tsx": "tsx"}
 
 
-def definition_bytes(source: bytes, path: str) -> list[tuple[int, int, str]]:
-    """``(first byte, end byte, qualname)`` of each definition of ``path``'s version, in
+def definition_bytes(source: bytes, path: str) -> list[tuple[int, int, EntityKey]]:
+    """``(first byte, end byte, key)`` of each definition of ``path``'s version, in
     source order (the built-in edges' owner of a use, finer than a line)."""
     names = Names()
     _read(source, _DIALECTS.get(path[path.rfind("."):], "typescript"), None, names)

@@ -184,7 +184,7 @@ class Names:
         self.taken: dict[tuple[str, str], int] = {}
         self.grouped: set[tuple[str, str]] = set()  # keys of overload groups, get/set pairs
         # each definition's bytes and qualname, in source order (the edges' owners)
-        self.spans: list[tuple[int, int, str]] = []
+        self.spans: list[tuple[int, int, tuple[str, str]]] = []
 
     def give(self, kind: str, base: str) -> str:
         count = self.taken.get((kind, base), 0) + 1
@@ -222,7 +222,7 @@ def qualify(entries: Sequence[tuple[Any, list[Any]]], prefix: str = "",
             if flag in ("get", "set"):
                 accessors[key] = (qualname, flag)
         last = (key, qualname, flag)
-        names.spans.append((rec.start, rec.end, qualname))
+        names.spans.append((rec.start, rec.end, (kind, qualname)))
         out.append(Def((kind, qualname), rec.first, rec.last,
                        qualify(children, qualname + ".", names)))
     return out

@@ -66,8 +66,7 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
     unresolved = 0
     for scan in scans.values():
         for use in scan.uses:
-            source = scan.locators.get(use.owner) if use.owner else \
-                scan.lang.locator(("module", ""), scan.module)
+            source = scan.lang.locator(use.source or ("module", ""), scan.module)
             if source is None:
                 continue
             reached = list(resolver.targets(scan, use))

@@ -45,11 +45,13 @@ _SKIP_PARENTS = frozenset({"import_specifier", "export_specifier", "namespace_im
 
 @dataclass(frozen=True, slots=True)
 class Use:
-    """A use of a name inside the definition ``owner`` (a qualname, "" the module):
+    """A use of a name inside the definition ``owner`` (a qualname, "" the module; its
+    ``kind``-qualified key is ``source``, None for the module):
     ``calls`` or ``references``; ``target`` a binding, or for a member ``obj.m`` the
     object's binding and ``member`` (``this``: the binding ("this",))."""
 
     owner: str
+    source: tuple[str, str] | None
     kind: EdgeKind
     target: Binding
     member: str = ""
@@ -122,10 +124,10 @@ class _Scanner:
         entities = [e for e in scan.entities.entities if e.qualname]
         self.spans = [(e.spans, e.qualname) for e in entities]
         # the innermost definition of each byte (0: the module), painted outside in
-        self.names = [""]
+        self.names: list[tuple[str, str] | None] = [None]
         self.owners = array("i", bytes(4 * (len(source) + 1)))
-        for start, end, qualname in definition_bytes(source, scan.path):
-            self.names.append(qualname)
+        for start, end, key in definition_bytes(source, scan.path):
+            self.names.append(key)
             index = len(self.names) - 1
             self.owners[start:end] = array("i", [index]) * (end - start)
 
@@ -143,11 +145,12 @@ class _Scanner:
     def owner(self, line: int) -> str:
         return self.scan.entities.owner_of_line(line).qualname
 
-    def owner_at(self, node: Any) -> str:
-        """The innermost definition holding ``node`` (by bytes: a call on the line a
-        named callback starts is not the callback's)."""
+    def owner_at(self, node: Any) -> tuple[str, tuple[str, str] | None]:
+        """The innermost definition holding ``node``: its qualname and key (by bytes: a
+        call on the line a named callback starts is not the callback's)."""
         at = min(int(node.start_byte), len(self.owners) - 1)
-        return self.names[self.owners[at]]
+        key = self.names[self.owners[at]]
+        return (key[1] if key else "", key)
 
     def bind(self, scope: Any, name: str, binding: Binding) -> None:
         table = self.scopes.setdefault(scope.id if scope is not None else self.root.id, {})
@@ -234,7 +237,7 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
         binding = s.lookup(node, _text(node))
         if binding is None or binding[0] == "ns":
             continue
-        scan.uses.append(Use(s.owner_at(node), _kind(node), binding,
+        scan.uses.append(Use(*s.owner_at(node), _kind(node), binding,
                              value=node.type != "type_identifier"))
     for node in captures.get("alias", []):
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
@@ -265,10 +268,10 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
             binding = ("thisfield", _text(inner)) if inner is not None else ("var", "")
         else:
             binding = ("this",) if obj.type == "this" else s.lookup(obj, _text(obj))
-        owner = s.owner_at(node)
+        owner, key = s.owner_at(node)
         if binding is None:
             binding = ("var", "")
-        scan.uses.append(Use(owner, _kind(node), binding, _text(prop)))
+        scan.uses.append(Use(owner, key, _kind(node), binding, _text(prop)))
     scan.top = s.scopes.get(tree.root_node.id, {})
     return scan
 
