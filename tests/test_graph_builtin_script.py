@@ -160,24 +160,24 @@ def test_an_answer_over_candidate_edges_counts_them_in_its_basis(tmp_path: Path)
     assert str(count) in view["meaning"]
 
 
-def test_a_value_never_names_a_type_alias_of_its_name(tmp_path: Path) -> None:
+def _edges_of(tmp_path: Path, path: str, source: str) -> set[tuple[str, str, str]]:
     repo = FixtureRepo(tmp_path / "repo")
-    source = ("type Error = { code: string };\n"
-              "export function fail(e: Error): never { throw new Error(e.code); }\n")
-    sha = repo.commit({"a.ts": source})
+    sha = repo.commit({path: source})
     capture = capture_builtin(repo.repo, repo.repo[sha].peel(pygit2.Commit))
-    edges = {(e.source_locator, e.target_locator, e.kind) for e in capture.edges}
+    return {(e.source_locator, e.target_locator, e.kind) for e in capture.edges}
+
+
+def test_a_value_never_names_a_type_alias_of_its_name(tmp_path: Path) -> None:
+    edges = _edges_of(tmp_path, "a.ts", (
+        "type Error = { code: string };\n"
+        "export function fail(e: Error): never { throw new Error(e.code); }\n"))
     # the annotation names the alias; `new Error` is the global constructor
     assert edges == {("ts:function:a.fail", "ts:type:a.Error", "references")}
 
 
 def test_a_use_on_the_line_a_named_callback_starts_is_not_the_callbacks(
         tmp_path: Path) -> None:
-    repo = FixtureRepo(tmp_path / "repo")
-    source = ("function fn1() { return 1; }\n"
-              "app.use(fn1, function fn3() { return fn1(); });\n")
-    sha = repo.commit({"a.js": source})
-    capture = capture_builtin(repo.repo, repo.repo[sha].peel(pygit2.Commit))
-    edges = {(e.source_locator, e.target_locator, e.kind) for e in capture.edges}
+    edges = _edges_of(tmp_path, "a.js", ("function fn1() { return 1; }\n"
+                                         "app.use(fn1, function fn3() { return fn1(); });\n"))
     assert edges == {("ts:module:a", "ts:function:a.fn1", "references"),
                      ("ts:function:a.fn3", "ts:function:a.fn1", "calls")}
