@@ -145,6 +145,8 @@ def test_overload_groups_and_accessor_pairs_stay_one_entity_and_nothing_else_doe
 
 GAPS = """\
 exports.cast = ((value) => value) as any;
+let plain;
+plain = ((value) => value) as any;
 const checked = (function (x: number) { return x; }) satisfies Check;
 const wrapped = (() => 1);
 const table = {
@@ -162,6 +164,7 @@ export default enabled && function named() { return 4; };
 def test_wrapped_functions_properties_and_fields_are_entities() -> None:
     keys = _keys(read_typescript(GAPS.encode()))
     assert ("function", "cast") in keys  # `x = (…) as any`
+    assert ("function", "plain") in keys
     assert ("function", "checked") in keys  # satisfies
     assert ("function", "wrapped") in keys  # parenthesised
     assert ("method", "table.k") in keys  # { k: () => … } like { k() {} }
