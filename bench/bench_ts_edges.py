@@ -2,6 +2,7 @@
 (issue 37 item 1).
 
     python bench/bench_ts_edges.py REPO [REPO ...] [--sample 8]
+    python bench/bench_ts_edges.py --tiny      # a tiny built history (the smoke)
 
 For each repository's HEAD (a checked-out clone): warpline's built-in capture
 (``capture_builtin``: the TS/JS extractor, ``graph/builtin/script*.py``) and the
@@ -22,6 +23,7 @@ import json
 import os
 import random
 import subprocess
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -146,11 +148,27 @@ def score(repo_path: Path, sample: int) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repos", nargs="+", type=Path)
+    parser.add_argument("repos", nargs="*", type=Path)
     parser.add_argument("--sample", type=int, default=8)
+    parser.add_argument("--tiny", action="store_true", help="score a tiny built history")
     args = parser.parse_args()
+    from _ts_truth import missing
+
+    skipped = missing()
+    if skipped is not None:
+        print(f"skipped: {skipped}")
+        return 0
+    repos = list(args.repos)
+    tiny = None
+    if args.tiny:
+        from _lang_tiny import build
+
+        tiny = tempfile.TemporaryDirectory(prefix="ts-edges-tiny-")
+        repos.append(build(Path(tiny.name) / "demo"))
+    if not repos:
+        parser.error("name a repository or --tiny")
     results = []
-    for path in args.repos:
+    for path in repos:
         result = score(path, args.sample)
         results.append(result)
         print(f"== {result['repo']} @ {result['commit']}: {result['entities']} entities, "
@@ -166,6 +184,9 @@ def main() -> int:
             info = {k: v for k, v in info.items() if k != "all"}
             for line in info["sample"]:
                 print(f"            {line}")
+    if tiny is not None:
+        tiny.cleanup()
+        return 0
     out = BENCH / "out"
     out.mkdir(exist_ok=True)
     (out / "bench_ts_edges.json").write_text(json.dumps(results, indent=2))
