@@ -181,3 +181,14 @@ def test_a_use_on_the_line_a_named_callback_starts_is_not_the_callbacks(
                                          "app.use(fn1, function fn3() { return fn1(); });\n"))
     assert edges == {("ts:module:a", "ts:function:a.fn1", "references"),
                      ("ts:function:a.fn3", "ts:function:a.fn1", "calls")}
+
+
+def test_an_unreadable_file_keeps_its_entities_and_makes_the_capture_partial(
+        tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "repo")
+    sha = repo.commit({"ok.ts": "export function f(): number { return 1; }\n",
+                       "broken.ts": "function (( {\n" * 20})
+    capture = capture_builtin(repo.repo, repo.repo[sha].peel(pygit2.Commit))
+    assert capture.failed_entities == (("ts:module:broken", "syntax_error"),)
+    assert {"core:file:broken.ts", "ts:module:broken", "ts:function:ok.f"} <= {
+        e.locator for e in capture.entities}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pygit2
 
+from warpline.git.filecaps import too_large
 from warpline.graph.builtin.script_resolve import Resolver, tsconfig_paths
 from warpline.graph.builtin.script_scan import FileScan, scan_file
 from warpline.graph.model import EdgeCapture, EdgeKind, GraphEdge, GraphEntity
@@ -47,7 +48,7 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
                                                    max(lines, 1)))
         read = lang.read(content)
         if read is None:
-            failed.append((module_id, "syntax_error"))
+            failed.append((module_id, "too_large" if too_large(content) else "syntax_error"))
             continue
         for entity in read.entities:
             if not entity.qualname:
