@@ -187,7 +187,7 @@ def test_an_unreadable_file_keeps_its_entities_and_makes_the_capture_partial(
         tmp_path: Path) -> None:
     repo = FixtureRepo(tmp_path / "repo")
     sha = repo.commit({"ok.ts": "export function f(): number { return 1; }\n",
-                       "broken.ts": "function (( {\n" * 20})
+                       "broken.ts": ")))) ((((\n" * 20})
     capture = capture_builtin(repo.repo, repo.repo[sha].peel(pygit2.Commit))
     assert capture.failed_entities == (("ts:module:broken", "syntax_error"),)
     assert {"core:file:broken.ts", "ts:module:broken", "ts:function:ok.f"} <= {
