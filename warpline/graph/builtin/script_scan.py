@@ -60,6 +60,10 @@ class Use:
 
 @dataclass(slots=True)
 class FileScan:
+    """What one file's scan found: its definitions' locators by qualname, the names its
+    top level binds, its exports (``export *`` specifiers apart), the uses inside its
+    definitions, and what resolving a member needs (fields' types, statics, aliases)."""
+
     path: str
     module: str
     lang: Language
