@@ -30,7 +30,7 @@ from warpline.lang.tsdefs import (
 )
 from warpline.lang.tsregions import Rec, records
 
-__all__ = ["definition_bytes", "module_name", "overload_groups", "read_javascript",
+__all__ = ["definition_bytes", "grammar", "module_name", "overload_groups", "read_javascript",
            "read_tsx", "read_typescript", "siblings"]
 
 _COMMENTS = frozenset({"comment"})
@@ -67,21 +67,24 @@ def _rank(suffix: str) -> int:
     return _RANKED.index(suffix) if suffix in _RANKED else len(_RANKED)
 
 
-@lru_cache(maxsize=3)
-def _grammar(dialect: str) -> tuple[Any, Any]:
+@lru_cache(maxsize=6)
+def grammar(dialect: str, queries: str = "") -> tuple[Any, Any]:
+    """A parser of ``dialect`` (javascript, typescript, tsx) and its query file:
+    ``typescript.scm`` (definitions), with ``queries="_refs"`` ``typescript_refs.scm``
+    (the built-in edges' uses). One parser per pair (the kept trees are per parser)."""
     import tree_sitter
 
     if dialect == "javascript":
         import tree_sitter_javascript
 
         language = tree_sitter.Language(tree_sitter_javascript.language())
-        return tree_sitter.Parser(language), load_query(language, "javascript.scm")
+        return tree_sitter.Parser(language), load_query(language, f"javascript{queries}.scm")
     import tree_sitter_typescript
 
     raw = tree_sitter_typescript.language_tsx() if dialect == "tsx" \
         else tree_sitter_typescript.language_typescript()
     language = tree_sitter.Language(raw)
-    return tree_sitter.Parser(language), load_query(language, "typescript.scm")
+    return tree_sitter.Parser(language), load_query(language, f"typescript{queries}.scm")
 
 
 @never_raises
@@ -101,7 +104,7 @@ def read_tsx(source: bytes, edit: Edit | None = None) -> FileEntities | None:
 
 def _read(source: bytes, dialect: str, edit: Edit | None,
           names: Names | None = None) -> FileEntities | None:
-    read_out = records(*_grammar(dialect), source, edit, _record)
+    read_out = records(*grammar(dialect), source, edit, _record)
     if read_out is None:
         return None
     tree, found = read_out

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from warpline.graph.model import EdgeKind
 from warpline.lang import Language
 from warpline.lang.entities import FileEntities
-from warpline.lang.script import definition_bytes
+from warpline.lang.script import definition_bytes, grammar
 from warpline.lang.scriptnames import unwrap
 
 __all__ = ["Binding", "FileScan", "Use", "scan_file"]
@@ -79,25 +78,6 @@ class FileScan:
     # type X = Y or G<Y, …> (Partial, Pick, Except…): X's members are Y's (a mapped type
     # keeps its properties' declarations)
     aliases: dict[str, str] = field(default_factory=dict)
-
-
-@lru_cache(maxsize=3)
-def _refs_query(dialect: str) -> Any:
-    import tree_sitter
-
-    from warpline.lang.tsdefs import load_query
-
-    if dialect == "javascript":
-        import tree_sitter_javascript
-
-        language = tree_sitter.Language(tree_sitter_javascript.language())
-        return tree_sitter.Parser(language), load_query(language, "javascript_refs.scm")
-    import tree_sitter_typescript
-
-    raw = tree_sitter_typescript.language_tsx() if dialect == "tsx" \
-        else tree_sitter_typescript.language_typescript()
-    language = tree_sitter.Language(raw)
-    return tree_sitter.Parser(language), load_query(language, "typescript_refs.scm")
 
 
 def _text(node: Any) -> str:
@@ -197,7 +177,7 @@ def _require(value: Any) -> str | None:
 
 def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
               source: bytes, dialect: str) -> FileScan:
-    parser, query = _refs_query(dialect)
+    parser, query = grammar(dialect, "_refs")
     import tree_sitter
 
     tree = parser.parse(source)
