@@ -192,3 +192,18 @@ def test_an_unreadable_file_keeps_its_entities_and_makes_the_capture_partial(
     assert capture.failed_entities == (("ts:module:broken", "syntax_error"),)
     assert {"core:file:broken.ts", "ts:module:broken", "ts:function:ok.f"} <= {
         e.locator for e in capture.entities}
+
+
+def test_a_member_of_a_calls_value_resolves_through_the_declared_return_type(
+        tmp_path: Path) -> None:
+    edges = _edges_of(tmp_path, "a.ts", (
+        "class Duration {\n  get(unit: string): number { return 1; }\n}\n"
+        "class DateTime {\n"
+        "  /** @return {Duration} */\n  until(other) { return new Duration(); }\n"
+        "  static now(): DateTime { return new DateTime(); }\n}\n"
+        "function span() {\n  const dt = DateTime.now();\n"
+        "  return dt.until(dt).get('days');\n}\n"))
+    # a JSDoc @return and a TypeScript return type, through a call and a binding
+    assert {("ts:function:a.span", "ts:method:a.DateTime.now", "calls"),
+            ("ts:function:a.span", "ts:method:a.DateTime.until", "calls"),
+            ("ts:function:a.span", "ts:method:a.Duration.get", "calls")} <= edges

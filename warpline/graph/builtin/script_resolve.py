@@ -141,7 +141,7 @@ class Resolver:
         if depth > _MAX_DEPTH:
             return None
         kind = binding[0]
-        if kind == "thisfield":
+        if kind in ("thisfield", "ret"):
             return None
         if kind == "qual":
             return (scan, binding[1])
@@ -158,6 +158,15 @@ class Resolver:
     def member(self, scan: FileScan, use: Use) -> Place | str | None:
         """The place ``obj.m`` names; "unknown" when the object's type is not known."""
         target = use.target
+        if target[0] == "ret":  # f().m, x.f().m: m of the type f declares it returns
+            fname, inner = target[1], tuple(target[2:])
+            callee = self.member(scan, Use(use.owner, use.source, "calls", inner, fname)) \
+                if fname else self.place(scan, inner)
+            if not isinstance(callee, tuple):
+                return "unknown"  # a library's call, or one on a value of unknown type
+            typed = callee[0].returns.get(callee[1])
+            where = self.place(callee[0], ("var", typed)) if typed else None
+            return (where[0], f"{where[1]}.{use.member}") if where else "unknown"
         if target[0] == "thisfield":  # this.a.m: m of the type field a is declared with
             qualname = use.owner or ""
             while qualname:

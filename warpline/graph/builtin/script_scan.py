@@ -12,6 +12,7 @@ by ``script_resolve``.
 
 from __future__ import annotations
 
+import re
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,8 @@ __all__ = ["Binding", "FileScan", "Use", "scan_file"]
 # scope: its members are ``qualname.m``); ("import", specifier, name) an imported name
 # (``default`` for a default import); ("ns", specifier) a module object (``import * as``;
 # ``require``: ("require", specifier), whose value is the module's default export);
+# ("ret", function name or "", *binding) the value a call returns (``f()``: the binding
+# of f; ``x.f()``: f and x's binding), typed by the callee's declared return type;
 # ("var", type name or "") a local value, of a class or interface named by
 # its annotation or ``new``.
 Binding = tuple[str, ...]
@@ -78,6 +81,7 @@ class FileScan:
     # type X = Y or G<Y, …> (Partial, Pick, Except…): X's members are Y's (a mapped type
     # keeps its properties' declarations)
     aliases: dict[str, str] = field(default_factory=dict)
+    returns: dict[str, str] = field(default_factory=dict)  # qualname -> declared return type
 
 
 def _text(node: Any) -> str:
@@ -232,6 +236,18 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
             base = first if first is not None and first.type == "type_identifier" else None
         if name is not None and base is not None and base.type == "type_identifier":
             scan.aliases[_text(name)] = _text(base)
+    for node in captures.get("callable", []):
+        typed = _type_name(node.child_by_field_name("return_type")) or _jsdoc_return(node)
+        if typed:
+            qualname, _ = s.owner_at(node)
+            if qualname:
+                scan.returns[qualname] = typed
+    for node in captures.get("retmember", []):
+        prop = node.child_by_field_name("property")
+        binding = _returned(s, node.child_by_field_name("object"))
+        if prop is not None and binding is not None:
+            owner, key = s.owner_at(node)
+            scan.uses.append(Use(owner, key, _kind(node), binding, _text(prop)))
     for node in captures.get("static", []):
         found = s.entity_at(node.start_point[0] + 1, _text(node))
         if found is not None:
@@ -258,6 +274,35 @@ def scan_file(path: str, module: str, lang: Language, entities: FileEntities,
         scan.uses.append(Use(owner, key, _kind(node), binding, _text(prop)))
     scan.top = s.scopes.get(tree.root_node.id, {})
     return scan
+
+
+_RETURN = re.compile(r"@returns?\s*\{\s*([A-Za-z_$][\w$]*)\s*\}")
+
+
+def _jsdoc_return(node: Any) -> str:
+    """The type a JSDoc block right above ``node`` says it returns (``@return {X}``)."""
+    above = node.prev_sibling
+    if above is None or above.type != "comment":
+        return ""
+    found = _RETURN.search(_text(above))
+    return found.group(1) if found else ""
+
+
+def _returned(s: _Scanner, call: Any) -> Binding | None:
+    """The binding of the value ``call`` returns: ``f()``, ``x.f()``, ``this.f()``."""
+    fn = call.child_by_field_name("function") if call is not None else None
+    if fn is None:
+        return None
+    if fn.type == "identifier":
+        inner = s.lookup(fn, _text(fn))
+        return ("ret", "", *inner) if inner is not None and inner[0] != "ret" else None
+    obj, prop = fn.child_by_field_name("object"), fn.child_by_field_name("property")
+    if obj is None or prop is None:
+        return None
+    inner = ("this",) if obj.type == "this" else s.lookup(obj, _text(obj))
+    if inner is None:
+        return None
+    return ("ret", _text(prop), *inner)
 
 
 def _kind(node: Any) -> EdgeKind:
@@ -315,6 +360,12 @@ def _declare(s: _Scanner, node: Any) -> None:
         owner = s.owner(line)
         s.bind(scope, name, ("qual", f"{owner}.{name}" if owner else name))
         return
+    if inner is not None and inner.type == "call_expression" and \
+            declarator.child_by_field_name("type") is None:
+        returned = _returned(s, inner)  # const dt = DateTime.fromObject(…)
+        if returned is not None:
+            s.bind(scope, name, returned)
+            return
     if inner is not None and inner.type == "new_expression":
         ctor = inner.child_by_field_name("constructor")
         s.bind(scope, name, ("var", _text(ctor) if ctor is not None and

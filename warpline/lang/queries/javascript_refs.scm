@@ -24,3 +24,10 @@
 (class_declaration name: (_) @fname)
 (field_definition property: (_)) @field
 (class_body (method_definition "static" name: (_) @static))
+(method_definition) @callable
+(function_declaration) @callable
+(member_expression
+  object: (call_expression
+    function: [(identifier)
+               (member_expression object: [(identifier) (this)] property: (property_identifier))])
+  property: (property_identifier)) @retmember

@@ -32,3 +32,10 @@
 (public_field_definition name: (_) type: (type_annotation)) @field
 (class_body (method_definition "static" name: (_) @static))
 (type_alias_declaration name: (type_identifier) value: [(generic_type) (type_identifier)]) @alias
+(method_definition) @callable
+(function_declaration) @callable
+(member_expression
+  object: (call_expression
+    function: [(identifier)
+               (member_expression object: [(identifier) (this)] property: (property_identifier))])
+  property: (property_identifier)) @retmember
