@@ -40,6 +40,8 @@ TINY: dict[str, list[str]] = {
     "bench_ctags_spans.py": ["{tmp}/history", "--language", "go"],
     # A tiny built history in Go, Java, Rust and TS/JS (ctags, loomweave, node typescript).
     "bench_lang_truth.py": ["--tiny"],
+    "bench_ts_edges.py": ["--tiny"],
+    "bench_uniqueness.py": ["{tmp}/history", "--commits", "20"],
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],
