@@ -59,8 +59,8 @@ from _proctree import CpuLoad, TreeMonitor
 def warpline_backfill(repo_path: Path) -> dict[str, Any]:
     """Backfill ``repo_path`` in-process; return the ingest report's figures."""
     from warpline.git.repo import head_commit, open_repo
+    from warpline.ingest.driver import Ingestor
     from warpline.store.db import Store
-    from warpline.store.ingest import Ingestor
 
     repo = open_repo(repo_path)
     with Store.open(repo_path) as store:

@@ -17,12 +17,12 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
+from warpline.ingest.batches import WRITE_BATCH, FlushPolicy, run_in_workers
+from warpline.ingest.driver import Ingestor
+from warpline.ingest.report import IngestReport
+from warpline.ingest.stopping import StopRequest
 from warpline.registry import call_tool
-from warpline.store.batches import WRITE_BATCH, FlushPolicy, run_in_workers
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import Ingestor
-from warpline.store.report import IngestReport
-from warpline.store.stopping import StopRequest
 
 
 def _history(tmp_path: Path, commits: int = 30) -> FixtureRepo:
@@ -141,7 +141,8 @@ def test_the_flush_policy_ends_a_transaction_by_count_or_by_time() -> None:
 KILL_AT = 40
 CHILD = r"""
 import os, signal, sys
-from warpline.store import db, pipeline
+from warpline.ingest import pipeline
+from warpline.store import db
 
 # 120 commits are below the worker threshold: lowered so that WARPLINE_INGEST_WORKERS=2
 # really runs the worker pipeline (and its batched writer); announced for the test.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
+from warpline.ingest.driver import Ingestor
 from warpline.store.db import Store
-from warpline.store.ingest import Ingestor
 from warpline.store.relineage import UNORDERED_KEY
 
 BODY = ("    total = 0\n    for item in range(10):\n        total += item * {k}\n"

@@ -54,9 +54,9 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 
 def _backfill(args: argparse.Namespace) -> int:
     from warpline.cli.progress import stderr_progress
+    from warpline.ingest import lock as ingestlock
+    from warpline.ingest.stopping import stop_on_signals
     from warpline.service.shared.context import catch_up, open_context
-    from warpline.store import ingestlock
-    from warpline.store.stopping import stop_on_signals
 
     started = time.perf_counter()
     with open_context(args.repo, Path.cwd()) as ctx:
@@ -80,8 +80,8 @@ def _backfill(args: argparse.Namespace) -> int:
 
 def _ingest_commit(args: argparse.Namespace) -> int:
     from warpline.git.repo import resolve_commit
+    from warpline.ingest.driver import Ingestor
     from warpline.service.shared.context import open_context
-    from warpline.store.ingest import Ingestor
 
     started = time.perf_counter()
     with open_context(args.repo, Path.cwd()) as ctx:

@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from warpline.ingest import lock as ingestlock
 from warpline.setup import ingest_log
 from warpline.setup.local_state import installed_config
-from warpline.store import ingestlock
 from warpline.store.db import store_path
 
 LOCK_WAIT_S = 15 * 60
@@ -72,8 +72,8 @@ def hook_ingest(repo: str, hook: str) -> int:
 def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
     """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile."""
     from warpline.git.repo import head_commit
+    from warpline.ingest.stopping import stop_on_signals
     from warpline.service.shared import context
-    from warpline.store.stopping import stop_on_signals
 
     ingested = failed = 0
     first_error: str | None = None

@@ -7,7 +7,7 @@ and several processes ingesting at once all converge on one row per commit. The 
 remembers the ids of the entities it wrote or read (their latest path too) for the rest
 of the run.
 
-A failed commit (``ingest.py`` says when) leaves its reason in ``ingest_failures`` and,
+A failed commit (``warpline.ingest.driver`` says when) leaves its reason in ``ingest_failures`` and,
 when the failure is the commit's own, a ``commits`` row without events whose
 ``limits_hit`` is ``[FAILED]``: every later run skips it until ``reopen_failed``.
 """
@@ -21,7 +21,7 @@ import time
 from warpline.git.events import CommitChanges
 from warpline.git.walks import Repository, has_in_history, peel_commit
 from warpline.store import lineages
-from warpline.store.db import Store
+from warpline.store.db import Store, environmental
 from warpline.store.metakeys import TIPS_KEY
 from warpline.store.tips import AncestryTips
 
@@ -119,6 +119,23 @@ class CommitWriter:
                 self.tips.push(info.sha, conn=conn, replacing=parent)
                 break
         return inserted
+
+    def write_saved(self, conn: sqlite3.Connection, changes: CommitChanges,
+                    fresh: dict[str, tuple[int, str]],
+                    learned: dict[str, tuple[int, str]]) -> int | None:
+        """``write_in`` inside a savepoint of its own: the commit is kept whole, or (an
+        error that is not the environment's) rolled back to where it began, and the error
+        raised."""
+        conn.execute("SAVEPOINT warpline_commit")
+        try:
+            written = self.write_in(conn, changes, fresh, learned)
+        except Exception as exc:
+            if not environmental(exc):
+                conn.execute("ROLLBACK TO warpline_commit")
+                conn.execute("RELEASE warpline_commit")
+            raise
+        conn.execute("RELEASE warpline_commit")
+        return written
 
     def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
                    fresh: dict[str, tuple[int, str]],

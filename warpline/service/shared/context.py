@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField, StoreUnwritable
 from warpline.git.gitfiles import PlainRepo, plain_repo
-from warpline.store import ingestlock, readonly
+from warpline.ingest import lock as ingestlock
+from warpline.ingest.report import IngestReport, Progress
+from warpline.ingest.stopping import StopRequest
+from warpline.store import readonly
 from warpline.store.caughtup import ingested_among, is_caught_up
 from warpline.store.db import Store
-from warpline.store.report import IngestReport, Progress
-from warpline.store.stopping import StopRequest
 
 if TYPE_CHECKING:
     import pygit2
@@ -156,7 +157,7 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     if not retry_failed and is_caught_up(ctx.store, ctx.head_sha(), ctx.boundary()):
         return IngestReport()
     from warpline.git.repo import head_commit
-    from warpline.store.ingest import Ingestor
+    from warpline.ingest.driver import Ingestor
 
     head = head_commit(ctx.repo)
     ctx.learned_head(head)

@@ -9,7 +9,7 @@ long backfill reads in worker processes (``batches.py``); the rows are
 ``commit_rows.py``'s, the ancestry-complete tips that shorten the walk ``tips.py``'s.
 
 A commit whose reading fails, or takes longer than ``WARPLINE_COMMIT_TIMEOUT_S``
-(``warpline.store.bounded``), or whose rows cannot be written, is recorded as failed: its
+(``warpline.ingest.bounded``), or whose rows cannot be written, is recorded as failed: its
 reason in ``ingest_failures`` and a ``commits`` row without events whose ``limits_hit``
 says ``ingest_failed`` (answers covering it name it). It is skipped from then on, by
 reads, hooks and backfills alike, until ``warpline backfill --retry-failed`` (or
@@ -30,16 +30,16 @@ from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.paths import shown
 from warpline.git.walks import Commit, Repository, pending_commits
+from warpline.ingest.batches import pipeline_module, run_in_workers
+from warpline.ingest.bounded import CommitTimeout, bounded, timeout_reason
+from warpline.ingest.report import WORKER_LOST, IngestReport, Progress
+from warpline.ingest.stopping import StopNow, StopRequest
 from warpline.store import relineage, shallow_ingest
-from warpline.store.batches import pipeline_module, run_in_workers
-from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
 from warpline.store.caughtup import ingested_among
 from warpline.store.commit_rows import CommitWriter, reaching
 from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
 from warpline.store.relineage import UNORDERED_KEY
-from warpline.store.report import WORKER_LOST, IngestReport, Progress
-from warpline.store.stopping import StopNow, StopRequest
 from warpline.store.tips import AncestryTips
 
 # A catch-up with a budget (a read tool answering now) facing more pending commits than
