@@ -156,8 +156,8 @@ pipeline.changes_in_workers = announced
 original = db.Store.open.__func__
 seen = {"commits": 0}
 
-def open_and_arm(cls, root):
-    store = original(cls, root)
+def open_and_arm(cls, root, **options):
+    store = original(cls, root, **options)
     def trace(statement):
         text = statement.lstrip()
         if text.startswith("INSERT OR IGNORE INTO commits"):

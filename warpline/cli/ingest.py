@@ -84,7 +84,7 @@ def _ingest_commit(args: argparse.Namespace) -> int:
     from warpline.service.shared.context import open_context
 
     started = time.perf_counter()
-    with open_context(args.repo, Path.cwd()) as ctx:
+    with open_context(args.repo, Path.cwd(), prefer_read_only=False) as ctx:
         commit = resolve_commit(ctx.repo, args.rev, field="rev")
         report = Ingestor(ctx.store, ctx.repo).run([commit])
         return _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)

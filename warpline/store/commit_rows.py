@@ -1,7 +1,9 @@
 """One commit's rows, and the row of a commit recorded as failed.
 
 ``CommitWriter.write_in`` writes a commit (its ``commits`` row, entities, change events
-and their lineages) inside an open transaction; ``write`` in a transaction of its own. A
+and their lineages) inside an open transaction; ``write`` in a transaction of its own.
+Which stored commits a commit has in its history (the lineage rule asks) is git's answer,
+handed in by the ingest (``Ancestry``): the store never reads git itself. A
 commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill
 and several processes ingesting at once all converge on one row per commit. The writer
 remembers the ids of the entities it wrote or read (their latest path too) for the rest
@@ -17,36 +19,43 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 
 from warpline.git.events import CommitChanges
-from warpline.git.walks import Repository, has_in_history, peel_commit
 from warpline.store import lineages
 from warpline.store.db import Store, environmental
 from warpline.store.metakeys import TIPS_KEY
 from warpline.store.tips import AncestryTips
 
-__all__ = ["FAILED", "CommitWriter", "reaching"]
+__all__ = ["FAILED", "Ancestry", "CommitWriter", "FailedRow", "reaching"]
 
 # ``commits.limits_hit`` of a commit recorded as failed (no events; reason in
 # ``ingest_failures``).
 FAILED = "ingest_failed"
 
+# ``ancestry(sha, other)``: whether commit ``other`` is ``sha`` or in its history (True
+# when git cannot tell).
+Ancestry = Callable[[str, str], bool]
+# What a failed commit's row records: (author name, author email, authored at, committed
+# at, parent count); None when the commit object is missing.
+FailedRow = tuple[str, str, int, int, int]
 
-def reaching(conn: sqlite3.Connection, repo: Repository, sha: str) -> lineages.Reaches:
+
+def reaching(conn: sqlite3.Connection, ancestry: Ancestry, sha: str) -> lineages.Reaches:
     """Whether commit ``sha`` has a stored commit (by id) in its history."""
     def reaches(commit_id: int) -> bool:
         row = conn.execute("SELECT sha FROM commits WHERE id = ?", (commit_id,)).fetchone()
-        return row is None or has_in_history(repo, sha, str(row[0]))
+        return row is None or ancestry(sha, str(row[0]))
     return reaches
 
 
 class CommitWriter:
     """Writes commits' rows for one ingest run, with its cache of entity ids."""
 
-    def __init__(self, store: Store, repo: Repository, tips: AncestryTips) -> None:
+    def __init__(self, store: Store, tips: AncestryTips, ancestry: Ancestry) -> None:
         self.store = store
-        self.repo = repo
         self.tips = tips
+        self.ancestry = ancestry
         # locator -> (id, path) of entities this process has written or read.
         self._entities: dict[str, tuple[int, str]] = {}
 
@@ -101,7 +110,7 @@ class CommitWriter:
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at,
                          int(change.also_modified), *facts))
-        of_events = lineages.assign(conn, events, reaching(conn, self.repo, info.sha))
+        of_events = lineages.assign(conn, events, reaching(conn, self.ancestry, info.sha))
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
             " previous_locator, previous_path, changed_at, also_modified, code_same,"
@@ -162,32 +171,30 @@ class CommitWriter:
         fresh[locator] = (entity_id, path)
         return entity_id
 
-    def record_failure(self, sha: str, error: str, *, skip: bool) -> None:
-        """The reason, and (``skip``: the commit's own failure) a ``commits`` row without
-        events that keeps every later run from reading it again."""
+    def record_failure(self, sha: str, error: str, *, skip: bool,
+                       row: FailedRow | None = None) -> None:
+        """The reason, and (``skip``: the commit's own failure; ``row``: its author and
+        times) a ``commits`` row without events that keeps every later run from reading it
+        again."""
         try:
             with self.store.transaction() as conn:
                 conn.execute(
                     "INSERT INTO ingest_failures (sha, error, failed_at) VALUES (?, ?, ?)",
                     (sha, error[:2000], int(time.time())),
                 )
-                if skip:
-                    self._failed_row(conn, sha)
+                if skip and row is not None:
+                    self._failed_row(conn, sha, row)
         except Exception:
             if skip:  # the row could not be written: at least keep the reason
                 self.record_failure(sha, error, skip=False)
 
-    def _failed_row(self, conn: sqlite3.Connection, sha: str) -> None:
-        commit = peel_commit(self.repo, sha)
-        if commit is None:
-            return
-        author = commit.author
+    def _failed_row(self, conn: sqlite3.Connection, sha: str, row: FailedRow) -> None:
+        name, email, authored_at, committed_at, parents = row
         conn.execute(
             "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
             " committed_at, parent_count, event_count, unparsed_files, ingested_at,"
             " limits_hit, reachable) VALUES (?, ?, ?, ?, ?, ?, 0, '[]', ?, ?, 0)",
-            (sha, _text(author.raw_name), _text(author.raw_email), int(author.time),
-             int(commit.commit_time), len(commit.parent_ids), int(time.time()),
+            (sha, name, email, authored_at, committed_at, parents, int(time.time()),
              json.dumps([FAILED])))
 
     def reopen_failed(self) -> int:
@@ -200,9 +207,3 @@ class CommitWriter:
             if gone:
                 self.store.meta_set(conn, TIPS_KEY, json.dumps([]))
         return int(gone)
-
-
-
-def _text(raw: bytes) -> str:
-    """An author's name or address as stored: UTF-8, anything else escaped, never lost."""
-    return raw.decode("utf-8", "backslashreplace")

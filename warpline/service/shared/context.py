@@ -123,17 +123,20 @@ def open_repo_only(repo: object, cwd: Path | None = None) -> tuple[Path, pygit2.
     return Path(workdir).resolve(), handle
 
 
-def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
+def open_context(repo: object, cwd: Path | None = None, *,
+                 prefer_read_only: bool = True) -> RepoContext:
     """Open repo and store. A store that exists at the served schema is opened read-only
     (its first write makes it writable: ``Store.upgrade``), so a read on a caught-up store
-    needs no write access; otherwise it is created/migrated under .weft/warpline/."""
+    needs no write access; otherwise it is created/migrated under .weft/warpline/. A
+    command that certainly writes (``ingest-commit``, ``backfill``) passes
+    ``prefer_read_only=False``: one writable open instead of a read-only one upgraded."""
     path = resolve_repo_path(repo, cwd)
     plain = plain_repo(path)
     if plain is not None:
-        store = Store.open_read_only(plain.root) or Store.open(plain.root)
+        store = Store.open(plain.root, prefer_read_only=prefer_read_only)
         return RepoContext(root=plain.root, store=store, plain=plain)
     root, handle = open_repo_only(repo, cwd)
-    store = Store.open_read_only(root) or Store.open(root)
+    store = Store.open(root, prefer_read_only=prefer_read_only)
     return RepoContext(root=root, repo=handle, store=store)
 
 
