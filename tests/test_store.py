@@ -192,10 +192,10 @@ def test_openers_released_together_on_a_new_store_all_succeed(tmp_path: Path) ->
 def _count_opens(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Spies on the guard and on every SQLite connection a store makes (the real ones
     still run)."""
-    from warpline.store import db, guard
+    from warpline.store import guard
 
     counts = {"guard": 0, "connections": 0}
-    check, connect = guard.check_state, db.sqlite3.connect
+    check, connect = guard.check_state, sqlite3.connect
 
     def checked(*args: Any, **kwargs: Any) -> Any:
         counts["guard"] += 1
@@ -206,7 +206,7 @@ def _count_opens(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         return connect(*args, **kwargs)
 
     monkeypatch.setattr(guard, "check_state", checked)
-    monkeypatch.setattr(db.sqlite3, "connect", connected)
+    monkeypatch.setattr(sqlite3, "connect", connected)
     return counts
 
 
