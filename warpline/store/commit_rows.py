@@ -25,6 +25,7 @@ from warpline.git.events import CommitChanges
 from warpline.store import lineages
 from warpline.store.db import Store, environmental
 from warpline.store.metakeys import TIPS_KEY
+from warpline.store.relineage import UNORDERED_KEY
 from warpline.store.tips import AncestryTips
 
 __all__ = ["FAILED", "Ancestry", "CommitWriter", "FailedRow", "reaching"]
@@ -94,6 +95,11 @@ class CommitWriter:
         if cur.rowcount == 0:
             return None  # another run (or process) ingested it already
         commit_id = cur.lastrowid
+        if info.parents and not self._parents_stored(conn, info.parents):
+            # Written before its history (``ingest-commit`` of a recent commit, a worker
+            # that died, a range read newest first): lineages and paths are replayed in
+            # history order once the store is complete (``relineage``).
+            self.store.meta_set(conn, UNORDERED_KEY, "1")
         rows = []
         events: list[lineages.Event] = []
         for change in changes.changes:
@@ -145,6 +151,14 @@ class CommitWriter:
             raise
         conn.execute("RELEASE warpline_commit")
         return written
+
+    @staticmethod
+    def _parents_stored(conn: sqlite3.Connection, parents: tuple[str, ...]) -> bool:
+        unique = sorted(set(parents))
+        row = conn.execute(
+            f"SELECT count(*) FROM commits WHERE sha IN ({','.join('?' * len(unique))})",
+            unique).fetchone()
+        return int(row[0]) == len(unique)
 
     def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
                    fresh: dict[str, tuple[int, str]],
