@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -105,8 +106,6 @@ def _order_fixture(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list
 
 
 def _walk_oldest_first(root: Path) -> list[Any]:
-    import pygit2
-
     repo = open_repo(root)
     return list(repo.walk(repo.head.target,
                           pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
@@ -127,7 +126,9 @@ def test_lineages_do_not_depend_on_the_order_commits_were_ingested_in(
     handle = open_repo(copy)
     for index in first:
         with Store.open(copy) as store:  # one process per commit, as ingest-commit runs
-            Ingestor(store, handle).run([handle.get(shas[index])])
+            commit = handle.get(shas[index])
+            assert isinstance(commit, pygit2.Commit)
+            Ingestor(store, handle).run([commit])
     with Store.open(copy) as store:
         assert Ingestor(store, handle).catch_up(head_commit(handle)).complete
     assert _facts(copy) == expected
