@@ -61,7 +61,7 @@ def hook_ingest(repo: str, hook: str) -> int:
                                              "it or the next hook covers this commit"})
             return 0
         try:
-            record.update(catch_up(root))
+            record.update(catch_up(root, facts=True))
         except Exception as exc:  # everything goes to the log: there is no one to tell
             record.update(ok=False, error=f"{type(exc).__name__}: {exc}"[:2000])
     record["seconds"] = round(time.monotonic() - started, 3)
@@ -69,8 +69,9 @@ def hook_ingest(repo: str, hook: str) -> int:
     return 0
 
 
-def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
-    """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile."""
+def catch_up(root: Path, progress: Any = None, *, facts: bool = False) -> dict[str, Any]:
+    """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile. ``facts``
+    (the background process): then read what each stored change means."""
     from warpline.git.repo import head_commit
     from warpline.ingest.stopping import stop_on_signals
     from warpline.service.shared import context
@@ -96,8 +97,13 @@ def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
             moved = head_commit(ctx.repo)
             if moved is None or str(moved.id) == head_sha or report.failures:
                 break
+        facts_read = 0
+        if facts and not stop.requested:  # then what each stored change means
+            from warpline.ingest.facts import fill
+
+            facts_read = fill(ctx.store, ctx.repo, stop=stop).read
     return {"ok": failed == 0 and not stop.requested, "head": head_sha, "ingested": ingested,
-            "failed": failed, "error": first_error}
+            "failed": failed, "error": first_error, "facts_read": facts_read}
 
 
 def _detach() -> None:

@@ -33,6 +33,9 @@ __all__ = ["FAILED", "Ancestry", "CommitWriter", "FailedRow", "reaching"]
 # ``commits.limits_hit`` of a commit recorded as failed (no events; reason in
 # ``ingest_failures``).
 FAILED = "ingest_failed"
+# The events whose facts of what the change means are read later (``store/eventfacts.py``):
+# a definition's, outside merges (a merge's events carry none).
+_WITH_FACTS = ("modified", "moved")
 
 # ``ancestry(sha, other)``: whether commit ``other`` is ``sha`` or in its history (True
 # when git cannot tell).
@@ -101,6 +104,7 @@ class CommitWriter:
             # history order once the store is complete (``relineage``).
             self.store.meta_set(conn, UNORDERED_KEY, "1")
         rows = []
+        parents = len(info.parents)
         events: list[lineages.Event] = []
         for change in changes.changes:
             entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh,
@@ -113,15 +117,17 @@ class CommitWriter:
                                               learned)
             events.append((entity_id, change.change_kind, previous_id))
             facts = change.facts or (None, None, None)
+            pending = int(change.facts is None and parents < 2 and change.kind != "file"
+                          and change.change_kind in _WITH_FACTS)
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at,
-                         int(change.also_modified), *facts))
+                         int(change.also_modified), *facts, pending))
         of_events = lineages.assign(conn, events, reaching(conn, self.ancestry, info.sha))
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
             " previous_locator, previous_path, changed_at, also_modified, code_same,"
-            " docs_changed, signature_changed, lineage)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " docs_changed, signature_changed, facts_pending, lineage)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(*row, lineage) for row, lineage in zip(rows, of_events, strict=True)],
         ).rowcount
         if inserted != len(rows):

@@ -22,6 +22,7 @@ from warpline.service.shared.context import (
     open_context,
 )
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
+from warpline.service.shared.facts import read_facts
 from warpline.service.shared.nature import nature_of, runs_doctests, unknown_note
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import parse_ref, resolve
@@ -63,6 +64,8 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         filters = params.filters.model_dump(mode="json", exclude_none=True) \
             if params.filters is not None else {}
         pager = Pager.of(params)
+        if entity is not None:  # what its changes mean, read for its history if not yet
+            warnings.extend(read_facts(ctx, lineages=[entity.lineage])[1])
         items, total, locators = ([], 0, set()) if entity is None else _events(
             ctx.store, entity, filters, params.sort_order, pager.offset, pager.limit,
             ctx.root)
