@@ -136,6 +136,12 @@ def format_result(r: dict[str, Any]) -> list[str]:
                        f" {bf.get('rss_at_peak_mb')} MB)"
                        f"   target RSS <= 300 MB: {_verdict(bf['peak_rss_mb'] <= 300)}")
             out.append(f"  load average (1 min) before/after: {bf['loadavg_1m']}")
+        for n, rnd in enumerate(r.get("rounds") or []):
+            dg = rnd.get("digest") or {}
+            out.append(f"    round {n + 1}: git log {rnd['git_log_s']:.2f} s, backfill "
+                       f"{rnd['seconds']} s = {rnd['ratio']}x, cpu {rnd['cpu_s']} s, load "
+                       f"{rnd['loadavg_1m']}, digests {str(dg.get('sha256'))[:16]} / "
+                       f"{str(dg.get('lineage_sha256'))[:16]}")
         if "digest" in bf:
             d = bf["digest"]
             out.append(f"  event digest {d['sha256'][:16]}  ({d['events']} events, "

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,14 @@ def _state(root: Path) -> list[tuple[str, str, str]]:
     with Store.open(root) as store:
         return sorted(store.conn.execute(
             "SELECT c.sha, e.locator, ce.change_kind FROM change_events ce "
+            "JOIN commits c ON c.id = ce.commit_id JOIN entities e ON e.id = ce.entity_id"))
+
+
+def _facts(root: Path) -> list[tuple[Any, ...]]:
+    with Store.open(root) as store:
+        return sorted(store.conn.execute(
+            "SELECT c.sha, e.locator, ce.change_kind, ce.code_same, ce.docs_changed, "
+            "ce.signature_changed, ce.facts_pending FROM change_events ce "
             "JOIN commits c ON c.id = ce.commit_id JOIN entities e ON e.id = ce.entity_id"))
 
 
@@ -221,12 +230,15 @@ def test_a_backfill_killed_mid_transaction_resumes_to_a_clean_runs_state(
                            cwd=repo.path, capture_output=True, text=True, check=True)
     assert stored == set(order.stdout.split()[:kept])
 
-    resumed = _cli("backfill", "--repo", str(repo.path), "--json", env=env)
+    resumed = _cli("backfill", "--facts", "--repo", str(repo.path), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["commits_ingested"] == 120 - kept
+    assert json.loads(resumed.stdout)["facts_pending"] == 0
     clean = _clean_copy(repo.path, tmp_path / "clean")
-    assert _cli("backfill", "--repo", str(clean), env=env).returncode == 0
+    assert _cli("backfill", "--facts", "--repo", str(clean), env=env).returncode == 0
     assert _state(repo.path) == _state(clean)
+    # What each change means does not depend on the kill either (issue 38 item 6).
+    assert _facts(repo.path) == _facts(clean)
     assert _count(repo.path, "SELECT count(*) FROM commits") == 120
 
 
