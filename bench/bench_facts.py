@@ -12,12 +12,15 @@ build filled while walking (``git archive OLD | tar -x``, that tree on ``PYTHONP
 a backfill). Printed: events compared, agreeing, disagreeing by category (the reference
 unknown, this build unknown, both known and different, per fact), and samples.
 ``--compare`` compares two stores' facts without backfilling (two worker counts of one
-build, say). JSON goes to bench/out/.
+build, say); ``--check-derived`` compares the facts read with derived versions (a file
+edited in place read again in its edited regions only) against every version read
+whole. JSON goes to bench/out/.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -77,20 +80,41 @@ def compare(new: dict[Key, Facts], old: dict[Key, Facts], samples: int = 8
             "samples": shown}
 
 
-def backfill_and_fill(src: Path, work: Path) -> tuple[Path, dict[str, Any]]:
-    from warpline.git.eventfacts import FactReader
+def backfill_and_fill(src: Path, work: Path, whole: Path | None = None
+                      ) -> tuple[Path, dict[str, Any]]:
+    """Backfill a clone of ``src``, then read every event's facts (``whole``: also into a
+    copy of the store, every version read whole: the reference for derived versions)."""
+    from warpline.git import eventfacts
     from warpline.git.repo import head_commit, open_repo
     from warpline.ingest.driver import Ingestor
     from warpline.ingest.facts import fill
     from warpline.store.db import Store, store_path
-    from warpline.store.eventfacts import count_pending
 
     root = clone(src, work / "clone", head_sha(src))
     repo = open_repo(root)
     started = time.perf_counter()
     with Store.open(root) as store:
         Ingestor(store, repo).catch_up(head_commit(repo))
-        events_s = time.perf_counter() - started
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    events_s = time.perf_counter() - started
+    if whole is not None:
+        shutil.copytree(root / ".weft", whole / ".weft")
+        eventfacts.DERIVE = False
+        try:
+            with Store.open(whole) as store:
+                fill(store, repo)
+        finally:
+            eventfacts.DERIVE = True
+    return store_path(root), _fill(root, repo, events_s)
+
+
+def _fill(root: Path, repo: Any, events_s: float) -> dict[str, Any]:
+    from warpline.git.eventfacts import FactReader
+    from warpline.ingest.facts import fill
+    from warpline.store.db import Store
+    from warpline.store.eventfacts import count_pending
+
+    with Store.open(root) as store:
         pending = count_pending(store)
         reader = FactReader(repo)
         began, cpu = time.perf_counter(), time.process_time()
@@ -102,7 +126,7 @@ def backfill_and_fill(src: Path, work: Path) -> tuple[Path, dict[str, Any]]:
                    "versions_parsed": report.parses, "versions_reused": report.reused,
                    "reuse_rate": round(report.reused / max(1, report.reused + report.parses),
                                        3)}
-    return store_path(root), figures
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", nargs="?", type=Path)
     parser.add_argument("--reference", type=Path, action="append", default=[])
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("A", "B"))
+    parser.add_argument("--check-derived", action="store_true",
+                        help="also read every version whole (eventfacts.DERIVE off) into a "
+                             "copy of the store and compare: derived reads must agree")
     args = parser.parse_args(argv)
     result: dict[str, Any] = {}
     if args.compare:
@@ -119,10 +146,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.repo is None:
             parser.error("give REPO (and --reference) or --compare A B")
         with tempfile.TemporaryDirectory(prefix="warpline-facts-") as work:
-            db, figures = backfill_and_fill(args.repo.resolve(), Path(work))
+            whole = Path(work) / "whole" if args.check_derived else None
+            if whole is not None:
+                whole.mkdir()
+            db, figures = backfill_and_fill(args.repo.resolve(), Path(work), whole)
             result.update(repo=str(args.repo), **figures)
             print(f"{args.repo}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
             new = read_facts(db)
+            if whole is not None:
+                result["derived_vs_whole"] = compare(
+                    new, read_facts(whole / ".weft" / "warpline" / "warpline.db"))
+                _print(str(args.repo), "every version read whole",
+                       result["derived_vs_whole"])
             result["references"] = {}
             for ref in args.reference:
                 found = compare(new, read_facts(ref))
