@@ -156,3 +156,16 @@ def test_an_answer_out_of_budget_says_the_nature_is_not_read_yet(
     functions = [i for i in env["data"]["items"] if i["entity"]["kind"] == "function"]
     assert functions and all(i["nature"] is None for i in functions)  # unknown, kept
     assert any("not read yet" in w for w in env["warnings"])
+
+
+def test_versions_derived_from_each_other_give_the_facts_of_whole_reads(
+        history: FixtureRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpline.git import eventfacts
+
+    whole = Path(shutil.copytree(history.path, tmp_path / "whole"))
+    for root in (history.path, whole):
+        _backfill(root, "0", monkeypatch)
+    _fill_all(history.path)  # derived: each version's edited regions read again
+    monkeypatch.setattr(eventfacts, "DERIVE", False)
+    _fill_all(whole)
+    assert _facts(history.path) == _facts(whole)
