@@ -44,6 +44,7 @@ from _bench_util import (
     environment,
     format_result,
     git,
+    git_log_cpu,
     git_log_numstat,
     head_sha,
     history_counts,
@@ -196,13 +197,18 @@ def bench_repo(label: str, src: Path, work: Path, args: argparse.Namespace) -> d
     rounds: list[dict[str, Any]] = []
     for _ in range(max(1, args.repeat)):
         git_log = round(git_log_numstat(repo, 1), 3)
+        git_cpu = round(git_log_cpu(repo), 3)
         backfill = timed_backfill(repo)
         ratio = round(backfill["seconds"] / git_log, 2) if "seconds" in backfill else None
-        rounds.append({"git_log_s": git_log, "backfill": backfill, "ratio": ratio})
+        cpu_ratio = (round(backfill["cpu_s"] / git_cpu, 2)
+                     if backfill.get("cpu_s") and git_cpu > 0 else None)
+        rounds.append({"git_log_s": git_log, "git_log_cpu_s": git_cpu, "backfill": backfill,
+                       "ratio": ratio, "cpu_ratio": cpu_ratio})
     measured = sorted((r for r in rounds if r["ratio"] is not None),
                       key=lambda r: float(r["ratio"]))
     middle = measured[len(measured) // 2] if measured else rounds[0]
     result["rounds"] = [{"git_log_s": r["git_log_s"], "ratio": r["ratio"],
+                         "git_log_cpu_s": r["git_log_cpu_s"], "cpu_ratio": r["cpu_ratio"],
                          "seconds": r["backfill"].get("seconds"),
                          "cpu_s": r["backfill"].get("cpu_s"),
                          "loadavg_1m": r["backfill"].get("loadavg_1m"),
