@@ -169,3 +169,24 @@ def test_versions_derived_from_each_other_give_the_facts_of_whole_reads(
     monkeypatch.setattr(eventfacts, "DERIVE", False)
     _fill_all(whole)
     assert _facts(history.path) == _facts(whole)
+
+
+def test_the_background_pass_reads_every_pending_fact_after_the_events(
+        history: FixtureRepo) -> None:
+    from warpline.setup import hook_runner
+
+    record = hook_runner.catch_up(history.path, facts=True)
+    assert record["ok"] and record["ingested"] == 24 and record["facts_read"] > 0
+    assert _facts(history.path)[1] == 0
+
+
+def test_new_commits_interrupt_the_background_pass(
+        history: FixtureRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpline.ingest import facts
+
+    _backfill(history.path, "0", monkeypatch)
+    monkeypatch.setattr(facts, "ASK_EVERY_S", 0.0)
+    handle = open_repo(history.path)
+    with Store.open(history.path) as store:
+        report = fill(store, handle, interrupt=lambda: True)  # HEAD moved at once
+    assert report.read == 0 and report.left == _facts(history.path)[1] > 0

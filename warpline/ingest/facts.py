@@ -27,7 +27,7 @@ from warpline.store.db import Store
 from warpline.store.eventfacts import PendingEvent, pending_events, record_facts
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from warpline.git.eventfacts import FactReader
     from warpline.git.walks import Repository
@@ -36,6 +36,7 @@ __all__ = ["FactsReport", "fill"]
 
 # Facts written per transaction: a background pass killed loses at most this much.
 FLUSH = 2000
+ASK_EVERY_S = 0.5
 
 
 @dataclass(slots=True)
@@ -52,8 +53,11 @@ class FactsReport:
 def fill(store: Store, repo: Repository, *, shas: Sequence[str] | None = None,
          lineages: Iterable[int] | None = None, events: Iterable[int] | None = None,
          budget_s: float | None = None, stop: StopRequest | None = None,
-         reader: FactReader | None = None) -> FactsReport:
-    """Read and keep the facts of the pending events in scope (None: every scope)."""
+         reader: FactReader | None = None,
+         interrupt: Callable[[], bool] | None = None) -> FactsReport:
+    """Read and keep the facts of the pending events in scope (None: every scope).
+    ``interrupt``: asked between commits (at most every ``ASK_EVERY_S``), True ends the
+    run early (the background pass: HEAD moved, new commits come first)."""
     from warpline.git.eventfacts import FactReader
 
     pending = pending_events(store, shas=shas, lineages=lineages, events=events)
@@ -65,9 +69,14 @@ def fill(store: Store, repo: Repository, *, shas: Sequence[str] | None = None,
     deadline = None if budget_s is None else time.monotonic() + budget_s
     limit = settings.commit_timeout_s()
     found: list[tuple[int, Any]] = []
+    asked = time.monotonic()
     for sha, group in groupby(pending, key=lambda row: row[1]):
         if stop is not None and stop.requested:
             break
+        if interrupt is not None and time.monotonic() - asked >= ASK_EVERY_S:
+            asked = time.monotonic()
+            if interrupt():
+                break
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             break
