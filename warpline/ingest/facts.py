@@ -108,8 +108,9 @@ def _keep(store: Store, found: list[tuple[int, Any]], report: FactsReport) -> bo
         return report.unwritable is None
     try:
         record_facts(store, found)
-    except StoreUnwritable as exc:
-        report.unwritable = exc.hint
+    except StoreUnwritable as exc:  # a damaged store's answer says so already
+        report.unwritable = ("it is damaged: `warpline doctor` says how to repair it"
+                             if exc.code == "store_corrupt" else exc.hint)
         found.clear()
         return False
     report.read += len(found)
