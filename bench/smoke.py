@@ -34,6 +34,7 @@ TINY: dict[str, list[str]] = {
     "profile_walk.py": ["{tmp}/history", "--limit", "30"],
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
     "bench_cosmetic_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
+    "bench_facts.py": ["{tmp}/history", "--check-derived"],
     "bench_history_truth.py": ["{tmp}/history"],
     "bench_coupling.py": ["{tmp}/history"],
     "bench_rust_ids.py": ["{tmp}/history"],

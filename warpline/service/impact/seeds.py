@@ -25,6 +25,7 @@ from warpline.lang.locators import is_python_path
 from warpline.service.history.ranges import commits_of_range
 from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
+from warpline.service.shared.facts import read_facts
 from warpline.service.shared.nature import combined, nature_of, runs_doctests
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
@@ -184,6 +185,7 @@ def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
     doctests = runs_doctests(ctx.root)
+    warnings.extend(read_facts(ctx, shas=shas or [])[1])
     events = facts_in(ctx.store, shas or [])
     return [replace(_seed(row), nature=combined(
         [nature_of(*event, doctests) for event in events.get(row.id, [])]))
