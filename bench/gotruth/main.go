@@ -155,11 +155,11 @@ func target(obj types.Object, modPath string) string {
 		if sig != nil && sig.Recv() != nil {
 			recv := sig.Recv().Type()
 			if iface, ok := recv.Underlying().(*types.Interface); ok && iface != nil {
-				name := baseName(recv)
-				if name == "" {
-					return ""
+				kind, ok := kinds[path+"."+baseName(recv)]
+				if !ok {
+					return "" // an interface declared inside a function
 				}
-				return "go:" + kinds[path+"."+name] + ":" + path + "." + name
+				return "go:" + kind + ":" + path + "." + baseName(recv)
 			}
 			name := baseName(recv)
 			if name == "" {

@@ -102,4 +102,4 @@ def capture_files(files: Files, blobs: list[tuple[str, bytes]],
         source="builtin", source_version=version,
         entities=tuple(entities[locator] for locator in sorted(entities)),
         edges=edges, failed_entities=tuple(sorted(failed)), unresolved=sink.unresolved,
-        discovery={"go": discovery_facts(scans, resolver, sink.edges)})
+        discovery={"go": discovery_facts(scans, resolver)})

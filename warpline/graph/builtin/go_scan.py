@@ -85,6 +85,7 @@ class FileScan:
     qualified: list[Any] = field(default_factory=list)  # pkg.Type nodes
     selectors: list[Any] = field(default_factory=list)
     globals: dict[str, Local] = field(default_factory=dict)  # package-level var/const
+    root: Any = None  # the parsed tree's root node
     _starts: list[int] = field(default_factory=list)
 
     @property
@@ -243,7 +244,8 @@ def scan_file(path: str, source: bytes) -> FileScan | None:
         _imports(node, imports)
     decls = _top_decls(tree.root_node)
     decls.sort(key=lambda d: d.start)
-    scan = FileScan(path, _text(packages[0]), imports, decls, _starts=[d.start for d in decls])
+    scan = FileScan(path, _text(packages[0]), imports, decls, root=tree.root_node,
+                    _starts=[d.start for d in decls])
     for node in sorted(captures.get("id", []), key=lambda n: n.start_byte):
         what = _declaration(node)
         if what is None:

@@ -1,202 +1,26 @@
-"""Go's tests, found in the source as ``go test`` finds them, and each package's imports.
+"""The test facts of Go's capture: every test ``go test`` runs, and each package's imports.
 
-In a ``_test.go`` file (of the package or of its external ``_test`` package), a top-level
-function is
-
-* a test: ``TestXxx(t *testing.T)``; a fuzz target: ``FuzzXxx(f *testing.F)`` (its seed
-  corpus runs under ``go test``); an example: ``ExampleXxx()`` whose body ends with an
-  ``// Output:`` or ``// Unordered output:`` comment (one without is compiled, not run);
-  a benchmark: ``BenchmarkXxx(b *testing.B)`` (run only with ``-bench``: discovered, never
-  selected);
-* where ``Xxx`` does not start with a lower-case letter (``go test``'s own rule).
-
-Subtests: ``t.Run("literal", func(t *testing.T) {...})`` with a literal name, nested the
-same way, named as ``go test`` names them (spaces become ``_``, a repeated name gets
-``#01``, ``#02``...). A test id is ``<path of its file>::<Name>`` (a subtest
-``…::<Name>/<sub>``), repository-relative.
+The rules are the ``go test`` row's (``warpline.runners.gotest_rules``); this module only
+gathers them over a commit's scanned files, with each package's directory and the
+repository packages its files and its test files import (the floor of a changed package:
+its own tests and the tests of every package importing it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from warpline.graph.builtin.go_resolve import Resolver
 from warpline.graph.builtin.go_scan import FileScan
 from warpline.lang import GO
+from warpline.runners.gotest_rules import file_tests
 
-__all__ = ["GoTest", "discovery_facts", "file_tests", "go_test_name", "runs_by_default"]
-
-_PARAM_TYPE = {"Test": "T", "Fuzz": "F", "Benchmark": "B"}
-_OUTPUT = ("// Output:", "// Unordered output:", "// output:", "// unordered output:")
-MAX_SUBTESTS = 200
+__all__ = ["discovery_facts"]
 
 
-@dataclass(slots=True)
-class GoTest:
-    """One test function: its name, kind (``test``/``fuzz``/``example``/``benchmark``),
-    the file and the static subtest names (``A/b``, nested ``A/b/c``)."""
-
-    name: str
-    kind: str
-    path: str
-    subtests: list[str] = field(default_factory=list)
-
-    @property
-    def test_id(self) -> str:
-        return f"{self.path}::{self.name}"
-
-
-def runs_by_default(kind: str) -> bool:
-    return kind != "benchmark"
-
-
-def _text(node: Any) -> str:
-    return str(node.text.decode("utf-8", "replace"))
-
-
-def go_test_name(name: str, prefix: str) -> bool:
-    """``go test``'s rule: ``prefix`` alone, or followed by anything but a lower-case
-    letter."""
-    if not name.startswith(prefix):
-        return False
-    rest = name[len(prefix):]
-    return not rest or not rest[0].islower()
-
-
-def _testing_param(node: Any, scan: FileScan, letter: str) -> str | None:
-    """The parameter's name when the function takes exactly ``*testing.<letter>``."""
-    params = node.child_by_field_name("parameters")
-    decls = [p for p in params.named_children] if params is not None else []
-    if len(decls) != 1 or node.child_by_field_name("result") is not None:
-        return None
-    names = decls[0].children_by_field_name("name")
-    typ = decls[0].child_by_field_name("type")
-    if typ is None or len(names) > 1 or typ.type != "pointer_type":
-        return None
-    alias = next((a for a, p in scan.imports.items() if p == "testing"), None)
-    if alias is None or _text(typ).replace(" ", "") != f"*{alias}.{letter}":
-        return None
-    return _text(names[0]) if names else "_"
-
-
-def _has_output(node: Any) -> bool:
-    body = node.child_by_field_name("body")
-    if body is None:
-        return False
-    comments = [c for c in _descendant_comments(body)]
-    return any(_text(c).lstrip().startswith(_OUTPUT) for c in comments)
-
-
-def _descendant_comments(body: Any) -> list[Any]:
-    # The output comment is the body's last statement-level comment: only the body's
-    # direct children and its statement list's are read (never every node).
-    out = [c for c in body.named_children if c.type == "comment"]
-    for child in body.named_children:
-        if child.type == "statement_list":
-            out.extend(c for c in child.named_children if c.type == "comment")
-    return out
-
-
-def file_tests(scan: FileScan) -> list[GoTest]:
-    """The tests ``go test`` finds in one ``_test.go`` file (none in other files)."""
-    if not scan.path.endswith("_test.go"):
-        return []
-    found = []
-    for decl in scan.decls:
-        node = decl.node
-        if decl.kind != "function" or node.child_by_field_name("type_parameters") is not None:
-            continue
-        name = decl.key[1]
-        if go_test_name(name, "Example"):
-            params = node.child_by_field_name("parameters")
-            if (params is None or not params.named_children) and _has_output(node):
-                found.append(GoTest(name, "example", scan.path))
-            continue
-        for prefix, letter in _PARAM_TYPE.items():
-            if not go_test_name(name, prefix):
-                continue
-            param = _testing_param(node, scan, letter)
-            if param is not None:
-                test = GoTest(name, prefix.lower(), scan.path)
-                if prefix == "Test":
-                    test.subtests = _subtests(node.child_by_field_name("body"), param, name)
-                found.append(test)
-            break
-    return found
-
-
-def subtest_name(literal: str) -> str:
-    """A subtest's name as ``go test`` reports it (``testing.rewrite``)."""
-    out = []
-    for char in literal:
-        if char.isspace():
-            out.append("_")
-        elif not char.isprintable():
-            out.append(repr(char)[1:-1])
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def _subtests(body: Any, param: str, prefix: str, depth: int = 0) -> list[str]:
-    """Static ``param.Run("name", func(x *testing.T) {...})`` calls in ``body``, nested."""
-    if body is None or depth > 4 or param == "_":
-        return []
-    out: list[str] = []
-    seen: dict[str, int] = {}
-    stack = [body]
-    while stack and len(out) < MAX_SUBTESTS:
-        node = stack.pop()
-        if node.type == "call_expression":
-            name = _run_name(node, param)
-            if name is not None:
-                literal, inner, inner_param = name
-                base = subtest_name(literal)
-                count = seen.get(base, 0)
-                seen[base] = count + 1
-                full = f"{prefix}/{base}" if count == 0 else f"{prefix}/{base}#{count:02d}"
-                out.append(full)
-                if inner is not None and inner_param:
-                    out.extend(_subtests(inner, inner_param, full, depth + 1))
-                continue
-        if node.type == "func_literal" and node != body:
-            continue  # a closure's own `t.Run` calls run where it is called: not static
-        stack.extend(reversed(node.named_children))
-    return out
-
-
-def _run_name(call: Any, param: str) -> tuple[str, Any, str] | None:
-    func = call.child_by_field_name("function")
-    if func is None or func.type != "selector_expression":
-        return None
-    operand, field_node = func.child_by_field_name("operand"), func.child_by_field_name("field")
-    if operand is None or field_node is None or _text(operand) != param \
-            or _text(field_node) != "Run":
-        return None
-    args = call.child_by_field_name("arguments")
-    values = args.named_children if args is not None else []
-    if len(values) != 2 or values[0].type not in ("interpreted_string_literal",
-                                                  "raw_string_literal"):
-        return None
-    raw = _text(values[0])
-    if values[0].type == "interpreted_string_literal" and "\\" in raw:
-        return None  # escapes: not worth guessing the exact name
-    literal = raw[1:-1]
-    inner = values[1]
-    if inner.type != "func_literal":
-        return literal, None, ""
-    params = inner.child_by_field_name("parameters")
-    first = params.named_children[0] if params is not None and params.named_children else None
-    names = first.children_by_field_name("name") if first is not None else []
-    return literal, inner.child_by_field_name("body"), _text(names[0]) if names else ""
-
-
-def discovery_facts(scans: list[tuple[str, FileScan]], resolver: Any,
-                    edges: set[tuple[str, str, str]]) -> dict[str, Any]:
-    """What a selection needs from a capture: every test (id, locator, kind, subtests),
-    and per package its directory and the repository packages its files import (its
-    tests' files separately: the floor of a changed package is its own tests and the
-    tests of every package importing it)."""
+def discovery_facts(scans: list[tuple[str, FileScan]], resolver: Resolver) -> dict[str, Any]:
+    """``{"tests": [[id, locator, kind, subtests], ...], "packages": {import path: {"dir",
+    "imports", "test_imports"}}}`` (JSON-ready, sorted)."""
     tests = []
     packages: dict[str, dict[str, Any]] = {}
     known = {pkg.path for pkg in resolver.scopes.values()}
@@ -205,7 +29,7 @@ def discovery_facts(scans: list[tuple[str, FileScan]], resolver: Any,
             "dir": scan.path.rpartition("/")[0], "imports": set(), "test_imports": set()})
         bucket = facts["test_imports"] if scan.path.endswith("_test.go") else facts["imports"]
         bucket.update(p for p in scan.imports.values() if p in known and p != import_path)
-        for test in file_tests(scan):
+        for test in file_tests(scan.path, scan.root, scan.imports):
             tests.append([test.test_id, GO.locator(("function", test.name), import_path),
                           test.kind, test.subtests])
     return {
