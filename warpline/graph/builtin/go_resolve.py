@@ -148,8 +148,8 @@ class Resolver:
             return ("e", inner) if inner is not None else None
         if kind == "struct_type":
             return ("s", node, scan)
-        if kind in ("interface_type", "function_type"):
-            return OUTSIDE
+        if kind == "function_type":
+            return OUTSIDE  # an anonymous interface stays unknown: any type may be behind it
         if kind == "channel_type":
             inner = self.type_node(node.child_by_field_name("value"), scan, decl)
             return ("c", inner) if inner is not None else None
