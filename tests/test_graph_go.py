@@ -13,7 +13,7 @@ from warpline.graph.model import EdgeCapture
 P = "example.com/shop"
 F = f"go:function:{P}"
 S = f"go:struct:{P}"
-I = f"go:interface:{P}"
+IF = f"go:interface:{P}"
 M = f"go:module:{P}"
 
 FILES = {
@@ -147,12 +147,12 @@ def test_calls_resolve_by_receiver_type_imports_and_embedding(capture: EdgeCaptu
     total = f"{F}/cart.Cart.Total"
     assert (total, f"{F}/money.Zero", "calls") in edges  # import path, not alias
     assert (total, f"{F}/money.Amount.Add", "calls") in edges  # := of a result
-    assert (total, f"{I}/cart.Pricer", "calls") in edges  # an interface's method
+    assert (total, f"{IF}/cart.Pricer", "calls") in edges  # an interface's method
     assert (total, f"{F}/cart.Base.ID", "calls") in edges  # promoted by embedding
     assert (total, f"{F}/cart.Owner.Greet", "calls") in edges  # a field's type
     assert (total, f"{M}/cart", "references") in edges  # a package variable
     assert (f"{S}/cart.Cart", f"{S}/cart.Base", "references") in edges  # embedding
-    assert (f"{S}/cart.Cart", f"{I}/cart.Pricer", "references") in edges  # a field type
+    assert (f"{S}/cart.Cart", f"{IF}/cart.Pricer", "references") in edges  # a field type
 
 
 def test_tests_reach_code_across_the_external_test_package(capture: EdgeCapture) -> None:
@@ -168,7 +168,7 @@ def test_an_interface_call_gives_dispatch_candidates_never_certain(capture: Edge
     total = f"{F}/cart.Cart.Total"
     assert (total, f"{F}/cart.Flat.Price", "calls") in _edges(capture, "dispatch")
     assert (total, f"{F}/cart.Flat.Price", "calls") not in _edges(capture)
-    assert (f"{S}/cart.Flat", f"{I}/cart.Pricer", "references") in _edges(capture, "implements")
+    assert (f"{S}/cart.Flat", f"{IF}/cart.Pricer", "references") in _edges(capture, "implements")
 
 
 def test_a_local_shadows_a_package_function(capture: EdgeCapture) -> None:

@@ -151,7 +151,10 @@ def collectable(root: Path, ids: Sequence[str]) -> list[str]:
     return out
 
 
-def _groups(root: Path, ids: Sequence[str]) -> dict[tuple[str, str], dict[str, set[tuple[str, ...]]]]:
+Groups = dict[tuple[str, str], dict[str, set[tuple[str, ...]]]]
+
+
+def _groups(root: Path, ids: Sequence[str]) -> Groups:
     """(module dir, package dir below it) -> test name -> chosen subtest paths (an empty
     path: the whole test)."""
     groups: dict[tuple[str, str], dict[str, set[tuple[str, ...]]]] = {}

@@ -19,9 +19,8 @@ same way, named as ``go test`` names them (spaces become ``_``, a repeated name 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 from functools import lru_cache
+from typing import Any
 
 __all__ = ["GoTest", "file_tests", "go_test_name", "runs_by_default", "subtest_name",
            "tests_in"]

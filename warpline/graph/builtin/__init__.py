@@ -18,8 +18,15 @@ from warpline.graph.builtin import go, python
 from warpline.graph.model import EdgeCapture
 from warpline.lang import GO, PYTHON, language_of
 
-__all__ = ["BUILTIN_VERSION", "EXTRACTORS", "capture_builtin", "reads", "source_blobs",
-           "join", "try_capture_builtin"]
+__all__ = [
+    "BUILTIN_VERSION",
+    "EXTRACTORS",
+    "capture_builtin",
+    "join",
+    "reads",
+    "source_blobs",
+    "try_capture_builtin",
+]
 
 BUILTIN_VERSION = "warpline-builtin-1"
 _SYMLINK_MODE = 0o120000

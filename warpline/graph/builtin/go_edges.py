@@ -192,7 +192,7 @@ def _type_arguments(param: Any) -> list[Any]:
     if typ is None or typ.type != "generic_type":
         return []
     args = typ.child_by_field_name("type_arguments")
-    out = []
+    out: list[Any] = []
     for elem in args.named_children if args is not None else []:
         out.extend(c for c in elem.named_children if c.type == "type_identifier")
     return out

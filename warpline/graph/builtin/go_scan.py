@@ -152,7 +152,7 @@ def _top_decls(root: Any) -> list[TopDecl]:
     return decls
 
 
-def _declaration(node: Any) -> Local | None | bool:
+def _declaration(node: Any) -> Local | bool | None:
     """What an identifier is by its parent: a ``Local`` it declares, False for a name
     that is neither a declaration nor a value use (a declared func's name, a struct
     literal's key), None for a use (a selector's operand too: it may name an import)."""
