@@ -13,26 +13,33 @@ Measured on cobra (bench/README.md): a ``-test.coverprofile`` per test costs ~15
 ``-test.gocoverdir`` per test and ``go tool covdata textfmt`` to read it ~390 ms. So the
 profile it is.
 
-``record_lines`` returns ``context -> measured file -> executed lines`` (contexts are test
-ids, ``""`` the baseline) and each test's outcome: what every row turns into a map.
+``record`` writes the profiles and an ``index.json`` (test id, outcome, profile) into a
+directory; ``read_recording`` turns such a directory into ``context -> measured file ->
+executed lines`` (contexts are test ids, ``""`` the baseline) and each test's outcome:
+what every row turns into a map (``warpline import-coverage DIR --runner go`` reads a
+directory recorded elsewhere).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
 import subprocess
-import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from warpline.errors import InvalidArgument
 
 from warpline.runners.gotest_command import discover, module_dir, quote_meta
 from warpline.runners.gotest_rules import GoTest, runs_by_default
 
-__all__ = ["BASELINE", "GoRecording", "go_version", "parse_profile", "record_lines"]
+__all__ = ["BASELINE", "GoRecording", "go_version", "parse_profile", "read_recording",
+           "record"]
 
 BASELINE = ""
 TEST_TIMEOUT_S = 600
@@ -40,6 +47,7 @@ BUILD_TIMEOUT_S = 900
 _BLOCK = re.compile(r"^(.+):(\d+)\.(\d+),(\d+)\.(\d+) (\d+) (\d+)$")
 _MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)
 _SKIP = re.compile(r"^--- SKIP: (\S+)", re.MULTILINE)
+_OUTCOMES = frozenset({"passed", "failed", "skipped", "error"})
 
 Counts = dict[tuple[str, int, int], int]  # (file, first line, last line) -> count
 
@@ -53,6 +61,7 @@ class GoRecording:
     outcomes: dict[str, str] = field(default_factory=dict)
     broken: list[str] = field(default_factory=list)
     collected: int = 0
+    version: str = ""
 
 
 def go_version(env: dict[str, str] | None = None) -> str:
@@ -98,10 +107,16 @@ def _module_path(root: Path, module: str) -> str | None:
     return found.group(1) if found else None
 
 
-def record_lines(root: Path, *, jobs: int = 2, env: dict[str, str] | None = None,
-                 only: set[str] | None = None) -> GoRecording:
+INDEX = "index.json"
+MAX_INDEX_BYTES = 64 << 20
+MAX_PROFILE_BYTES = 256 << 20
+
+
+def record(root: Path, out: Path, *, jobs: int = 2, env: dict[str, str] | None = None,
+           only: set[str] | None = None) -> dict[str, Any]:
     """Run every test ``go test ./...`` runs in each module of the work tree at ``root``
-    (``only``: just these test ids), one process per test, and collect its coverage."""
+    (``only``: just these test ids), one process per test; write each test's profile and
+    an ``index.json`` into the directory ``out``; return the index."""
     tests = [t for t in discover(root) if runs_by_default(t.kind)
              and (only is None or t.test_id in only)]
     packages: dict[tuple[str, str], list[GoTest]] = {}
@@ -110,23 +125,27 @@ def record_lines(root: Path, *, jobs: int = 2, env: dict[str, str] | None = None
         module = module_dir(root, directory)
         if module is not None:
             packages.setdefault((module, directory), []).append(test)
-    out = GoRecording(collected=len(tests))
-    with tempfile.TemporaryDirectory(prefix="warpline-gocover-") as scratch:
-        for number, ((module, directory), members) in enumerate(sorted(packages.items())):
-            module_path = _module_path(root, module)
-            if module_path is None:
-                continue
-            work = Path(scratch) / str(number)
-            work.mkdir()
-            _package(root, module, module_path, directory, members, work, jobs, env, out)
-    return out
+    index: dict[str, Any] = {"version": go_version(env), "collected": len(tests),
+                             "broken": [], "packages": []}
+    for number, ((module, directory), members) in enumerate(sorted(packages.items())):
+        module_path = _module_path(root, module)
+        if module_path is None:
+            continue
+        work = out / f"p{number}"
+        work.mkdir(parents=True, exist_ok=True)
+        index["packages"].append(_package(root, module, module_path, directory, members, work,
+                                          jobs, env, index))
+    (out / INDEX).write_text(json.dumps(index, indent=1), encoding="utf-8")
+    return index
 
 
 def _package(root: Path, module: str, module_path: str, directory: str,
              members: list[GoTest], work: Path, jobs: int, env: dict[str, str] | None,
-             out: GoRecording) -> None:
+             index: dict[str, Any]) -> dict[str, Any]:
     module_root = root / module if module else root
     package = directory[len(module):].lstrip("/") if module else directory
+    facts: dict[str, Any] = {"module_dir": module, "module_path": module_path,
+                             "dir": directory, "baseline": None, "tests": []}
     binary = work / "pkg.test"
     built = subprocess.run(
         ["go", "test", "-c", "-cover", "-covermode=count", "-coverpkg=./...", "-o",
@@ -134,48 +153,87 @@ def _package(root: Path, module: str, module_path: str, directory: str,
         cwd=module_root, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
         check=False, env=env)
     if built.returncode != 0 or not binary.exists():
-        out.broken.append(directory or ".")
-        for test in members:
-            out.outcomes[test.test_id] = "error"
-        return
-
-    def measured(name: str) -> str | None:
-        if name == module_path or not name.startswith(module_path + "/"):
-            return None
-        return str(module_root / name[len(module_path) + 1:])
-
+        index["broken"].append(directory or ".")
+        facts["tests"] = [{"id": t.test_id, "outcome": "error", "profile": None}
+                          for t in members]
+        return facts
     cwd = root / directory if directory else root
 
-    def run(pattern: str, profile: Path) -> tuple[int, str, Counts]:
+    def run(pattern: str, name: str) -> tuple[int, str]:
         done = subprocess.run(
             [str(binary), f"-test.run={pattern}", "-test.count=1", "-test.v",
-             "-test.paniconexit0", f"-test.coverprofile={profile}"],
+             "-test.paniconexit0", f"-test.coverprofile={work / name}"],
             cwd=cwd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, check=False,
             env=env)
-        try:
-            text = profile.read_text(encoding="utf-8")
-        except OSError:
-            text = ""
-        return done.returncode, done.stdout, parse_profile(text)
+        return done.returncode, done.stdout
 
-    _, _, baseline = run("^$", work / "baseline.out")
-    before = _lines(baseline, {}, measured)
-    if before:
-        merged = out.lines.setdefault(BASELINE, {})
-        for name, executed in before.items():
-            merged.setdefault(name, set()).update(executed)
+    run("^$", "baseline.out")
+    facts["baseline"] = f"{work.name}/baseline.out"
 
-    def one(test: GoTest) -> tuple[GoTest, int, str, Counts]:
-        status, stdout, counts = run(f"^{quote_meta(test.name)}$",
-                                     work / f"{test.name}.out")
-        return test, status, stdout, counts
+    def one(item: tuple[int, GoTest]) -> dict[str, Any]:
+        number, test = item
+        status, stdout = run(f"^{quote_meta(test.name)}$", f"t{number}.out")
+        skipped = test.name in _SKIP.findall(stdout)
+        return {"id": test.test_id,
+                "outcome": "failed" if status != 0 else ("skipped" if skipped else "passed"),
+                "profile": f"{work.name}/t{number}.out"}
 
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        for test, status, stdout, counts in pool.map(one, members):
-            skipped = test.name in _SKIP.findall(stdout)
-            out.outcomes[test.test_id] = "failed" if status != 0 else (
-                "skipped" if skipped else "passed")
-            out.lines[test.test_id] = _lines(counts, baseline, measured)
+        facts["tests"] = list(pool.map(one, enumerate(members)))
+    binary.unlink(missing_ok=True)
+    return facts
+
+
+def _profile(data: Path, name: str | None) -> Counts:
+    if not name:
+        return {}
+    path = (data / name).resolve()
+    try:
+        path.relative_to(data.resolve())  # the index is data: never a path outside it
+        if path.stat().st_size > MAX_PROFILE_BYTES:
+            return {}
+        return parse_profile(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+
+
+def read_recording(root: Path, data: Path) -> GoRecording:
+    """The lines each test ran, from a directory ``record`` wrote (``index.json`` and the
+    profiles); ``InvalidArgument`` (field ``coverage_file``) for anything else."""
+    try:
+        raw = (data / INDEX).read_bytes() if (data / INDEX).stat().st_size <= MAX_INDEX_BYTES \
+            else b""
+        index = json.loads(raw.decode("utf-8"))
+        packages = list(index["packages"])
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise InvalidArgument(
+            f"{data} is not a directory of Go coverage profiles written by "
+            "`warpline record-tests` (no readable index.json).", field="coverage_file",
+            value=str(data)) from None
+    out = GoRecording(collected=int(index.get("collected") or 0),
+                      broken=[str(b) for b in index.get("broken", [])],
+                      version=str(index.get("version") or "go-unknown"))
+    for facts in packages:
+        module_dir_ = str(facts.get("module_dir") or "")
+        module_path = str(facts.get("module_path") or "")
+        module_root = root / module_dir_ if module_dir_ else root
+
+        def measured(name: str, module_path: str = module_path,
+                     module_root: Path = module_root) -> str | None:
+            if not module_path or not name.startswith(module_path + "/"):
+                return None
+            return str(module_root / name[len(module_path) + 1:])
+
+        baseline = _profile(data, facts.get("baseline"))
+        before = _lines(baseline, {}, measured)
+        for name, executed in before.items():
+            out.lines.setdefault(BASELINE, {}).setdefault(name, set()).update(executed)
+        for test in facts.get("tests", []):
+            test_id, outcome = str(test.get("id")), str(test.get("outcome"))
+            out.outcomes[test_id] = outcome if outcome in _OUTCOMES else "unknown"
+            out.lines[test_id] = _lines(_profile(data, test.get("profile")), baseline,
+                                        measured)
+    return out
 
 
 def describe(root: Path) -> str:
