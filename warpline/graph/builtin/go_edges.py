@@ -124,7 +124,7 @@ class Emitter:
         decl = scan.owner(node.start_byte)
         name = _text(node)
         if name not in pkg.types or (decl is not None
-                                     and decl.local(name, node.start_byte) is not None):
+                                     and decl.local_type(name, node.start_byte)):
             return
         if decl is not None and decl.kind == "method" and _receiver_parameter(decl, name):
             return

@@ -130,7 +130,7 @@ class Resolver:
             return self.type_node(node.child_by_field_name("type"), scan, decl)
         if kind == "type_identifier":
             name = _text(node)
-            if decl is not None and decl.local(name, node.start_byte) is not None:
+            if decl is not None and decl.local_type(name, node.start_byte):
                 return None  # a type parameter
             pkg = self.scope_of[scan.path]
             return named(pkg.path, name) if name in pkg.types else OUTSIDE
@@ -166,7 +166,7 @@ class Resolver:
         return named(target.path, _text(name))
 
     def local_type(self, local: Local, scan: FileScan, decl: TopDecl | None,
-                   depth: int = 0) -> Ty | None:
+                   depth: int = 0, at: Any = None) -> Ty | None:
         if local.how == "param":
             ty = self.type_node(local.typ, scan, decl)
             return ("e", ty) if local.variadic and ty is not None else ty
@@ -178,6 +178,8 @@ class Resolver:
                 return self.expr(values[local.index], scan, decl, depth + 1) \
                     if local.index < len(values) else None
             return self.expr(values[0], scan, decl, depth + 1, local.index) if values else None
+        if local.how == "switch":
+            return self._switch_case(local, scan, decl, at)
         if local.how == "range":
             values = local.value.named_children if local.value is not None else []
             ranged = self.expr(local.value, scan, decl, depth + 1) \
@@ -189,6 +191,19 @@ class Resolver:
             if ranged[0] == "c":
                 return ranged[1] if local.index == 0 else None
             return ranged[1] if ranged[0] == "e" and local.index == 1 else None
+        return None
+
+    def _switch_case(self, local: Local, scan: FileScan, decl: TopDecl | None,
+                     at: Any) -> Ty | None:
+        """A type switch alias used at ``at``: the type of its clause, when the clause
+        names exactly one type."""
+        node = at
+        while node is not None and node != local.value:
+            parent = node.parent
+            if node.type == "type_case" and parent == local.value:
+                types = node.children_by_field_name("type")
+                return self.type_node(types[0], scan, decl) if len(types) == 1 else None
+            node = parent
         return None
 
     def underlying(self, ty: Ty | None) -> Ty | None:
@@ -253,6 +268,8 @@ class Resolver:
         name = _text(node)
         local = decl.local(name, node.start_byte) if decl is not None else None
         if local is not None:
+            if local.how == "switch":
+                return self.local_type(local, scan, decl, depth + 1, node)
             key = id(local)
             if key in self._types:
                 return self._types[key]
@@ -280,7 +297,7 @@ class Resolver:
             local = decl.local(name, callee.start_byte) if decl is not None else None
             if local is not None:
                 return self._literal_result(local, scan, decl, result)
-            if name == "new":
+            if name in ("new", "make"):
                 args = node.child_by_field_name("arguments")
                 return self.type_node(args.named_children[0], scan, decl) \
                     if args is not None and args.named_children else None
@@ -304,9 +321,16 @@ class Resolver:
 
     def _literal_result(self, local: Local, scan: FileScan, decl: TopDecl | None,
                         result: int) -> Ty | None:
-        """A local bound to a function literal (``mk := func() *T {…}``): its result."""
+        """A local bound to a function literal (``mk := func() *T {…}``) or declared with a
+        function type (``parse func(string) (*File, error)``): its result."""
         values = local.value.named_children if local.how == "value" and local.value else []
-        if len(values) != 1 or values[0].type != "func_literal":
+        if local.how == "param" and local.typ is not None \
+                and local.typ.type == "function_type":
+            values = [local.typ]
+        if len(values) == 1 and values[0].type == "identifier":
+            found = self.scope_of[scan.path].funcs.get(_text(values[0]))  # `parse := Parse`
+            return self.results(found[0], found[1], result) if found is not None else None
+        if len(values) != 1 or values[0].type not in ("func_literal", "function_type"):
             return None
         literal = TopDecl(MODULE_KEY, values[0], 0, 0)
         return self.results(literal, scan, result, decl)

@@ -41,7 +41,9 @@ class Local:
     ``how``: ``param`` (``typ`` is the declared type node; ``variadic``: a slice of it),
     ``value`` (``value`` is the expression list assigned, ``index`` this name's position;
     ``typ`` a declared type if any), ``range`` (an element of ``value``), ``type`` (a type
-    parameter), ``opaque`` (a receive, a type switch alias)."""
+    parameter), ``switch`` (a type switch's alias: ``value`` is the switch, its type the
+    one type of the clause a use is in), ``opaque`` (a receive). ``start``: where its scope
+    begins (after its statement for ``:=``, ``var`` and ``range``)."""
 
     how: str
     start: int
@@ -61,6 +63,12 @@ class TopDecl:
     end: int
     kind: str = ""  # function | method | struct | interface | type | module
     locals: dict[str, list[Local]] = field(default_factory=dict)
+
+    def local_type(self, name: str, at: int) -> bool:
+        """Whether ``name`` is a type parameter here (a value never shadows a type name
+        where a type is written)."""
+        found = self.local(name, at)
+        return found is not None and found.how == "type"
 
     def local(self, name: str, at: int) -> Local | None:
         """The latest declaration of ``name`` before byte ``at`` (block scopes are not
@@ -149,6 +157,9 @@ def _top_decls(root: Any) -> list[TopDecl]:
                 # A lone spec's declaration (`type X …`) is the definition.
                 outer = child if len(child.named_children) == 1 else spec
                 decls.append(TopDecl(key, spec, outer.start_byte, outer.end_byte, spec_kind))
+        elif kind in ("var_declaration", "const_declaration"):
+            # The package's own lines; a function literal in an initializer has locals.
+            decls.append(TopDecl(MODULE_KEY, child, child.start_byte, child.end_byte, "module"))
     return decls
 
 
@@ -166,14 +177,16 @@ def _declaration(node: Any) -> Local | bool | None:
         if owner is None or owner.child_by_field_name("left") != parent:
             if owner is not None and owner.type == "type_switch_statement" \
                     and owner.child_by_field_name("alias") == parent:
-                return Local("opaque", node.start_byte)
+                header = owner.child_by_field_name("value") or parent
+                return Local("switch", header.end_byte, value=owner)
             return None
         index = parent.named_children.index(node)
         if owner.type == "short_var_declaration":
-            return Local("value", node.start_byte, value=owner.child_by_field_name("right"),
+            # In scope after the statement: `x, err := x.Open()` reads the outer `x`.
+            return Local("value", owner.end_byte, value=owner.child_by_field_name("right"),
                          index=index)
         if owner.type == "range_clause":
-            return Local("range", node.start_byte, value=owner.child_by_field_name("right"),
+            return Local("range", owner.end_byte, value=owner.child_by_field_name("right"),
                          index=index)
         if owner.type == "receive_statement":
             return Local("opaque", node.start_byte)
@@ -182,7 +195,7 @@ def _declaration(node: Any) -> Local | bool | None:
         if node not in parent.children_by_field_name("name"):
             return None
         index = parent.children_by_field_name("name").index(node)
-        return Local("value", node.start_byte, parent.child_by_field_name("type"),
+        return Local("value", parent.end_byte, parent.child_by_field_name("type"),
                      parent.child_by_field_name("value"), index)
     if kind == "type_parameter_declaration":
         return Local("type", node.start_byte)
@@ -252,10 +265,10 @@ def scan_file(path: str, source: bytes) -> FileScan | None:
             scan.uses.append(node)
         elif isinstance(what, Local) and node.text != b"_":
             owner = scan.owner(node.start_byte)
-            if owner is not None:
-                owner.locals.setdefault(_text(node), []).append(what)
-            elif _top_level(node):
+            if _top_level(node):
                 scan.globals[_text(node)] = what
+            elif owner is not None:
+                owner.locals.setdefault(_text(node), []).append(what)
     scan.types = captures.get("type", [])
     scan.qualified = captures.get("qualified", [])
     scan.selectors = captures.get("selector", [])
