@@ -91,6 +91,30 @@ type Flat struct{ each money.Amount }
 // Price implements Pricer.
 func (f Flat) Price(string) money.Amount { return f.each }
 """,
+    "cart/more.go": """package cart
+
+import "example.com/shop/money"
+
+// Set is a set of names.
+type Set map[string]bool
+
+// Has reports membership.
+func (s Set) Has(name string) bool { return s[name] }
+
+// Kinds reads a type switch, make and a local named like an import.
+func Kinds(v interface{}, token Owner) bool {
+	s := make(Set)
+	switch w := v.(type) {
+	case *Owner:
+		w.Greet()
+	case Flat:
+		w.Price("x")
+	}
+	money := money.Zero()
+	_ = money
+	return s.Has("a") && token.Greet() != ""
+}
+""",
     "money/money.go": """package money
 
 // Amount is money.
@@ -153,6 +177,16 @@ def test_calls_resolve_by_receiver_type_imports_and_embedding(capture: EdgeCaptu
     assert (total, f"{M}/cart", "references") in edges  # a package variable
     assert (f"{S}/cart.Cart", f"{S}/cart.Base", "references") in edges  # embedding
     assert (f"{S}/cart.Cart", f"{IF}/cart.Pricer", "references") in edges  # a field type
+
+
+def test_scopes_follow_go_type_switches_make_and_statement_ends(capture: EdgeCapture) -> None:
+    edges = _edges(capture)
+    kinds = f"{F}/cart.Kinds"
+    assert (kinds, f"{F}/cart.Set.Has", "calls") in edges  # make(Set)
+    assert (kinds, f"{F}/cart.Owner.Greet", "calls") in edges  # case *Owner; a parameter
+    assert (kinds, f"{F}/cart.Flat.Price", "calls") in edges  # case Flat
+    assert (kinds, f"{F}/money.Zero", "calls") in edges  # `money := money.Zero()`
+    assert (kinds, f"{S}/cart.Owner", "references") in edges  # named `token`, typed Owner
 
 
 def test_tests_reach_code_across_the_external_test_package(capture: EdgeCapture) -> None:
