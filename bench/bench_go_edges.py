@@ -1,6 +1,7 @@
 """Go's built-in edges against ``go/types`` (a truth that is not tree-sitter).
 
     python bench/bench_go_edges.py REPO [REPO ...] [--goos linux,windows,darwin] [--show 20]
+    python bench/bench_go_edges.py --tiny      # the tests' fixture module, in a temp repo
 
 For each repository (a clone whose HEAD holds a Go module at its root), ``bench/gotruth``
 (a small Go program over ``golang.org/x/tools/go/packages``, built here into a temp dir;
@@ -106,16 +107,35 @@ def score(repo_path: Path, binary: Path, goos: list[str], show: int) -> dict[str
     }
 
 
+def tiny_repo(root: Path) -> Path:
+    sys.path.insert(0, str(BENCH.parent))
+    from tests.test_graph_go import FILES
+
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    for argv in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+                  "commit", "-qm", "tiny"]):
+        subprocess.run(["git", *argv], cwd=root, check=True)
+    return root
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("repos", nargs="+", type=Path)
+    parser.add_argument("repos", nargs="*", type=Path)
+    parser.add_argument("--tiny", action="store_true",
+                        help="score the fixture module of tests/test_graph_go.py")
     parser.add_argument("--goos", default="linux,windows,darwin")
     parser.add_argument("--show", type=int, default=20)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="warpline-gotruth-") as scratch:
         binary = build_truth(Path(scratch))
-        for repo in args.repos:
+        repos = list(args.repos)
+        if args.tiny:
+            repos.append(tiny_repo(Path(scratch) / "tiny"))
+        for repo in repos:
             print(json.dumps(score(repo.resolve(), binary, args.goos.split(","), args.show),
                              indent=1))
     return 0

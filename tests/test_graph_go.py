@@ -135,6 +135,16 @@ import (
 	"example.com/shop/money"
 )
 
+type row struct{ pricer cart.Pricer }
+
+var rows = [...]row{{pricer: cart.Flat{}}}
+
+func TestRows(t *testing.T) {
+	for _, r := range rows {
+		_ = r.pricer.Price("x").Add(1)
+	}
+}
+
 func TestTotal(t *testing.T) {
 	c := cart.New(cart.Flat{})
 	c.Add("a")
@@ -198,6 +208,13 @@ def test_tests_reach_code_across_the_external_test_package(capture: EdgeCapture)
     assert (test, f"{S}/cart.Flat", "references") in edges
 
 
+def test_types_of_the_external_test_package_and_interface_results(capture: EdgeCapture) -> None:
+    edges = _edges(capture)
+    test = f"{F}/cart.TestRows"
+    assert (test, f"{IF}/cart.Pricer", "calls") in edges  # a field of a test-package type
+    assert (test, f"{F}/money.Amount.Add", "calls") in edges  # an interface method's result
+
+
 def test_an_interface_call_gives_dispatch_candidates_never_certain(capture: EdgeCapture) -> None:
     total = f"{F}/cart.Cart.Total"
     assert (total, f"{F}/cart.Flat.Price", "calls") in _edges(capture, "dispatch")
@@ -218,8 +235,9 @@ def test_an_unknown_receiver_gives_a_marked_candidate_and_counts(capture: EdgeCa
 
 def test_the_capture_carries_go_tests_and_package_imports(capture: EdgeCapture) -> None:
     facts = (capture.discovery or {})["go"]
-    assert facts["tests"] == [["cart/cart_test.go::TestTotal", f"{F}/cart.TestTotal", "test",
-                               []]]
+    assert facts["tests"] == [
+        ["cart/cart_test.go::TestRows", f"{F}/cart.TestRows", "test", []],
+        ["cart/cart_test.go::TestTotal", f"{F}/cart.TestTotal", "test", []]]
     assert facts["packages"][f"{P}/cart"]["imports"] == [f"{P}/money"]
     assert facts["packages"][f"{P}/cart"]["test_imports"] == [f"{P}/money"]
 

@@ -215,7 +215,7 @@ def implementations(resolver: Resolver) -> dict[str, list[tuple[Package, str]]]:
                 continue
             found = []
             for (path, type_name), methods in method_sets.items():
-                owner = resolver.package(path) or resolver.scopes.get((path, True))
+                owner = resolver.declaring(path, type_name)
                 if owner is None or (path, type_name) == (pkg.path, decl.key[1]):
                     continue
                 promoted = methods | _promoted(resolver, owner, type_name)

@@ -118,6 +118,16 @@ class Resolver:
         """The importable scope of ``import_path`` (None: not a package of this commit)."""
         return self.scopes.get((import_path, False))
 
+    def declaring(self, import_path: str, type_name: str) -> Package | None:
+        """The scope declaring a named type of ``import_path``: the package, or its external
+        test package (one import path, two scopes)."""
+        for external in (False, True):
+            pkg = self.scopes.get((import_path, external))
+            if pkg is not None and (type_name in pkg.types or any(
+                    recv == type_name for recv, _ in pkg.methods)):
+                return pkg
+        return self.scopes.get((import_path, False))
+
     # ---- types -------------------------------------------------------------------------
 
     def type_node(self, node: Any, scan: FileScan, decl: TopDecl | None) -> Ty | None:
@@ -210,7 +220,7 @@ class Resolver:
         """A named type defined as a slice, map or channel: that (for ranging, indexing)."""
         if ty is None or ty[0] != "n":
             return ty
-        pkg = self.package(ty[1]) or self.scopes.get((ty[1], True))
+        pkg = self.declaring(ty[1], ty[2])
         found = pkg.types.get(ty[2]) if pkg is not None else None
         if found is None or found[0].kind != "type":
             return ty
@@ -314,6 +324,9 @@ class Resolver:
                 return None
             if member.kind == "type":
                 return named(member.package.path, member.decl.key[1]) if result == 0 else None
+            if member.kind == "interface" and member.scan is not None:
+                spec = TopDecl(MODULE_KEY, member.node, 0, 0)  # the method spec's results
+                return self.results(spec, member.scan, result)
             if member.kind in ("method", "function"):
                 owner = self._decl_scan(member)
                 return self.results(member.decl, owner, result) if owner is not None else None
@@ -431,7 +444,7 @@ class Resolver:
                 if (path, type_name) in seen:
                     continue
                 seen.add((path, type_name))
-                pkg = self.package(path) or self.scopes.get((path, True))
+                pkg = self.declaring(path, type_name)
                 if pkg is None:
                     continue
                 found = pkg.methods.get((type_name, name))

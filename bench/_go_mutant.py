@@ -1,0 +1,99 @@
+"""Go mutants and the Go suite's failures, for ``bench_go_mutants.py``.
+
+``mutate`` breaks one function or method (found by its ``go:`` qualname in a file's
+source, with tree-sitter-go): a single ``bool`` result is negated at every ``return``, a
+single ``string`` result gets ``+ "~"``, a single ``int`` result ``+ 1`` (a wrong return
+value); anything else starts with ``panic("warpline mutant")``. ``failing`` runs
+``go test -json ./...`` and names each failing top-level test by the suite's test ids
+(``<file>::<Name>``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import tree_sitter
+import tree_sitter_go
+
+from warpline.lang.golang import definition_name
+
+_PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_go.language()))
+PANIC = 'panic("warpline mutant")'
+_WRONG = {"bool": ("!(", ")"), "string": ("(", ') + "~"'), "int": ("(", ") + 1")}
+
+
+def _find(root: Any, qualname: str) -> Any:
+    for node in root.named_children:
+        kind = {"function_declaration": "function", "method_declaration": "method"}.get(
+            node.type)
+        if kind is not None and definition_name(node, kind) == qualname:
+            return node
+    return None
+
+
+def _returns(body: Any) -> list[Any]:
+    out = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "func_literal":
+            continue
+        if node.type == "return_statement":
+            out.append(node)
+            continue
+        stack.extend(node.named_children)
+    return out
+
+
+def mutate(source: bytes, qualname: str) -> tuple[bytes, str] | None:
+    """(the mutated source, ``wrong-return`` or ``panic``); None when the function is not
+    in the file or has no body."""
+    node = _find(_PARSER.parse(source).root_node, qualname)
+    body = node.child_by_field_name("body") if node is not None else None
+    if node is None or body is None:
+        return None
+    result = node.child_by_field_name("result")
+    wrap = _WRONG.get(result.text.decode()) if result is not None else None
+    returns = _returns(body) if wrap is not None else []
+    values = [r.named_children[0] for r in returns if len(r.named_children) == 1
+              and r.named_children[0].type != "expression_list"]
+    if wrap is not None and values and len(values) == len(returns):
+        out = source
+        for value in sorted(values, key=lambda v: v.start_byte, reverse=True):
+            out = (out[:value.start_byte] + wrap[0].encode() + out[value.start_byte:
+                   value.end_byte] + wrap[1].encode() + out[value.end_byte:])
+        return out, "wrong-return"
+    at = body.start_byte + 1
+    return source[:at] + f"\n\t{PANIC}\n".encode() + source[at:], "panic"
+
+
+def failing(root: Path, ids_by_package: dict[tuple[str, str], str],
+            env: dict[str, str] | None = None) -> tuple[set[str], bool]:
+    """The ids of the top-level tests ``go test ./...`` fails, and whether some package
+    failed without naming a test (a build failure, a panic outside a test)."""
+    done = subprocess.run(["go", "test", "-count=1", "-json", "./..."], cwd=root,
+                          capture_output=True, text=True, timeout=3600, check=False, env=env)
+    out: set[str] = set()
+    blind = False
+    named: set[str] = set()
+    for line in done.stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("Action") != "fail":
+            continue
+        package = str(event.get("Package", ""))
+        test = event.get("Test")
+        if test:
+            top = str(test).split("/", 1)[0]
+            found = ids_by_package.get((package, top))
+            if found is not None:
+                out.add(found)
+                named.add(package)
+        elif package not in named:
+            blind = True
+    return out, blind
