@@ -274,13 +274,19 @@ def _tests_to_run(data: Env, envelope: Env) -> list[str]:
     return ["", f"### {title}", "", "```sh", command, "```"]
 
 
+def runner_commands(envelope: Env, runner: str | None = None) -> list[str]:
+    """The selection's commands, one per test runner (``data.selection.runners``, in the
+    order of ``next_actions.commands``); only ``runner``'s when given."""
+    selection = (envelope.get("data") or {}).get("selection") or {}
+    return [str(run["command"]) for run in selection.get("runners") or []
+            if run.get("command") and runner in (None, run.get("runner"))]
+
+
 def selection_command(envelope: Env) -> str | None:
-    """``next_actions.commands[0]``: the command running the selection."""
-    for action in envelope.get("next_actions", {}).get("commands", []):
-        command = str(action.get("command", ""))
-        if command.startswith(("pytest", "(cd ")):
-            return command
-    return None
+    """The command running the selection: each runner's, joined with ``&&`` (one runner:
+    ``next_actions.commands[0]``); None when nothing is to run."""
+    commands = runner_commands(envelope)
+    return " && ".join(commands) if commands else None
 
 
 def _inspections(items: list[Env]) -> list[str]:
@@ -453,7 +459,7 @@ def _pytest_command(data: Env, envelope: Env) -> str:
     known test it is the whole suite, ``pytest``, when pytest is the change's runner, and
     empty when it is not (code in another language: the warnings, on stderr
     (``WARNINGS_TO_STDERR``), name that project's own command)."""
-    return selection_command(envelope) or ""
+    return " && ".join(runner_commands(envelope, "pytest"))
 
 
 # Formats whose output must stay machine-ready: their warnings go to stderr instead.
