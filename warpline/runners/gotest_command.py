@@ -26,7 +26,8 @@ from pathlib import Path
 from warpline.runners.gotest_rules import GoTest, runs_by_default, tests_in
 
 __all__ = ["MAX_IDS", "collectable", "command", "command_lines", "detect", "discover",
-           "module_dir", "owns", "quote_meta", "split_id", "test_file"]
+           "file_tests", "invocation_argv", "invocations", "module_dir", "owns", "quote_meta",
+           "split_id", "test_file"]
 
 MAX_IDS = 500
 MAX_GO_MOD_BYTES = 1 << 20
@@ -106,6 +107,13 @@ def module_dir(root: Path, directory: str) -> str | None:
         parts.pop()
 
 
+def _module_or_root(root: Path, directory: str) -> str:
+    # A work tree without its go.mod (not checked out yet): the command still names the
+    # package from the root, which is where `go` will look for the module.
+    found = module_dir(root, directory)
+    return found if found is not None else ""
+
+
 def discover(root: Path) -> list[GoTest]:
     """Every test ``go test ./...`` runs in every module of the work tree (benchmarks
     included, marked: they run only with ``-bench``)."""
@@ -161,9 +169,7 @@ def _groups(root: Path, ids: Sequence[str]) -> Groups:
     for test_id in ids:
         path, name, subs = split_id(test_id)
         directory = path.rpartition("/")[0]
-        module = module_dir(root, directory)
-        if module is None:
-            continue
+        module = _module_or_root(root, directory)
         package = directory[len(module):].lstrip("/") if module else directory
         tests = groups.setdefault((module, package), {})
         names = [name] if name else [t.name for t in _file_tests(root, path)]
@@ -172,20 +178,29 @@ def _groups(root: Path, ids: Sequence[str]) -> Groups:
     return groups
 
 
-def _line(module: str, package: str, pattern: str) -> str:
-    target = f"./{package}" if package else "."
-    line = f"go test {shlex.quote(target)} -count=1 -run {shlex.quote(pattern)}"
-    return f"(cd {shlex.quote(module)} && {line})" if module else line
+def _line(module: str, package: str, pattern: str | None) -> str:
+    return shlex.join(invocation_argv(package, pattern)) if not module else \
+        f"(cd {shlex.quote(module)} && {shlex.join(invocation_argv(package, pattern))})"
 
 
-def command_lines(root: Path, ids: Sequence[str]) -> list[str]:
-    """One ``go test`` per package (and per test whose subtests were chosen), in order of
-    first appearance; each runnable alone from the root."""
-    lines = []
+def invocation_argv(package: str, pattern: str | None) -> list[str]:
+    """``go test`` for one package (``...``: every package of the module), run from its
+    module's directory; ``pattern`` None runs every test."""
+    target = "./..." if package == "..." else (f"./{package}" if package else ".")
+    return ["go", "test", target, "-count=1", *(["-run", pattern] if pattern else [])]
+
+
+def invocations(root: Path, ids: Sequence[str]) -> list[tuple[str, str, str | None]]:
+    """(module dir, package dir below it, ``-run`` pattern or None for all its tests) per
+    ``go test`` the ids need, in order of first appearance."""
+    out: list[tuple[str, str, str | None]] = []
     for (module, package), tests in _groups(root, list(dict.fromkeys(ids))).items():
         whole = [name for name, subs in tests.items() if () in subs]
         if whole:
-            lines.append(_line(module, package, _alternation(whole)))
+            # Every test of the package chosen: no -run (the same tests, a shorter line).
+            every = _package_tests(root, module, package) if len(whole) > 1 else set()
+            out.append((module, package, None if every and set(whole) >= every
+                        else _alternation(whole)))
         for name, subs in tests.items():
             if () in subs:
                 continue
@@ -197,8 +212,33 @@ def command_lines(root: Path, ids: Sequence[str]) -> list[str]:
             for parent, last in by_parent.items():
                 levels = [_alternation([name]), *(_alternation([p]) for p in parent),
                           _alternation(last)]
-                lines.append(_line(module, package, "/".join(levels)))
-    return lines
+                out.append((module, package, "/".join(levels)))
+    return out
+
+
+def _package_tests(root: Path, module: str, package: str) -> set[str]:
+    """The names of every test ``go test`` runs in one package directory."""
+    directory = root.joinpath(*[p for p in f"{module}/{package}".split("/") if p])
+    try:
+        names = sorted(p.name for p in directory.iterdir() if p.name.endswith("_test.go"))
+    except OSError:
+        return set()
+    rel = "/".join(p for p in f"{module}/{package}".split("/") if p)
+    return {t.name for name in names
+            for t in _file_tests(root, f"{rel}/{name}" if rel else name)}
+
+
+def command_lines(root: Path, ids: Sequence[str]) -> list[str]:
+    """One ``go test`` per package (and per test whose subtests were chosen), in order of
+    first appearance; each runnable alone from the root. A package whose every test is
+    chosen runs without ``-run``."""
+    return [_line(module, package, pattern)
+            for module, package, pattern in invocations(root, ids)]
+
+
+def file_tests(root: Path, path: str) -> list[str]:
+    """The ids of the tests ``go test`` runs in one work-tree file."""
+    return [t.test_id for t in _file_tests(root, path)]
 
 
 def _alternation(names: list[str]) -> str:

@@ -71,8 +71,9 @@ def package_of(graph: Any, path: str) -> str | None:
 
 
 def floor(graph: Any, paths: Iterable[str | None]) -> list[str] | None:
-    """Test ids of the floor of changed files ``paths``: their packages' tests and the
-    tests of every package importing them; None when the snapshot has no Go facts."""
+    """The test files of the floor of changed files ``paths`` (run whole): their
+    packages' and those of every package importing them; None when the snapshot has no
+    Go facts."""
     facts = _facts(graph)
     packages = facts.get("packages")
     if graph is None or not isinstance(packages, dict):
@@ -88,5 +89,5 @@ def floor(graph: Any, paths: Iterable[str | None]) -> list[str] | None:
         imported = set(info.get("imports", [])) | set(info.get("test_imports", []))
         if import_path in changed or imported & changed:
             dirs.add(info.get("dir"))
-    return sorted(test_id for test_id, _, _ in _tests(graph)
-                  if test_id.split("::", 1)[0].rpartition("/")[0] in dirs)
+    return sorted({test_id.split("::", 1)[0] for test_id, _, _ in _tests(graph)
+                   if test_id.split("::", 1)[0].rpartition("/")[0] in dirs})
