@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from warpline.errors import InvalidArgument
-
 from warpline.runners.gotest_command import discover, module_dir, quote_meta
 from warpline.runners.gotest_rules import GoTest, runs_by_default
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pygit2
+
 from warpline.errors import InvalidArgument
 from warpline.runners import RUNNERS, Runner, by_name
 from warpline.runners.receipt import selection_facts, write
@@ -57,7 +59,7 @@ def record_tests(repo: object, cwd: Path, runner: str | None = None,
         if ctx.repo.head_is_unborn:
             raise InvalidArgument("The repository has no commit yet: a map describes a "
                                   "commit. Commit first.", field="repo", value=str(ctx.root))
-        commit = ctx.repo.head.peel()
+        commit = ctx.repo.head.peel(pygit2.Commit)
         ours = own_paths(ctx.root, ctx.repo)
         out: list[dict[str, Any]] = []
         status = 0
