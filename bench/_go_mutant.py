@@ -48,6 +48,13 @@ def _returns(body: Any) -> list[Any]:
     return out
 
 
+def _lone(node: Any) -> Any:
+    """A return's one value (``return x`` holds an expression list of one)."""
+    if node.type != "expression_list":
+        return node
+    return node.named_children[0] if len(node.named_children) == 1 else None
+
+
 def mutate(source: bytes, qualname: str) -> tuple[bytes, str] | None:
     """(the mutated source, ``wrong-return`` or ``panic``); None when the function is not
     in the file or has no body."""
@@ -58,8 +65,8 @@ def mutate(source: bytes, qualname: str) -> tuple[bytes, str] | None:
     result = node.child_by_field_name("result")
     wrap = _WRONG.get(result.text.decode()) if result is not None else None
     returns = _returns(body) if wrap is not None else []
-    values = [r.named_children[0] for r in returns if len(r.named_children) == 1
-              and r.named_children[0].type != "expression_list"]
+    values = [_lone(r.named_children[0]) for r in returns if len(r.named_children) == 1]
+    values = [v for v in values if v is not None]
     if wrap is not None and values and len(values) == len(returns):
         out = source
         for value in sorted(values, key=lambda v: v.start_byte, reverse=True):
