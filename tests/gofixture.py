@@ -36,7 +36,7 @@ func logName(name string) {
 '''
 
 FILES: dict[str, str] = {
-    "go.mod": "module example.com/demo\n\ngo 1.21\n",
+    "go.mod": "module example.com/demo\n\ngo 1.18\n",
     "calc/calc.go": '''package calc
 
 // Add adds.
@@ -168,7 +168,7 @@ func TestTotal(t *testing.T) {
 
 func TestAdd(t *testing.T) { logName("app." + t.Name()) }
 ''',
-    "tools/go.mod": "module example.com/tools\n\ngo 1.21\n",
+    "tools/go.mod": "module example.com/tools\n\ngo 1.18\n",
     "tools/lint/lint.go": '''package lint
 
 // Clean reports whether s has no tabs.
