@@ -76,13 +76,13 @@ def selection(root: Path, suite: set[str], static: bool) -> tuple[set[str], str]
     from warpline.registry import call_tool
     from warpline.service.testing import testselect
 
-    original = testselect.choose_map
+    original = getattr(testselect, "choose_map")  # noqa: B009 (the name it calls, swapped)
     if static:
-        testselect.choose_map = lambda *args, **kwargs: None  # type: ignore[assignment]
+        setattr(testselect, "choose_map", lambda *args, **kwargs: None)  # noqa: B010
     try:
         env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
     finally:
-        testselect.choose_map = original  # type: ignore[assignment]
+        setattr(testselect, "choose_map", original)  # noqa: B010
     chosen = env["data"]["selection"]
     out: set[str] = set()
     for test_id in chosen["tests"]:
@@ -128,9 +128,10 @@ def candidates(root: Path, mapped: dict[str, set[str]], seed: int
     class Files:
         def read(self, path: str) -> bytes | None:
             try:
-                return bytes(tree[path].data)
+                blob = tree[path]
             except KeyError:
                 return None
+            return bytes(blob.data) if isinstance(blob, pygit2.Blob) else None
 
     out = []
     for entry_path in sorted(_go_files(root)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
@@ -160,7 +161,7 @@ func TestTotal(t *testing.T) {
 def capture(tmp_path_factory: pytest.TempPathFactory) -> EdgeCapture:
     repo = FixtureRepo(tmp_path_factory.mktemp("gograph") / "repo")
     sha = repo.commit(dict(FILES), "shop")
-    return capture_builtin(repo.repo, repo.repo[sha])
+    return capture_builtin(repo.repo, repo.repo[sha].peel(pygit2.Commit))
 
 
 def _edges(capture: EdgeCapture, confidence: str = "resolved") -> set[tuple[str, str, str]]:
@@ -248,7 +249,7 @@ def test_python_edges_are_unchanged_beside_go(tmp_path: Path) -> None:
     alone = repo.commit(dict(py), "py")
     both = repo.commit({"go.mod": f"module {P}\n", "m/m.go": "package m\n\nfunc A() { B() }\n\n"
                         "func B() {}\n"}, "go")
-    python_only = capture_builtin(repo.repo, repo.repo[alone])
-    joined = capture_builtin(repo.repo, repo.repo[both])
+    python_only = capture_builtin(repo.repo, repo.repo[alone].peel(pygit2.Commit))
+    joined = capture_builtin(repo.repo, repo.repo[both].peel(pygit2.Commit))
     assert set(python_only.edges) <= set(joined.edges)
     assert (f"go:function:{P}/m.A", f"go:function:{P}/m.B", "calls") in _edges(joined)

@@ -57,7 +57,7 @@ def test_detection_reads_go_mod_at_the_root_or_below(tmp_path: Path) -> None:
 @needs_go
 def test_discovery_finds_what_go_test_lists(project: Path) -> None:
     found = {t.test_id: t for t in discover(project)}
-    listed = set()
+    listed: set[str] = set()
     for module in (project, project / "tools"):
         out = subprocess.run(["go", "test", "-list", ".*", "./..."], cwd=module,
                              env=go_env(), capture_output=True, text=True, check=True,
