@@ -40,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _go_mutant import failing, mutate
+from _selection_eval import held
 
 BENCH = Path(__file__).resolve().parent
 
@@ -207,7 +208,6 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
                      "static_missed": sorted(truth - static)[:5]})
         git(root, "reset", "-q", "--hard", base)
     killed = [r for r in rows if r["failing"]]
-    failing_total = sum(r["failing"] for r in killed)
     size = len(suite)
 
     def mean(key: str) -> float | None:
@@ -217,12 +217,10 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
             "unnoticed_mutants": unnoticed,
             "map_links": map_size, "summary": {
         "killed": len(killed),
-        "map_all_failing_selected": sum(r["map_held"] == r["failing"] for r in killed),
-        "static_all_failing_selected": sum(r["static_held"] == r["failing"] for r in killed),
-        "map_recall": round(sum(r["map_held"] for r in killed) / failing_total, 3)
-        if failing_total else None,
-        "static_recall": round(sum(r["static_held"] for r in killed) / failing_total, 3)
-        if failing_total else None,
+        "map_all_failing_selected": held(killed, "map_held")[0],
+        "static_all_failing_selected": held(killed, "static_held")[0],
+        "map_recall": held(killed, "map_held")[1],
+        "static_recall": held(killed, "static_held")[1],
         "map_share": mean("map_selected"), "static_share": mean("static_selected"),
         "covering_share": mean("covering"),
         "map_to_covering": round(sum(r["map_selected"] for r in killed)

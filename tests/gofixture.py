@@ -35,6 +35,14 @@ func logName(name string) {
 }
 '''
 
+
+
+def _test_file(package: str, imports: str = "") -> str:
+    """A test file's package clause, imports (with ``logName``'s) and ``logName``."""
+    return (f'package {package}\n\nimport (\n\t"fmt"\n\t"os"\n\t"testing"\n{imports})\n'
+            + _LOG)
+
+
 FILES: dict[str, str] = {
     "go.mod": "module example.com/demo\n\ngo 1.18\n",
     "calc/calc.go": '''package calc
@@ -54,14 +62,7 @@ func (s *Scaler) Apply(x int) int { return Mul(x, s.By) }
 // Mul multiplies.
 func Mul(a, b int) int { return a * b }
 ''',
-    "calc/calc_test.go": '''package calc
-
-import (
-	"fmt"
-	"os"
-	"testing"
-)
-''' + _LOG + '''
+    "calc/calc_test.go": _test_file("calc") + '''
 func TestAdd(t *testing.T) {
 	logName(t.Name())
 	if Add(1, 2) != 3 {
@@ -110,16 +111,7 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 ''',
-    "calc/scale_test.go": '''package calc_test
-
-import (
-	"fmt"
-	"os"
-	"testing"
-
-	"example.com/demo/calc"
-)
-''' + _LOG + '''
+    "calc/scale_test.go": _test_file("calc_test", '\n\t"example.com/demo/calc"\n') + '''
 func TestScale(t *testing.T) {
 	logName(t.Name())
 	s := &calc.Scaler{By: 3}
@@ -151,14 +143,7 @@ func Total(xs []int) int {
 	return total
 }
 ''',
-    "app/app_test.go": '''package app
-
-import (
-	"fmt"
-	"os"
-	"testing"
-)
-''' + _LOG + '''
+    "app/app_test.go": _test_file("app") + '''
 func TestTotal(t *testing.T) {
 	logName(t.Name())
 	if Total([]int{1, 2, 3}) != 6 {
@@ -181,14 +166,7 @@ func Clean(s string) bool {
 	return true
 }
 ''',
-    "tools/lint/lint_test.go": '''package lint
-
-import (
-	"fmt"
-	"os"
-	"testing"
-)
-''' + _LOG + '''
+    "tools/lint/lint_test.go": _test_file("lint") + '''
 func TestClean(t *testing.T) {
 	logName("tools." + t.Name())
 	if !Clean("a b") {
