@@ -3,15 +3,15 @@
 ``mutate`` breaks one function or method (found by its ``go:`` qualname in a file's
 source, with tree-sitter-go): a single ``bool`` result is negated at every ``return``, a
 single ``string`` result gets ``+ "~"``, a single ``int`` result ``+ 1`` (a wrong return
-value); anything else starts with ``panic("warpline mutant")``. ``failing`` runs
-``go test -json ./...`` and names each failing top-level test by the suite's test ids
+value); anything else starts with ``panic("warpline mutant")``. ``failing`` runs every
+top-level test in a process of its own and names the failing ones by the suite's test ids
 (``<file>::<Name>``).
 """
 
 from __future__ import annotations
 
-import json
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -77,30 +77,43 @@ def mutate(source: bytes, qualname: str) -> tuple[bytes, str] | None:
     return source[:at] + f"\n\t{PANIC}\n".encode() + source[at:], "panic"
 
 
-def failing(root: Path, ids_by_package: dict[tuple[str, str], str],
-            env: dict[str, str] | None = None) -> tuple[set[str], bool]:
-    """The ids of the top-level tests ``go test ./...`` fails, and whether some package
-    failed without naming a test (a build failure, a panic outside a test)."""
-    done = subprocess.run(["go", "test", "-count=1", "-json", "./..."], cwd=root,
-                          capture_output=True, text=True, timeout=3600, check=False, env=env)
+def failing(root: Path, env: dict[str, str] | None = None,
+            jobs: int = 2) -> tuple[set[str], bool]:
+    """The ids of the top-level tests that fail, each run in a process of its own (a panic
+    ends a Go test binary: in one ``go test ./...`` run, the tests after the first panic
+    would never run, so their failures would go unseen); and whether some package did not
+    build (every test of it fails)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from warpline.runners.gotest_command import discover, module_dir, quote_meta
+
+    tests = [t for t in discover(root) if t.kind != "benchmark"]
+    packages: dict[str, list[Any]] = {}
+    for test in tests:
+        packages.setdefault(test.path.rpartition("/")[0], []).append(test)
     out: set[str] = set()
-    blind = False
-    named: set[str] = set()
-    for line in done.stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if event.get("Action") != "fail":
-            continue
-        package = str(event.get("Package", ""))
-        test = event.get("Test")
-        if test:
-            top = str(test).split("/", 1)[0]
-            found = ids_by_package.get((package, top))
-            if found is not None:
-                out.add(found)
-                named.add(package)
-        elif package not in named:
-            blind = True
-    return out, blind
+    broken = False
+    with tempfile.TemporaryDirectory(prefix="warpline-gomutant-") as scratch:
+        for number, (directory, members) in enumerate(sorted(packages.items())):
+            module = module_dir(root, directory) or ""
+            package = directory[len(module):].lstrip("/") if module else directory
+            binary = Path(scratch) / f"p{number}.test"
+            built = subprocess.run(["go", "test", "-c", "-o", str(binary),
+                                    f"./{package}" if package else "."],
+                                   cwd=root / module if module else root, env=env,
+                                   capture_output=True, text=True, timeout=900, check=False)
+            if built.returncode != 0:
+                broken = True
+                out.update(t.test_id for t in members)
+                continue
+
+            def one(test: Any, binary: Path = binary, directory: str = directory) -> Any:
+                done = subprocess.run(
+                    [str(binary), f"-test.run=^{quote_meta(test.name)}$", "-test.count=1",
+                     "-test.paniconexit0"], cwd=root / directory if directory else root,
+                    env=env, capture_output=True, text=True, timeout=600, check=False)
+                return test.test_id if done.returncode != 0 else None
+
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                out.update(found for found in pool.map(one, members) if found)
+    return out, broken

@@ -12,8 +12,9 @@ On a clone whose root is a Go module (cobra: ``git clone shared/corpora/cobra.bu
    (``--seed``) and broken one at a time (``_go_mutant.mutate``: a wrong return value where
    the result is a lone ``bool``/``string``/``int``, else a ``panic``), each committed;
 3. per mutant, ``reverify HEAD~1..HEAD`` answers twice in process: map-first (as it is) and
-   static (the map hidden, as on a clone that has none); the whole suite runs
-   (``go test -json``) and every failing top-level test is looked for in each selection;
+   static (the map hidden, as on a clone that has none); the whole suite runs, each test
+   in a process of its own (a panic ends a Go test binary, hiding every later failure), and
+   every failing top-level test is looked for in each selection;
 4. until ``--mutants`` mutants have made at least one test fail (a mutant no test notices
    says nothing about a selection and is counted apart).
 
@@ -99,8 +100,8 @@ def _top(test_id: str) -> str:
     return f"{path}::{name.split('/', 1)[0]}" if name else path
 
 
-def _map(root: Path) -> dict[str, set[str]]:
-    """locator -> the tests the newest map saw execute it."""
+def _map(root: Path) -> tuple[dict[str, set[str]], dict[str, str]]:
+    """(locator -> the tests the newest map saw execute it, locator -> its file)."""
     from warpline.service.shared.context import open_context
     from warpline.store.testmaps import maps, read_map
 
@@ -113,44 +114,40 @@ def _map(root: Path) -> dict[str, set[str]]:
     for test_id, locators in recorded.hits.items():
         for locator in locators:
             out.setdefault(locator, set()).add(test_id)
-    return out
+    return out, recorded.entity_paths
 
 
-def candidates(root: Path, mapped: dict[str, set[str]], seed: int
-               ) -> list[tuple[str, str, str]]:
-    """(locator, path, qualname) of non-test functions the map saw a test execute."""
+def candidates(root: Path, mapped: dict[str, set[str]], paths: dict[str, str],
+               seed: int) -> list[tuple[str, str, str]]:
+    """(locator, path, qualname) of non-test functions the map saw a test execute, the two
+    kinds of mutant alternating (a wrong value where the result allows one)."""
     import pygit2
 
+    from warpline.git.parsecache import TreeFiles
     from warpline.lang.golang import module_name
 
     repo = pygit2.Repository(str(root))
-    tree = repo.revparse_single("HEAD").peel(pygit2.Commit).tree
-
-    class Files:
-        def read(self, path: str) -> bytes | None:
-            try:
-                blob = tree[path]
-            except KeyError:
-                return None
-            return bytes(blob.data) if isinstance(blob, pygit2.Blob) else None
-
-    out = []
-    for entry_path in sorted(_go_files(root)):
-        if entry_path.endswith("_test.go"):
+    files = TreeFiles(repo, repo.revparse_single("HEAD").peel(pygit2.Commit).tree)
+    found = []
+    for locator in sorted(mapped):
+        path = paths.get(locator, "")
+        if not locator.startswith("go:function:") or not path.endswith(".go") \
+                or path.endswith("_test.go"):
             continue
-        module = module_name(entry_path, Files())
-        for locator in sorted(mapped):
-            prefix = f"go:function:{module}."
-            if locator.startswith(prefix) and "/" not in locator[len(prefix):]:
-                out.append((locator, entry_path, locator[len(prefix):]))
-    unique = sorted(set(out))
-    random.Random(seed).shuffle(unique)
-    return unique
+        prefix = f"go:function:{module_name(path, files)}."
+        if locator.startswith(prefix):
+            found.append((locator, path, locator[len(prefix):]))
+    random.Random(seed).shuffle(found)
+    kinds = {c: _kind(root, c) for c in found}
+    wrong = [c for c in found if kinds[c] == "wrong-return"]
+    rest = [c for c in found if kinds[c] == "panic"]
+    mixed = [c for pair in zip(wrong, rest, strict=False) for c in pair]
+    return mixed + wrong[len(mixed) // 2:] + rest[len(mixed) // 2:]
 
 
-def _go_files(root: Path) -> list[str]:
-    return [line for line in git(root, "ls-files", "*.go").splitlines()
-            if "testdata/" not in line]
+def _kind(root: Path, candidate: tuple[str, str, str]) -> str | None:
+    found = mutate((root / candidate[1]).read_bytes(), candidate[2])
+    return found[1] if found is not None else None
 
 
 def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
@@ -167,30 +164,23 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
 
     tests = [t for t in discover(root) if t.kind != "benchmark"]
     suite = {t.test_id for t in tests}
-    module = _module_path(root)
-    by_package = {(f"{module}/{t.path.rpartition('/')[0]}".rstrip("/"), t.name): t.test_id
-                  for t in tests}
     # Tests failing before any mutant (cobra's file-permission tests fail as root) say
     # nothing about a mutant: left out of every mutant's failures, and reported.
-    already, _ = failing(root, by_package, env)
+    already, _ = failing(root, env, jobs)
     rows: list[dict[str, Any]] = []
     unnoticed = 0
-    mapped = _map(root)
+    mapped, paths = _map(root)
     map_size = sum(len(v) for v in mapped.values())
-    tried: set[str] = set()
-    for locator, path, qualname in candidates(root, mapped, seed):
-        if locator in tried:
-            continue  # another file of the package: the mutant needs the defining one
+    for locator, path, qualname in candidates(root, mapped, paths, seed):
         if len([r for r in rows if r["failing"]]) >= wanted:
             break
         mutated = mutate((root / path).read_bytes(), qualname)
         if mutated is None:
             continue
-        tried.add(locator)
         source, kind = mutated
         (root / path).write_bytes(source)
         git(root, "commit", "-q", "-am", f"mutant {qualname}")
-        truth, blind = failing(root, by_package, env)
+        truth, blind = failing(root, env, jobs)
         truth -= already
         if not truth:
             unnoticed += 1
@@ -232,13 +222,6 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
         "record_wall_ratio": round(recorded[0] / plain[0], 2) if plain[0] else None,
         "record_cpu_ratio": round(recorded[1] / plain[1], 2) if plain[1] else None,
     }}
-
-
-def _module_path(root: Path) -> str:
-    for line in (root / "go.mod").read_text(encoding="utf-8").splitlines():
-        if line.startswith("module "):
-            return line.split()[1].strip('"')
-    raise SystemExit("no module line in go.mod")
 
 
 def tiny_clone(root: Path) -> Path:
