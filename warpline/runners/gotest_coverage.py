@@ -73,10 +73,13 @@ def go_version(env: dict[str, str] | None = None) -> str:
 
 
 def parse_profile(text: str) -> Counts:
-    """A ``-coverprofile`` (any mode) as block -> count, blocks summed over duplicates
-    (a file measured by several packages' instrumentation appears once per block)."""
+    """A ``-coverprofile`` (any mode) as block -> count of the blocks that ran, summed over
+    duplicates (a file measured by several packages' instrumentation appears once per
+    block). Blocks that never ran (most of a profile) are passed over unparsed."""
     counts: Counts = {}
     for line in text.splitlines()[1:]:
+        if line.endswith(" 0"):
+            continue
         found = _BLOCK.match(line.strip())
         if found is None:
             continue
@@ -88,10 +91,13 @@ def parse_profile(text: str) -> Counts:
 def _lines(counts: Counts, baseline: Counts, files: Callable[[str], str | None]
            ) -> dict[str, set[int]]:
     out: dict[str, set[int]] = {}
+    paths: dict[str, str | None] = {}
     for (name, first, last), count in counts.items():
         if count - baseline.get((name, first, last), 0) <= 0:
             continue
-        path = files(name)
+        if name not in paths:
+            paths[name] = files(name)
+        path = paths[name]
         if path is not None:
             out.setdefault(path, set()).update(range(first, last + 1))
     return out
