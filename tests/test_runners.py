@@ -35,7 +35,7 @@ def test_every_row_provides_every_field(runner: Runner) -> None:
         if spec.name in _OPTIONAL and value in (None, ""):
             continue
         if spec.type.startswith(("Callable", "Detect", "Command", "Collectable",
-                                 "TestNodes", "GraphTests", "ImportMap")):
+                                 "GraphTestNodes", "GraphTests", "ImportMap")):
             assert callable(value), spec.name
         elif spec.name not in ("language_default",):
             assert value, f"{runner.name}: {spec.name} is empty"

@@ -30,11 +30,14 @@ def _selection(root: Path, envelope: dict[str, Any]) -> list[str]:
     one line per rootdir); what ``reverify``'s formats and ``pytest --warpline-select``
     run. A runner no test is known for: its whole suite; no line for code no runner the
     repository uses tests."""
+    from warpline.cli.formats import runner_commands
     from warpline.runners import by_name
 
     selection = envelope["data"].get("selection") or {}
+    if not selection.get("runners"):
+        return runner_commands(envelope)  # what the formats run, as before the entries
     lines: list[str] = []
-    for run in selection.get("runners") or []:
+    for run in selection["runners"]:
         runner = by_name(str(run.get("runner")))
         tests = list(run.get("tests") or [])
         if runner is not None and tests and runner.command_lines is not None:

@@ -278,8 +278,22 @@ def runner_commands(envelope: Env, runner: str | None = None) -> list[str]:
     """The selection's commands, one per test runner (``data.selection.runners``, in the
     order of ``next_actions.commands``); only ``runner``'s when given."""
     selection = (envelope.get("data") or {}).get("selection") or {}
-    return [str(run["command"]) for run in selection.get("runners") or []
+    runs = selection.get("runners")
+    if not runs:  # none (an envelope made without per-runner entries): as before them,
+        return _first_runner_command(envelope)  # the first command starting a runner
+    return [str(run["command"]) for run in runs
             if run.get("command") and runner in (None, run.get("runner"))]
+
+
+def _first_runner_command(envelope: Env) -> list[str]:
+    from warpline.runners import RUNNERS
+
+    starts = (*{r.whole_suite.split()[0] for r in RUNNERS}, "(cd ")
+    for action in envelope.get("next_actions", {}).get("commands", []):
+        command = str(action.get("command", ""))
+        if command.startswith(starts):
+            return [command]
+    return []
 
 
 def selection_command(envelope: Env) -> str | None:

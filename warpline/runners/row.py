@@ -54,7 +54,7 @@ class GraphTests(Protocol):
     def __call__(self, graph: Any, locator: str) -> list[str]: ...
 
 
-class TestNodes(Protocol):
+class GraphTestNodes(Protocol):
     """The definitions of the edge snapshot's graph that are this runner's tests (their
     locators, sorted): where the static walk from a changed definition stops."""
 
@@ -108,7 +108,7 @@ class Runner:
     owns: Callable[[str], bool]  # a test id (or test file) is this runner's
     test_file: Callable[[str], str]  # test id -> the repo-relative file defining it
     is_test_file: Callable[[str], bool]  # repo-relative path -> a test file by its defaults
-    test_nodes: TestNodes
+    test_nodes: GraphTestNodes
     graph_tests: GraphTests
     command: Command
     collectable: Collectable
