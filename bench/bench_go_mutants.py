@@ -72,19 +72,26 @@ def timed(argv: list[str], root: Path, env: dict[str, str]) -> tuple[float, floa
     return wall, cpu, done.returncode
 
 
-def selection(root: Path, suite: set[str], static: bool) -> tuple[set[str], str]:
+def selection(root: Path, suite: set[str], static: bool,
+              floor: bool = True) -> tuple[set[str], str]:
     """The top-level test ids ``reverify HEAD~1..HEAD`` selects (a file: its tests); with
-    ``static`` the map is hidden, as on a clone that has none."""
+    ``static`` the map is hidden, as on a clone that has none; without ``floor`` the Go
+    row's package floor is switched off (the graph's own answer)."""
     from warpline.registry import call_tool
+    from warpline.runners import gotest_discovery
     from warpline.service.testing import testselect
 
     original = getattr(testselect, "choose_map")  # noqa: B009 (the name it calls, swapped)
+    original_floor = getattr(gotest_discovery, "floor")  # noqa: B009
     if static:
         setattr(testselect, "choose_map", lambda *args, **kwargs: None)  # noqa: B010
+    if not floor:
+        setattr(gotest_discovery, "floor", lambda *args, **kwargs: [])  # noqa: B010
     try:
         env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
     finally:
         setattr(testselect, "choose_map", original)  # noqa: B010
+        setattr(gotest_discovery, "floor", original_floor)  # noqa: B010
     chosen = env["data"]["selection"]
     out: set[str] = set()
     for test_id in chosen["tests"]:
@@ -115,6 +122,17 @@ def _map(root: Path) -> tuple[dict[str, set[str]], dict[str, str]]:
         for locator in locators:
             out.setdefault(locator, set()).add(test_id)
     return out, recorded.entity_paths
+
+
+def _map_bytes(root: Path) -> int:
+    """The newest map as it travels with git (``warpline.testmap.v1``, compressed)."""
+    from warpline.service.shared.context import open_context
+    from warpline.store.testmaps import maps, read_map
+    from warpline.testmap.wire import encode
+
+    with open_context(str(root), root) as ctx:
+        row = max(maps(ctx.store), key=lambda m: m.id)
+        return len(encode(read_map(ctx.store, row), row.recorded_at))
 
 
 def candidates(root: Path, mapped: dict[str, set[str]], paths: dict[str, str],
@@ -171,6 +189,7 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
     unnoticed = 0
     mapped, paths = _map(root)
     map_size = sum(len(v) for v in mapped.values())
+    map_bytes = _map_bytes(root)
     for locator, path, qualname in candidates(root, mapped, paths, seed):
         if len([r for r in rows if r["failing"]]) >= wanted:
             break
@@ -188,12 +207,14 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
             continue
         chosen, basis = selection(root, suite, static=False)
         static, static_basis = selection(root, suite, static=True)
+        graph_only, _ = selection(root, suite, static=True, floor=False)
         cover = {_top(t) for t in mapped.get(locator, set())}
         rows.append({"locator": locator, "mutant": kind, "failing": len(truth),
                      "blind_failure": blind, "basis": basis, "static_basis": static_basis,
                      "map_selected": len(chosen), "static_selected": len(static),
                      "covering": len(cover), "map_held": len(truth & chosen),
                      "static_held": len(truth & static),
+                     "graph_selected": len(graph_only), "graph_held": len(truth & graph_only),
                      "map_missed": sorted(truth - chosen)[:5],
                      "static_missed": sorted(truth - static)[:5]})
         git(root, "reset", "-q", "--hard", base)
@@ -205,12 +226,15 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
 
     return {"suite": size, "failing_before_mutants": sorted(already), "mutants": rows,
             "unnoticed_mutants": unnoticed,
-            "map_links": map_size, "summary": {
+            "map_links": map_size, "map_compressed_bytes": map_bytes, "summary": {
         "killed": len(killed),
         "map_all_failing_selected": held(killed, "map_held")[0],
         "static_all_failing_selected": held(killed, "static_held")[0],
         "map_recall": held(killed, "map_held")[1],
         "static_recall": held(killed, "static_held")[1],
+        "graph_only_all_failing_selected": held(killed, "graph_held")[0],
+        "graph_only_recall": held(killed, "graph_held")[1],
+        "graph_only_share": mean("graph_selected"),
         "map_share": mean("map_selected"), "static_share": mean("static_selected"),
         "covering_share": mean("covering"),
         "map_to_covering": round(sum(r["map_selected"] for r in killed)
