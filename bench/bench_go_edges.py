@@ -1,14 +1,15 @@
 """Go's built-in edges against ``go/types`` (a truth that is not tree-sitter).
 
-    python bench/bench_go_edges.py REPO [REPO ...] [--goos linux,windows,darwin] [--show 20]
+    python bench/bench_go_edges.py REPO [REPO ...] [--goos linux,windows,darwin] [--tags T,U]
+        [--show 20]
     python bench/bench_go_edges.py --tiny      # the tests' fixture module, in a temp repo
 
 For each repository (a clone whose HEAD holds a Go module at its root), ``bench/gotruth``
 (a small Go program over ``golang.org/x/tools/go/packages``, built here into a temp dir;
 module downloads go through the Go module proxy) prints the call and reference edges
 between the module's definitions as ``go/types`` resolves them, once per ``--goos`` (files
-behind build constraints are seen by the platform that builds them; the answers are
-joined). warpline's built-in capture of HEAD (``capture_builtin``) is compared with it:
+behind build constraints are seen by the platform that builds them), and once more per
+``--tags`` tag (a project's own build tags); the answers are joined. warpline's built-in capture of HEAD (``capture_builtin``) is compared with it:
 
 * precision and recall of its *certain* edges (confidence ``resolved``) as
   ``(source, target, kind)``, and ignoring the kind;
@@ -49,10 +50,12 @@ def build_truth(scratch: Path) -> Path:
     return binary
 
 
-def truth_edges(binary: Path, repo: Path, goos: list[str]) -> set[Edge]:
+def truth_edges(binary: Path, repo: Path, goos: list[str], tags: list[str]) -> set[Edge]:
     found: set[Edge] = set()
-    for name in goos:
-        env = {**os.environ, "GOOS": name, "GOFLAGS": "-mod=mod", "GOWORK": "off"}
+    builds = [(name, "") for name in goos] + [(goos[0], tag) for tag in tags]
+    for name, tag in builds:
+        flags = "-mod=mod" + (f" -tags={tag}" if tag else "")
+        env = {**os.environ, "GOOS": name, "GOFLAGS": flags, "GOWORK": "off"}
         out = subprocess.run([str(binary), "."], cwd=repo, env=env, capture_output=True,
                              text=True, check=True, timeout=1800).stdout
         for line in out.splitlines():
@@ -67,7 +70,8 @@ def lower_bound(repo: pygit2.Repository) -> float:
     return time.perf_counter() - start
 
 
-def score(repo_path: Path, binary: Path, goos: list[str], show: int) -> dict[str, Any]:
+def score(repo_path: Path, binary: Path, goos: list[str], tags: list[str],
+          show: int) -> dict[str, Any]:
     repo = pygit2.Repository(str(repo_path))
     commit = repo.revparse_single("HEAD").peel(pygit2.Commit)
     bound = min(lower_bound(repo) for _ in range(3))
@@ -76,7 +80,7 @@ def score(repo_path: Path, binary: Path, goos: list[str], show: int) -> dict[str
         start = time.perf_counter()
         capture = capture_builtin(repo, commit)
         walls.append(time.perf_counter() - start)
-    truth = truth_edges(binary, repo_path, goos)
+    truth = truth_edges(binary, repo_path, goos, tags)
     certain = {(e.source_locator, e.target_locator, e.kind) for e in capture.edges
                if e.confidence == "resolved"}
     guesses: Counter[str] = Counter()
@@ -128,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiny", action="store_true",
                         help="score the fixture module of tests/test_graph_go.py")
     parser.add_argument("--goos", default="linux,windows,darwin")
+    parser.add_argument("--tags", default="",
+                        help="build tags of the project's own, each one more truth build "
+                             "(go-cmp: cmp_debug)")
     parser.add_argument("--show", type=int, default=20)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="warpline-gotruth-") as scratch:
@@ -136,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.tiny:
             repos.append(tiny_repo(Path(scratch) / "tiny"))
         for repo in repos:
-            print(json.dumps(score(repo.resolve(), binary, args.goos.split(","), args.show),
+            print(json.dumps(score(repo.resolve(), binary, args.goos.split(","),
+                                   [t for t in args.tags.split(",") if t], args.show),
                              indent=1))
     return 0
 

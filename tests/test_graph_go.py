@@ -115,6 +115,19 @@ func Kinds(v interface{}, token Owner) bool {
 	_ = money
 	return s.Has("a") && token.Greet() != ""
 }
+
+// Maker makes owners.
+type Maker func() *Owner
+
+// Each reads a switch alias after its switch and a named function type's result.
+func Each(p Pricer, make Maker) {
+	switch p := p.(type) {
+	case Flat:
+		_ = p
+	}
+	p.Price("x")
+	make().Greet()
+}
 """,
     "money/money.go": """package money
 
@@ -198,6 +211,9 @@ def test_scopes_follow_go_type_switches_make_and_statement_ends(capture: EdgeCap
     assert (kinds, f"{F}/cart.Flat.Price", "calls") in edges  # case Flat
     assert (kinds, f"{F}/money.Zero", "calls") in edges  # `money := money.Zero()`
     assert (kinds, f"{S}/cart.Owner", "references") in edges  # named `token`, typed Owner
+    each = f"{F}/cart.Each"
+    assert (each, f"{IF}/cart.Pricer", "calls") in edges  # the parameter, after the switch
+    assert (each, f"{F}/cart.Owner.Greet", "calls") in edges  # a named function type
 
 
 def test_tests_reach_code_across_the_external_test_package(capture: EdgeCapture) -> None:

@@ -337,9 +337,8 @@ class Resolver:
         """A local bound to a function literal (``mk := func() *T {…}``) or declared with a
         function type (``parse func(string) (*File, error)``): its result."""
         values = local.value.named_children if local.how == "value" and local.value else []
-        if local.how == "param" and local.typ is not None \
-                and local.typ.type == "function_type":
-            values = [local.typ]
+        if local.how == "param" and local.typ is not None:
+            values = [self._function_type(local.typ, scan)]
         if len(values) == 1 and values[0].type == "identifier":
             found = self.scope_of[scan.path].funcs.get(_text(values[0]))  # `parse := Parse`
             return self.results(found[0], found[1], result) if found is not None else None
@@ -347,6 +346,19 @@ class Resolver:
             return None
         literal = TopDecl(MODULE_KEY, values[0], 0, 0)
         return self.results(literal, scan, result, decl)
+
+    def _function_type(self, node: Any, scan: FileScan) -> Any:
+        """A function type node, also through a named type of the repository defined as
+        one (``type EqualFunc func(int, int) Result``); else the node itself."""
+        if node.type == "function_type":
+            return node
+        ty = self.type_node(node, scan, None)
+        if ty is None or ty[0] != "n":
+            return node
+        pkg = self.declaring(ty[1], ty[2])
+        found = pkg.types.get(ty[2]) if pkg is not None else None
+        inner = found[0].node.child_by_field_name("type") if found is not None else None
+        return inner if inner is not None and inner.type == "function_type" else node
 
     def _decl_scan(self, member: Member) -> FileScan | None:
         decl = member.decl

@@ -75,8 +75,9 @@ class TopDecl:
         followed: a name declared in an earlier sibling block still counts)."""
         found = None
         for decl in self.locals.get(name, ()):
-            if decl.start <= at:
-                found = decl
+            if decl.start <= at and (decl.how != "switch"
+                                     or decl.value.start_byte <= at < decl.value.end_byte):
+                found = decl  # a type switch's alias: only inside its switch
         return found
 
 
