@@ -231,3 +231,14 @@ def test_an_imported_directory_is_the_same_map(repo: FixtureRepo, tmp_path: Path
     assert json.loads(done.stdout)["tests"] == 11
     broken = _warpline(repo.path, "import-coverage", str(tmp_path), "--runner", "go", "--json")
     assert json.loads(broken.stdout)["error_code"] == "invalid_argument"
+
+
+def test_record_and_run_refuse_what_they_cannot_run(tmp_path: Path) -> None:
+    plain = FixtureRepo(tmp_path / "plain")
+    plain.commit({"README.md": "no go here\n"}, "docs")
+    for argv in (["record-tests", "--json"], ["run-tests", "--json"],
+                 ["record-tests", "--runner", "pytest", "--json"]):
+        done = _warpline(plain.path, *argv)
+        assert done.returncode != 0
+        error = json.loads(done.stdout)
+        assert (error["error_code"], error["rejected_field"]) == ("invalid_argument", "runner")
