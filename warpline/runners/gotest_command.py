@@ -33,6 +33,8 @@ MAX_IDS = 500
 MAX_GO_MOD_BYTES = 1 << 20
 MAX_TEST_FILE_BYTES = 4 << 20
 _MAX_WALK_DEPTH = 12
+DETECT_DEPTH = 3
+_MAX_DETECT_DIRS = 2000
 _META = set("\\.+*?()|[]{}^$")
 
 
@@ -81,17 +83,33 @@ def _walk(root: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _go_mod(path: Path) -> bool:
+    try:
+        return _regular(path) and path.stat().st_size <= MAX_GO_MOD_BYTES
+    except OSError:
+        return False
+
+
 def detect(root: Path) -> bool:
-    """The repository holds a Go module: a ``go.mod`` at its root or in a directory below
-    (a regular file within bounds; read as data, never run)."""
-    for directory, files in _walk(root):
-        if "go.mod" in files:
-            candidate = root / directory / "go.mod"
+    """The repository holds a Go module: a ``go.mod`` at its root or in a directory up to
+    ``DETECT_DEPTH`` below it (a regular file within bounds; read as data, never run).
+    Asked on every answer that selects tests, so it never walks the whole tree."""
+    if _go_mod(root / "go.mod"):
+        return True
+    level = [root]
+    for _ in range(DETECT_DEPTH):
+        following = []
+        for directory in level:
             try:
-                if _regular(candidate) and candidate.stat().st_size <= MAX_GO_MOD_BYTES:
-                    return True
+                children = sorted(p for p in directory.iterdir()
+                                  if p.is_dir() and not p.is_symlink()
+                                  and not _skipped_dir(p.name) and p.name != "node_modules")
             except OSError:
                 continue
+            if any(_go_mod(child / "go.mod") for child in children):
+                return True
+            following.extend(children)
+        level = following[:_MAX_DETECT_DIRS]
     return False
 
 
