@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from warpline.runners.gotest_rules import GoTest, runs_by_default, tests_in
+from warpline.runners.row import capped
 
 __all__ = ["MAX_IDS", "collectable", "command", "command_lines", "detect", "discover",
            "file_tests", "invocation_argv", "invocations", "module_dir", "owns", "quote_meta",
@@ -267,11 +268,8 @@ def _alternation(names: list[str]) -> str:
 def command(root: Path, ids: Sequence[str]) -> tuple[str, bool] | None:
     """(the command, whether ids were widened to whole files past ``MAX_IDS``); None
     without ids."""
-    unique = list(dict.fromkeys(ids))
+    unique, widened = capped(ids, MAX_IDS, test_file)
     if not unique:
         return None
-    widened = len(unique) > MAX_IDS
-    if widened:
-        unique = list(dict.fromkeys(test_file(i) for i in unique))
     lines = command_lines(root, unique)
     return (" && ".join(lines), widened) if lines else None

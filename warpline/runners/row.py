@@ -140,3 +140,14 @@ class Runner:
     # writes the receipts of the runs it watched.
     record: Record | None = None
     run: Run | None = None
+
+
+def capped(ids: Sequence[str], max_ids: int,
+           test_file: Callable[[str], str]) -> tuple[list[str], bool]:
+    """``ids`` once each, in order; past ``max_ids`` their files instead (more tests, never
+    fewer), and whether that happened: what every row's ``command`` names."""
+    unique = list(dict.fromkeys(ids))
+    if len(unique) <= max_ids:
+        return unique, False
+    return list(dict.fromkeys(test_file(i) for i in unique)), True
+
