@@ -9,7 +9,8 @@ For each repository (a clone whose HEAD holds a Go module at its root), ``bench/
 module downloads go through the Go module proxy) prints the call and reference edges
 between the module's definitions as ``go/types`` resolves them, once per ``--goos`` (files
 behind build constraints are seen by the platform that builds them), and once more per
-``--tags`` tag (a project's own build tags); the answers are joined. warpline's built-in capture of HEAD (``capture_builtin``) is compared with it:
+``--tags`` tag (a project's own build tags); the answers are joined. warpline's built-in
+capture of HEAD (``capture_builtin``) is compared with it:
 
 * precision and recall of its *certain* edges (confidence ``resolved``) as
   ``(source, target, kind)``, and ignoring the kind;
