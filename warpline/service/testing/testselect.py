@@ -120,6 +120,8 @@ def graph_test_count(graph: nx.DiGraph | None) -> int:
     if cached is None:
         cached = sum(1 for node, attrs in graph._node.items()
                      if suggest.pytest_id(node, attrs.get("path")) is not None)
+        # The other rows' tests (go test's): each row knows its own.
+        cached += sum(len(r.test_nodes(graph)) for r in RUNNERS if r is not PYTEST)
         graph.graph["warpline_test_count"] = cached
     return int(cached)
 
