@@ -253,8 +253,8 @@ def test_a_stopped_holder_of_the_ingest_lock_does_not_hold_the_store_back(
     the real lock and is really stopped."""
     repo, _ = _history(tmp_path, commits=8)
     Store.open(repo.path).close()
-    code = ("import sys, time; from pathlib import Path; from warpline.store import "
-            "ingestlock\nwith ingestlock.exclusive(Path(sys.argv[1]), 0) as locked:\n"
+    code = ("import sys, time; from pathlib import Path; from warpline.ingest import "
+            "lock as ingestlock\nwith ingestlock.exclusive(Path(sys.argv[1]), 0) as locked:\n"
             "    print(locked, flush=True); time.sleep(600)\n")
     holder = subprocess.Popen([sys.executable, "-c", code, str(repo.path)],
                               stdout=subprocess.PIPE, text=True)
