@@ -10,12 +10,14 @@ in the capture (``reads`` says which files are).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 import pygit2
 
-from warpline.graph.builtin import python
+from warpline.graph.builtin import java, python
 from warpline.graph.model import EdgeCapture
-from warpline.lang import PYTHON, language_of
+from warpline.lang import JAVA, PYTHON, language_of
 
 __all__ = ["BUILTIN_VERSION", "EXTRACTORS", "capture_builtin", "reads", "source_blobs",
            "try_capture_builtin"]
@@ -26,7 +28,7 @@ _SYMLINK_MODE = 0o120000
 # A language's extractor: its files' ``(path, content)`` (sorted by path) at ``commit``
 # -> that language's entities and edges, stamped with the version given.
 Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
-EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture}
+EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture, JAVA.name: java.capture}
 
 
 def reads(path: str) -> bool:
@@ -72,8 +74,33 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
     """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
     repository it belongs to, kept in the signature for sources that need lookups).
 
-    One language has an extractor so far: its capture is the commit's (a repository
-    without Python files gets Python's empty capture, as before). Joining several
-    languages' captures comes with the second extractor."""
+    Python's capture always runs (a repository without Python files gets its empty
+    capture, as before); every other language's runs when the commit has its files, and
+    the captures are joined (``join``)."""
     blobs = source_blobs(commit)
-    return EXTRACTORS[PYTHON.name](commit, blobs.get(PYTHON.name, []), BUILTIN_VERSION)
+    captures = [extract(commit, blobs.get(name, []), BUILTIN_VERSION)
+                for name, extract in EXTRACTORS.items()
+                if name == PYTHON.name or blobs.get(name)]
+    return join(captures)
+
+
+def join(captures: list[EdgeCapture]) -> EdgeCapture:
+    """One capture of several languages' (their locators never meet): entities, edges and
+    failures together, unresolved counts summed, Python's discovery facts with each other
+    language's under its own key."""
+    if len(captures) == 1:
+        return captures[0]
+    first = captures[0]
+    discovery: dict[str, Any] = dict(first.discovery or {})
+    for other in captures[1:]:
+        discovery.update(other.discovery or {})
+    entities = {e.locator: e for c in reversed(captures) for e in c.entities}
+    return replace(
+        first,
+        entities=tuple(entities[k] for k in sorted(entities)),
+        edges=tuple(sorted({e for c in captures for e in c.edges},
+                           key=lambda e: (e.source_locator, e.target_locator, e.kind))),
+        failed_entities=tuple(sorted({f for c in captures for f in c.failed_entities})),
+        unresolved=sum(c.unresolved for c in captures),
+        degraded_files=tuple(d for c in captures for d in c.degraded_files),
+        discovery=discovery)
