@@ -160,15 +160,25 @@ def _top_file(decl: TypeDecl) -> str:
     return decl.file.path
 
 
+def suite_roots(scans: list[FileScan], projects: list[JavaProject]) -> list[TypeDecl]:
+    """The classes the runner's whole run starts from: concrete top-level classes under a
+    test root whose files its includes and excludes select."""
+    test_roots = tuple(r for p in projects for r in p.test_roots) or ("src/test/java/",)
+    roots: list[TypeDecl] = []
+    for scan in scans:
+        if not scan.path.startswith(test_roots):
+            continue
+        project = project_of(projects, scan.path)
+        if project is not None and not in_suite(project, scan.path):
+            continue
+        roots.extend(d for d in scan.types if d.outer is None and _concrete(d))
+    return roots
+
+
 def _suite(table: TypeTable, in_tests: list[TypeDecl],
            projects: list[JavaProject]) -> set[str]:
     """FQNs of the test classes the runner's whole run reaches."""
-    roots: list[TypeDecl] = []
-    for decl in in_tests:
-        project = project_of(projects, decl.file.path)
-        top_level = decl.outer is None
-        if top_level and _concrete(decl) and (project is None or in_suite(project, decl.file.path)):
-            roots.append(decl)
+    roots = suite_roots(list({id(d.file): d.file for d in in_tests}.values()), projects)
     found: set[str] = set()
     stack = list(roots)
     while stack:
@@ -233,5 +243,7 @@ def discovery_facts(commit: pygit2.Commit, scans: list[FileScan], table: TypeTab
                     edges: tuple[GraphEdge, ...]) -> dict[str, Any]:
     projects = _projects(commit)
     tests = discover(scans, table, projects)
+    roots = [f"{d.file.package}.{binary_name(d)}" if d.file.package != "(default)"
+             else binary_name(d) for d in suite_roots(scans, projects)]
     return {"projects": [project_json(p) for p in projects], "tests": tests,
-            "test_imports": _floor(scans, edges, tests)}
+            "suite_classes": sorted(roots), "test_imports": _floor(scans, edges, tests)}

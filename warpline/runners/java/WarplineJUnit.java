@@ -1,0 +1,161 @@
+// warpline's per-test coverage recorder for JUnit 4 (JUnit 3 classes run through it too):
+// compiled with the JDK's javac when a map is recorded (warpline/runners/jacoco.py), run
+// under the JaCoCo agent (output=none) in one JVM over the classes the project's own runner
+// would run. After each test, the agent's execution data is taken and reset through its
+// runtime API; org.jacoco.core maps it to source lines. What ran between tests (a class's
+// @BeforeClass, static initializers) is kept per test class and counted for each of its
+// tests by warpline.
+//
+//   java -javaagent:AGENT=output=none -cp CP WarplineJUnit OUT.jsonl CLASSDIRS CLASS...
+// CLASSDIRS: the project's compiled class directories, joined by the path separator.
+// OUT.jsonl: one JSON object a line:
+//   {"test": "pkg.Class#method", "outcome": "passed|failed|skipped", "lines": {...}}
+//   {"between": "pkg.Class", "lines": {...}}   (lines: "pkg/File.java" -> [line, ...])
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.*;
+import java.util.*;
+import org.jacoco.agent.rt.IAgent;
+import org.jacoco.agent.rt.RT;
+import org.jacoco.core.analysis.*;
+import org.jacoco.core.data.*;
+import org.jacoco.core.tools.ExecFileLoader;
+import org.junit.runner.*;
+import org.junit.runner.notification.*;
+
+public class WarplineJUnit {
+    static IAgent agent;
+    static List<Path> classDirs = new ArrayList<>();
+    static Map<String, byte[]> classBytes = new HashMap<>();
+    static PrintWriter out;
+
+    public static void main(String[] args) throws Exception {
+        out = new PrintWriter(Files.newBufferedWriter(Paths.get(args[0]), StandardCharsets.UTF_8));
+        for (String dir : args[1].split(File.pathSeparator)) if (!dir.isEmpty()) classDirs.add(Paths.get(dir));
+        agent = RT.getAgent();
+        agent.getExecutionData(true);  // what loading the launcher ran
+        JUnitCore core = new JUnitCore();
+        core.addListener(new Listener());
+        int failures = 0;
+        for (int i = 2; i < args.length; i++) {
+            Class<?> cls;
+            try {
+                cls = Class.forName(args[i], false, WarplineJUnit.class.getClassLoader());
+            } catch (Throwable e) {
+                System.err.println("warpline: cannot load " + args[i] + ": " + e);
+                continue;
+            }
+            Result result = core.run(Request.aClass(cls));
+            failures += result.getFailureCount();
+            dumpBetween(args[i]);
+        }
+        out.close();
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    static class Listener extends RunListener {
+        final Map<Description, String> outcome = new HashMap<>();
+
+        @Override public void testStarted(Description d) throws Exception {
+            dumpBetween(d.getClassName());
+            outcome.put(d, "passed");
+        }
+
+        @Override public void testFailure(Failure f) {
+            outcome.put(f.getDescription(), "failed");
+        }
+
+        @Override public void testAssumptionFailure(Failure f) {
+            outcome.put(f.getDescription(), "skipped");
+        }
+
+        @Override public void testIgnored(Description d) {
+            // not run: no coverage, no outcome worth a test of the map
+        }
+
+        @Override public void testFinished(Description d) throws Exception {
+            String id = d.getClassName() + "#" + d.getMethodName();
+            write("\"test\": " + quote(id) + ", \"outcome\": " + quote(outcome.getOrDefault(d, "passed")), take());
+        }
+    }
+
+    static void dumpBetween(String className) throws IOException {
+        Map<String, Set<Integer>> lines = take();
+        if (!lines.isEmpty()) write("\"between\": " + quote(className), lines);
+    }
+
+    /** The execution data since the last call (reset), as covered lines per source file. */
+    static Map<String, Set<Integer>> take() throws IOException {
+        byte[] data = agent.getExecutionData(true);
+        ExecFileLoader loader = new ExecFileLoader();
+        loader.load(new ByteArrayInputStream(data));
+        ExecutionDataStore store = loader.getExecutionDataStore();
+        CoverageBuilder builder = new CoverageBuilder();
+        Analyzer analyzer = new Analyzer(store, builder);
+        for (ExecutionData ed : store.getContents()) {
+            if (!ed.hasHits()) continue;
+            byte[] bytes = bytesOf(ed.getName());
+            if (bytes == null) continue;
+            try {
+                analyzer.analyzeClass(bytes, ed.getName());
+            } catch (IOException e) {
+                // a class changed since it ran (another version on the class path): skip it
+            }
+        }
+        Map<String, Set<Integer>> lines = new TreeMap<>();
+        for (IClassCoverage cc : builder.getClasses()) {
+            if (cc.getSourceFileName() == null || cc.getFirstLine() < 0) continue;
+            String pkg = cc.getPackageName();
+            String file = (pkg.isEmpty() ? "" : pkg + "/") + cc.getSourceFileName();
+            for (int line = cc.getFirstLine(); line <= cc.getLastLine(); line++) {
+                int status = cc.getLine(line).getStatus();
+                if (status == ICounter.FULLY_COVERED || status == ICounter.PARTLY_COVERED) {
+                    lines.computeIfAbsent(file, k -> new TreeSet<>()).add(line);
+                }
+            }
+        }
+        return lines;
+    }
+
+    static byte[] bytesOf(String name) {
+        if (classBytes.containsKey(name)) return classBytes.get(name);
+        byte[] found = null;
+        for (Path dir : classDirs) {
+            Path p = dir.resolve(name + ".class");
+            if (Files.isRegularFile(p)) {
+                try { found = Files.readAllBytes(p); } catch (IOException e) { found = null; }
+                break;
+            }
+        }
+        classBytes.put(name, found);
+        return found;
+    }
+
+    static void write(String head, Map<String, Set<Integer>> lines) {
+        StringBuilder sb = new StringBuilder("{").append(head).append(", \"lines\": {");
+        boolean first = true;
+        for (Map.Entry<String, Set<Integer>> e : lines.entrySet()) {
+            if (!first) sb.append(", ");
+            first = false;
+            sb.append(quote(e.getKey())).append(": [");
+            boolean f2 = true;
+            for (int line : e.getValue()) {
+                if (!f2) sb.append(',');
+                f2 = false;
+                sb.append(line);
+            }
+            sb.append(']');
+        }
+        out.println(sb.append("}}"));
+    }
+
+    static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') sb.append('\\').append(c);
+            else if (c < 0x20) sb.append(String.format("\\u%04x", (int) c));
+            else sb.append(c);
+        }
+        return sb.append('"').toString();
+    }
+}
