@@ -126,7 +126,7 @@ def record(root: Path, project: JavaProject, classes: list[str], work: Path,
     dependencies = listing.read_text(encoding="utf-8").strip()
     class_dirs = os.pathsep.join(str(project_dir / "target" / d)
                                  for d in ("test-classes", "classes"))
-    launcher = _launcher(work, os.pathsep.join([core, agent, dependencies]))
+    launcher = _launcher(work, os.pathsep.join([core, agent, class_dirs, dependencies]))
     out = work / "tests.jsonl"
     args = ["java", f"-javaagent:{agent}=output=none", *(["-ea"] if assertions else []),
             "-cp", os.pathsep.join([str(launcher), core, class_dirs, dependencies]),

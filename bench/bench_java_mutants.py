@@ -1,0 +1,175 @@
+"""Mutants on junit4 with the real suite (issue 37, Java acceptance): is every failing test
+in the selection?
+
+    python bench/bench_java_mutants.py [--clone DIR] [--count 20] [--json OUT]
+
+At junit4's HEAD: a plain ``mvn test`` (the suite's own run, timed), the JaCoCo map
+recorded once (``runners.java_record``, timed: the overhead is the ratio of the two, same
+run), the built-in capture once (edges and test facts). Then 20 methods of
+``src/main/java`` the map saw the suite execute, chosen spread over the sorted list (no
+randomness): each gets ``if (true) throw new RuntimeException("warpline mutant");`` as its
+first statement, the whole suite runs (``mvn test``; Surefire's reports say which tests
+failed; tests failing at HEAD already are left out), and the method is put back. Per
+mutant:
+
+* map-first: the tests the map saw execute the method (plus the static basis only if it
+  had none; never the case here, the methods are chosen from the map);
+* static: ``runners.java_select.static_tests`` (edges within 6 hops + the floor);
+* coverage truth: the map's tests of the method (the selection map-first gives);
+* whether every failing test is in each selection, and each selection's size as a share
+  of the suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from warpline.graph.builtin import capture_builtin
+from warpline.runners.jacoco import test_id
+from warpline.runners.java_record import java_map, projects_at
+from warpline.runners.java_select import static_tests
+
+CORPUS = Path("/work/shared/corpora/junit4.bundle")
+MUTANT = 'if (true) throw new RuntimeException("warpline mutant");'
+
+
+def mvn_test(root: Path) -> tuple[float, set[str]]:
+    """(seconds, failing tests as ``Class#method``) of one whole-suite run."""
+    reports = root / "target" / "surefire-reports"
+    for old in reports.glob("TEST-*.xml") if reports.is_dir() else ():
+        old.unlink()
+    start = time.perf_counter()
+    subprocess.run(["mvn", "-q", "-B", "test"], cwd=root, capture_output=True, check=False,
+                   timeout=3600)
+    seconds = time.perf_counter() - start
+    failing: set[str] = set()
+    for report in reports.glob("TEST-*.xml") if reports.is_dir() else ():
+        for case in ET.parse(report).getroot().iter("testcase"):
+            if case.find("failure") is not None or case.find("error") is not None:
+                name = re.sub(r"\[.*$", "", case.get("name") or "")
+                failing.add(f"{case.get('classname')}#{name}")
+    return seconds, failing
+
+
+def body_start(source: str, line: int, name: str) -> int | None:
+    """The offset just after the opening brace of the method declared from ``line``."""
+    lines = source.split("\n")
+    offset = sum(len(x) + 1 for x in lines[:line - 1])
+    at = source.find(f"{name}(", offset)
+    if at < 0:
+        return None
+    depth = 0
+    for index in range(at, len(source)):
+        char = source[index]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == ";" and depth == 0:
+            return None  # abstract or native: no body
+        elif char == "{" and depth == 0:
+            return index + 1
+    return None
+
+
+def choose(recorded: Any, capture: Any, count: int) -> list[tuple[str, str, int]]:
+    """(locator, path, first line) of methods in src/main/java the suite ran."""
+    executed = {loc for hits in recorded.hits.values() for loc in hits}
+    methods = sorted((e.locator, e.path, e.start_line) for e in capture.entities
+                     if e.locator.startswith("java:method:") and e.locator in executed
+                     and e.path.startswith("src/main/java/"))
+    step = max(len(methods) // count, 1)
+    return [methods[i] for i in range(0, len(methods), step)][:count]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clone", type=Path)
+    parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="java-mutants-") as tmp:
+        root = args.clone.resolve() if args.clone else Path(tmp) / "junit4"
+        if not args.clone:
+            subprocess.run(["git", "clone", "-q", str(CORPUS), str(root)], check=True)
+        report = run(root, args.count)
+    print(json.dumps(report["summary"], indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+def run(root: Path, count: int) -> dict[str, Any]:
+    repo = pygit2.Repository(str(root))
+    commit = repo.head.peel(pygit2.Commit)
+    plain_s, base_failing = mvn_test(root)
+    start = time.perf_counter()
+    recorded, _ = java_map(root, repo)
+    record_s = time.perf_counter() - start
+    cpu0 = time.process_time()
+    capture = capture_builtin(repo, commit)
+    capture_s = time.process_time() - cpu0
+    facts = (capture.discovery or {})["java"]
+    projects, _ = projects_at(repo, commit)
+    project = projects[0]
+    edges = [(e.source_locator, e.target_locator) for e in capture.edges]
+    suite = len(recorded.tests)
+    rows = []
+    for locator, path, line in choose(recorded, capture, count):
+        file = root / path
+        original = file.read_text(encoding="iso-8859-1")
+        name = locator.rpartition(".")[2].partition("(")[0]
+        at = body_start(original, line, name)
+        if at is None:
+            continue
+        file.write_text(original[:at] + " " + MUTANT + original[at:], encoding="iso-8859-1")
+        try:
+            _, failing = mvn_test(root)
+        finally:
+            file.write_text(original, encoding="iso-8859-1")
+        failing -= base_failing
+        failing_ids = {i for i in (test_id(project, root, f) for f in failing) if i}
+        by_map = {t for t, hits in recorded.hits.items() if locator in hits}
+        static = set(static_tests(edges, facts, [locator], [path]).tests)
+        rows.append({
+            "locator": locator, "failing": sorted(failing_ids),
+            "map_tests": len(by_map), "static_tests": len(static),
+            "map_all": failing_ids <= by_map, "static_all": failing_ids <= static,
+            "static_caught": len(failing_ids & static),
+            "static_vs_truth": round(len(static & by_map) / len(by_map), 3) if by_map else None,
+        })
+        print(json.dumps(rows[-1])[:300], flush=True)
+    failing_total = sum(len(r["failing"]) for r in rows)
+    summary = {
+        "suite_tests": suite, "mutants": len(rows),
+        "mutants_with_failures": sum(1 for r in rows if r["failing"]),
+        "map_first_all_selected": sum(1 for r in rows if r["map_all"]),
+        "static_all_selected": sum(1 for r in rows if r["static_all"]),
+        "static_recall_over_failing": round(
+            sum(r["static_caught"] for r in rows) / failing_total, 4) if failing_total else None,
+        "map_share_of_suite": round(sum(r["map_tests"] for r in rows) / (len(rows) * suite), 4),
+        "static_share_of_suite": round(
+            sum(r["static_tests"] for r in rows) / (len(rows) * suite), 4),
+        "static_recall_of_coverage_truth": round(
+            sum(r["static_vs_truth"] or 0 for r in rows) / len(rows), 4) if rows else None,
+        "plain_mvn_test_s": round(plain_s, 1), "record_s": round(record_s, 1),
+        "record_overhead_ratio": round(record_s / plain_s, 2),
+        "capture_cpu_s": round(capture_s, 2), "failing_at_head": sorted(base_failing),
+    }
+    return {"summary": summary, "mutants": rows}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
