@@ -15,7 +15,7 @@ import pytest
 from tests.gitfixture import FixtureRepo
 from tests.javaproject import FILES, mvn_available, write
 from warpline.graph.builtin import capture_builtin
-from warpline.runners.jvm_layout import detect, in_suite
+from warpline.graph.jvm_rules import detect, in_suite
 from warpline.runners.maven import commands
 
 needs_mvn = pytest.mark.skipif(not mvn_available(), reason="mvn and javac are not installed")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pygit2
 
 from warpline.graph.builtin import capture_builtin
+from warpline.graph.jvm_rules import JavaProject
 from warpline.runners.jacoco import (
     JACOCO_VERSION,
     SOURCE,
@@ -19,7 +20,6 @@ from warpline.runners.jacoco import (
     source_at,
     test_id,
 )
-from warpline.runners.jvm_layout import JavaProject
 from warpline.store.testmaps import RecordedMap
 
 __all__ = ["java_map", "projects_at"]
@@ -33,7 +33,8 @@ def projects_at(repo: pygit2.Repository, commit: pygit2.Commit
     projects = [JavaProject(p["directory"], p["tool"], tuple(p["test_roots"]),
                             tuple(p["main_roots"]), tuple(p["includes"]),
                             tuple(p["excludes"]), p["artifact"], p["wrapper"],
-                            p["aggregator"]) for p in facts.get("projects", [])]
+                            p["aggregator"], bool(p.get("assertions", True)))
+                for p in facts.get("projects", [])]
     return projects, list(facts.get("suite_classes", []))
 
 
@@ -115,7 +116,8 @@ def java_map(root: Path, repo: pygit2.Repository) -> tuple[RecordedMap, JavaReco
             mine = [c for c in classes if _in(project, root, c)]
             if not mine:
                 continue
-            last = record(root, project, mine, Path(tmp) / (project.directory or "root"))
+            last = record(root, project, mine, Path(tmp) / (project.directory or "root"),
+                          assertions=project.assertions)
             recorded = to_map(root, repo, commit, project, last, projects)
             if combined is None:
                 combined = recorded

@@ -1,7 +1,7 @@
 """Java's tests, found in the source as JUnit finds them, and the facts the static
 selection reads (``discovery["java"]`` of a capture).
 
-* **Projects**: every ``pom.xml`` / ``build.gradle*`` of the commit (``runners.jvm_layout``):
+* **Projects**: every ``pom.xml`` / ``build.gradle*`` of the commit (``graph.jvm_rules``):
   test source roots (Maven's ``testSourceDirectory`` or ``src/test/java``, Gradle's
   ``src/test/java``), Surefire's includes and excludes.
 * **Test methods**: in a class under a test root, a method annotated ``@Test`` (JUnit 4 or
@@ -28,8 +28,8 @@ import pygit2
 
 from warpline.graph.builtin.java_scan import FileScan, MethodDecl, TypeDecl, text
 from warpline.graph.builtin.java_types import Context, TypeTable
+from warpline.graph.jvm_rules import JavaProject, detect, in_suite, project_of
 from warpline.graph.model import GraphEdge
-from warpline.runners.jvm_layout import JavaProject, detect, in_suite, project_of
 
 __all__ = ["TEST_ANNOTATIONS", "discovery_facts"]
 
@@ -236,7 +236,7 @@ def project_json(project: JavaProject) -> dict[str, Any]:
             "test_roots": list(project.test_roots), "main_roots": list(project.main_roots),
             "includes": list(project.includes), "excludes": list(project.excludes),
             "artifact": project.artifact, "wrapper": project.wrapper,
-            "aggregator": project.aggregator}
+            "aggregator": project.aggregator, "assertions": project.assertions}
 
 
 def discovery_facts(commit: pygit2.Commit, scans: list[FileScan], table: TypeTable,

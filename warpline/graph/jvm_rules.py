@@ -43,6 +43,7 @@ class JavaProject:
     artifact: str = ""
     wrapper: bool = False  # ./mvnw or ./gradlew at the repository root
     aggregator: bool = False  # a pom with <modules> (the reactor's root)
+    assertions: bool = True  # Surefire's enableAssertions (-ea), true unless the pom says
     problems: tuple[str, ...] = field(default=())
 
 
@@ -90,6 +91,7 @@ def _maven(directory: str, root: ET.Element, wrapper: bool) -> JavaProject:
     main_dir = _text(_child(build, "sourceDirectory"), properties) or "src/main/java"
     includes: tuple[str, ...] = SUREFIRE_INCLUDES
     excludes: tuple[str, ...] = SUREFIRE_EXCLUDES
+    assertions = True
     plugins = _children(_child(build, "plugins"), "plugin")
     for plugin in plugins:
         if _text(_child(plugin, "artifactId"), properties) != "maven-surefire-plugin":
@@ -101,10 +103,11 @@ def _maven(directory: str, root: ET.Element, wrapper: bool) -> JavaProject:
         unnamed = [_text(e, properties) for e in _children(_child(config, "excludes"), "exclude")]
         if unnamed:
             excludes = tuple(unnamed)
+        assertions = _text(_child(config, "enableAssertions"), properties) != "false"
     return JavaProject(directory, "maven", (_join(directory, test_dir),),
                        (_join(directory, main_dir),), includes, excludes,
                        _text(_child(root, "artifactId"), properties), wrapper,
-                       bool(_children(_child(root, "modules"), "module")))
+                       bool(_children(_child(root, "modules"), "module")), assertions)
 
 
 def _gradle(directory: str, data: bytes, wrapper: bool) -> JavaProject:
