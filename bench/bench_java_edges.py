@@ -37,6 +37,7 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from warpline.graph.builtin import capture_builtin
+from warpline.runners.jacoco import DEPENDENCY_PLUGIN
 
 BENCH = Path(__file__).resolve().parent
 CORPUS = Path("/work/shared/corpora/junit4.bundle")
@@ -50,9 +51,8 @@ def clone(target: Path) -> Path:
 
 def classpath(root: Path, out: Path) -> str:
     target = out / "cp.txt"
-    subprocess.run(["mvn", "-q", "-B", "dependency:build-classpath",
-                    f"-Dmdep.outputFile={target}"], cwd=root, check=True,
-                   capture_output=True)
+    subprocess.run(["mvn", "-q", "-B", DEPENDENCY_PLUGIN, f"-Dmdep.outputFile={target}"],
+                   cwd=root, check=True, capture_output=True)
     return target.read_text().strip()
 
 

@@ -213,10 +213,15 @@ def mvn_available() -> bool:
 
 
 def warm() -> int:
-    """Resolve every plugin and dependency the fixture's run needs (one real run)."""
+    """Resolve every plugin and dependency the fixture's run needs (one real run), and
+    JaCoCo's agent and core (what recording a map resolves)."""
+    from warpline.runners.jacoco import DEPENDENCY_PLUGIN, resolve_tools
+
     with tempfile.TemporaryDirectory(prefix="warpline-java-warm-") as tmp:
-        root = write(Path(tmp))
-        done = subprocess.run(["mvn", "-q", "-B", "test"], cwd=root, check=False)
+        root = write(Path(tmp) / "calc")
+        done = subprocess.run(["mvn", "-q", "-B", "test", DEPENDENCY_PLUGIN],
+                              cwd=root, check=False)
+        resolve_tools(Path(tmp))
         return done.returncode
 
 

@@ -34,9 +34,11 @@ from warpline.graph.jvm_rules import JavaProject
 from warpline.lang import JAVA
 from warpline.lang.java import module_name, read
 
-__all__ = ["JACOCO_VERSION", "JavaRecording", "entity_lines", "record"]
+__all__ = ["JACOCO_VERSION", "JavaRecording", "entity_lines", "record", "resolve_tools"]
 
 JACOCO_VERSION = "0.8.15"
+# Named with its version: a prefix (`dependency:`) asks the registry's metadata every time.
+DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath"
 SOURCE = "jacoco"
 _PARAMS = re.compile(r"\[.*$")
 _TOOLS_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -83,13 +85,13 @@ def _mvn(project_dir: Path) -> str:
     return str(wrapper) if wrapper.is_file() and os.access(wrapper, os.X_OK) else "mvn"
 
 
-def _tools(work: Path) -> tuple[str, str]:
+def resolve_tools(work: Path) -> tuple[str, str]:
     """(the agent's jar, the class path of org.jacoco.core and its ASM)."""
     tools = work / "jacoco-tools"
     tools.mkdir(parents=True, exist_ok=True)
     (tools / "pom.xml").write_text(_TOOLS_POM, encoding="utf-8")
     listing = tools / "cp.txt"
-    _run("resolve JaCoCo", ["mvn", "-q", "-B", "dependency:build-classpath",
+    _run("resolve JaCoCo", ["mvn", "-q", "-B", DEPENDENCY_PLUGIN,
                             f"-Dmdep.outputFile={listing}"], tools)
     jars = [j for j in listing.read_text(encoding="utf-8").strip().split(os.pathsep) if j]
     agent = next((j for j in jars if "org.jacoco.agent" in j and "runtime" in j), None)
@@ -120,9 +122,9 @@ def record(root: Path, project: JavaProject, classes: list[str], work: Path,
     project_dir = root / project.directory if project.directory else root
     listing = work / "project-cp.txt"
     _run("mvn test-compile", [_mvn(project_dir), "-q", "-B", "test-compile",
-                              "dependency:build-classpath", f"-Dmdep.outputFile={listing}"],
+                              DEPENDENCY_PLUGIN, f"-Dmdep.outputFile={listing}"],
          project_dir)
-    agent, core = _tools(work)
+    agent, core = resolve_tools(work)
     dependencies = listing.read_text(encoding="utf-8").strip()
     class_dirs = os.pathsep.join(str(project_dir / "target" / d)
                                  for d in ("test-classes", "classes"))

@@ -84,25 +84,49 @@ public class WarplineJUnit {
         if (!lines.isEmpty()) write("\"between\": " + quote(className), lines);
     }
 
-    /** The execution data since the last call (reset), as covered lines per source file. */
+    /** The execution data since the last call (reset), as covered lines per source file.
+     *  A class's lines are analysed once per distinct set of probes hit (tests of one class
+     *  hit the same runner code the same way): org.jacoco.core reads the class once then. */
     static Map<String, Set<Integer>> take() throws IOException {
         byte[] data = agent.getExecutionData(true);
         ExecFileLoader loader = new ExecFileLoader();
         loader.load(new ByteArrayInputStream(data));
-        ExecutionDataStore store = loader.getExecutionDataStore();
-        CoverageBuilder builder = new CoverageBuilder();
-        Analyzer analyzer = new Analyzer(store, builder);
-        for (ExecutionData ed : store.getContents()) {
+        Map<String, Set<Integer>> lines = new TreeMap<>();
+        for (ExecutionData ed : loader.getExecutionDataStore().getContents()) {
             if (!ed.hasHits()) continue;
-            byte[] bytes = bytesOf(ed.getName());
-            if (bytes == null) continue;
-            try {
-                analyzer.analyzeClass(bytes, ed.getName());
-            } catch (IOException e) {
-                // a class changed since it ran (another version on the class path): skip it
+            String key = ed.getName() + "@" + ed.getId() + "@" + bits(ed.getProbes());
+            Map<String, Set<Integer>> found = analysed.get(key);
+            if (found == null) {
+                found = analyse(ed);
+                analysed.put(key, found);
+            }
+            for (Map.Entry<String, Set<Integer>> e : found.entrySet()) {
+                lines.computeIfAbsent(e.getKey(), k -> new TreeSet<>()).addAll(e.getValue());
             }
         }
+        return lines;
+    }
+
+    static final Map<String, Map<String, Set<Integer>>> analysed = new HashMap<>();
+
+    static String bits(boolean[] probes) {
+        StringBuilder sb = new StringBuilder(probes.length);
+        for (boolean p : probes) sb.append(p ? '1' : '0');
+        return sb.toString();
+    }
+
+    static Map<String, Set<Integer>> analyse(ExecutionData ed) {
         Map<String, Set<Integer>> lines = new TreeMap<>();
+        byte[] bytes = bytesOf(ed.getName());
+        if (bytes == null) return lines;
+        ExecutionDataStore one = new ExecutionDataStore();
+        one.put(ed);
+        CoverageBuilder builder = new CoverageBuilder();
+        try {
+            new Analyzer(one, builder).analyzeClass(bytes, ed.getName());
+        } catch (IOException e) {
+            return lines;  // a class changed since it ran (another version on the class path)
+        }
         for (IClassCoverage cc : builder.getClasses()) {
             if (cc.getSourceFileName() == null || cc.getFirstLine() < 0) continue;
             String pkg = cc.getPackageName();
