@@ -49,6 +49,18 @@ def clone(target: Path) -> Path:
     return target
 
 
+def tiny(target: Path) -> Path:
+    sys.path.insert(0, str(BENCH.parent))
+    from tests.javaproject import write
+
+    write(target)
+    for step in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+                  "commit", "-qm", "calc"]):
+        subprocess.run(["git", *step], cwd=target, check=True)
+    return target
+
+
 def classpath(root: Path, out: Path) -> str:
     target = out / "cp.txt"
     subprocess.run(["mvn", "-q", "-B", DEPENDENCY_PLUGIN, f"-Dmdep.outputFile={target}"],
@@ -112,13 +124,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clone", type=Path, help="a clone of junit4 (default: a fresh one)")
+    parser.add_argument("--tiny", action="store_true",
+                        help="the small fixture project of the tests (a smoke run)")
     parser.add_argument("--truth", type=Path, help="a truth.tsv written before (skip javac)")
     parser.add_argument("--show", type=int, default=0, help="disagreements shown per class")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="java-edges-") as tmp:
         out = Path(tmp)
-        root = args.clone.resolve() if args.clone else clone(out / "junit4")
+        root = tiny(out / "calc") if args.tiny else \
+            args.clone.resolve() if args.clone else clone(out / "junit4")
         theirs = truth(root, out, args.truth)
         ours, candidates, cost = built_in(root)
     report: dict[str, object] = {"cost": cost}

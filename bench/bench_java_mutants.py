@@ -35,6 +35,8 @@ from typing import Any
 
 import pygit2
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 from warpline.graph.builtin import capture_builtin
 from warpline.runners.jacoco import test_id
 from warpline.runners.java_record import java_map, projects_at
@@ -97,14 +99,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clone", type=Path)
+    parser.add_argument("--tiny", action="store_true",
+                        help="the small fixture project of the tests, 2 mutants (a smoke run)")
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="java-mutants-") as tmp:
-        root = args.clone.resolve() if args.clone else Path(tmp) / "junit4"
-        if not args.clone:
+        if args.tiny:
+            from bench_java_edges import tiny
+
+            root = tiny(Path(tmp) / "calc")
+        else:
+            root = args.clone.resolve() if args.clone else Path(tmp) / "junit4"
+        if not args.clone and not args.tiny:
             subprocess.run(["git", "clone", "-q", str(CORPUS), str(root)], check=True)
-        report = run(root, args.count)
+        report = run(root, 2 if args.tiny else args.count)
     print(json.dumps(report["summary"], indent=2))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

@@ -46,6 +46,9 @@ TINY: dict[str, list[str]] = {
     "bench_mapsync.py": ["--tiny"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
+    # Java (issue 37): javac's truth and two mutants, on the tests' fixture Maven project.
+    "bench_java_edges.py": ["--tiny"],
+    "bench_java_mutants.py": ["--tiny"],
 }
 
 

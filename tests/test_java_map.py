@@ -34,22 +34,22 @@ def test_a_map_per_test_from_jacoco(tmp_path: Path) -> None:
     root = write(fixture.path)
     recorded, _ = java_map(root, pygit2.Repository(str(root)))
     assert sorted(recorded.tests) == sorted([
-        f"{BASE}CalcTest.java::CalcTest::adds", f"{BASE}CalcTest.java::CalcTest::subtracts",
-        f"{BASE}CalcTest.java::CalcTest::multipliesDoubles",
-        f"{BASE}SubCheckTest.java::SubCheckTest::inheritedAdds",
-        f"{BASE}SubCheckTest.java::SubCheckTest::scales",
-        f"{BASE}LegacyTestCase.java::LegacyTestCase::testMultiplies",
-        f"{BASE}LegacyTestCase.java::LegacyTestCase::testSubtracts",
-        f"{BASE}OuterTest.java::OuterTest$Nested::nestedAdds"])
+        f"{BASE}CalcTest.java::CalcTest#adds", f"{BASE}CalcTest.java::CalcTest#subtracts",
+        f"{BASE}CalcTest.java::CalcTest#multipliesDoubles",
+        f"{BASE}SubCheckTest.java::SubCheckTest#inheritedAdds",
+        f"{BASE}SubCheckTest.java::SubCheckTest#scales",
+        f"{BASE}LegacyTestCase.java::LegacyTestCase#testMultiplies",
+        f"{BASE}LegacyTestCase.java::LegacyTestCase#testSubtracts",
+        f"{BASE}OuterTest.java::OuterTest$Nested#nestedAdds"])
     assert {outcome for _, outcome in recorded.tests.values()} == {"passed"}
-    adds = recorded.hits[f"{BASE}CalcTest.java::CalcTest::adds"]
+    adds = recorded.hits[f"{BASE}CalcTest.java::CalcTest#adds"]
     assert {"java:method:demo.Calc.add(int,int)", "java:method:demo.Scale.apply(int)",
             "java:method:demo.CalcTest.adds()"} <= adds
     assert "java:method:demo.Calc.sub(int,int)" not in adds
-    doubles = recorded.hits[f"{BASE}CalcTest.java::CalcTest::multipliesDoubles"]
+    doubles = recorded.hits[f"{BASE}CalcTest.java::CalcTest#multipliesDoubles"]
     assert "java:method:demo.Calc.mul(double,double)" in doubles  # the overload that ran
     assert "java:method:demo.Calc.mul(int,int)" not in doubles
-    inherited = recorded.hits[f"{BASE}SubCheckTest.java::SubCheckTest::inheritedAdds"]
+    inherited = recorded.hits[f"{BASE}SubCheckTest.java::SubCheckTest#inheritedAdds"]
     assert {"java:method:demo.BaseCheck.inheritedAdds()",
             "java:method:demo.SubCheckTest.calc()"} <= inherited
     again, _ = decode(encode(recorded, 1), recorded.commit_sha)

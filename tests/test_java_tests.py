@@ -41,18 +41,18 @@ def test_tests_are_found_as_junit_finds_them(project: Path) -> None:
     ids = sorted(i for found in tests.values() for i in found)
     base = "src/test/java/demo/"
     assert ids == sorted([
-        f"{base}CalcTest.java::CalcTest::adds",
-        f"{base}CalcTest.java::CalcTest::subtracts",
-        f"{base}CalcTest.java::CalcTest::multipliesDoubles",
-        f"{base}SubCheckTest.java::SubCheckTest::inheritedAdds",  # from the abstract base
-        f"{base}SubCheckTest.java::SubCheckTest::scales",
-        f"{base}LegacyTestCase.java::LegacyTestCase::testMultiplies",  # JUnit 3
-        f"{base}LegacyTestCase.java::LegacyTestCase::testSubtracts",
-        f"{base}OuterTest.java::OuterTest$Nested::nestedAdds",  # Enclosed's member class
+        f"{base}CalcTest.java::CalcTest#adds",
+        f"{base}CalcTest.java::CalcTest#subtracts",
+        f"{base}CalcTest.java::CalcTest#multipliesDoubles",
+        f"{base}SubCheckTest.java::SubCheckTest#inheritedAdds",  # from the abstract base
+        f"{base}SubCheckTest.java::SubCheckTest#scales",
+        f"{base}LegacyTestCase.java::LegacyTestCase#testMultiplies",  # JUnit 3
+        f"{base}LegacyTestCase.java::LegacyTestCase#testSubtracts",
+        f"{base}OuterTest.java::OuterTest$Nested#nestedAdds",  # Enclosed's member class
     ])
     # the inherited test is known by the base's method, run under the subclass
     assert tests["java:method:demo.BaseCheck.inheritedAdds()"] == [
-        f"{base}SubCheckTest.java::SubCheckTest::inheritedAdds"]
+        f"{base}SubCheckTest.java::SubCheckTest#inheritedAdds"]
 
 
 def test_surefire_includes_and_the_poms_own() -> None:
@@ -83,9 +83,9 @@ def test_commands_name_modules_and_methods() -> None:
     root_pom = b"<project><modules><module>core</module></modules></project>"
     projects = detect(["pom.xml", "core/pom.xml", "mvnw"],
                       {"pom.xml": root_pom, "core/pom.xml": b"<project/>", "mvnw": b""}.get)
-    ids = ["core/src/test/java/a/FooTest.java::FooTest::one",
-           "core/src/test/java/a/FooTest.java::FooTest::two",
-           "core/src/test/java/a/FooTest.java::FooTest$Inner::three"]
+    ids = ["core/src/test/java/a/FooTest.java::FooTest#one",
+           "core/src/test/java/a/FooTest.java::FooTest#two",
+           "core/src/test/java/a/FooTest.java::FooTest$Inner#three"]
     assert commands(projects, ids) == [
         "./mvnw -pl core -am -Dsurefire.failIfNoSpecifiedTests=false "
         "'-Dtest=a/FooTest#one+two,a/FooTest$Inner#three' test"]

@@ -184,7 +184,7 @@ def source_at(repo: pygit2.Repository, commit: pygit2.Commit, path: str) -> byte
 
 
 def test_id(project: JavaProject, root: Path, name: str) -> str | None:
-    """``pkg.Outer$Inner#method[0]`` -> ``<file>::Outer$Inner::method``."""
+    """``pkg.Outer$Inner#method[0]`` -> ``<file>::Outer$Inner#method``."""
     cls, _, method = name.partition("#")
     method = _PARAMS.sub("", method)
     package, _, simple = cls.rpartition(".")
@@ -192,6 +192,6 @@ def test_id(project: JavaProject, root: Path, name: str) -> str | None:
     relative = f"{package.replace('.', '/')}/{top}.java" if package else f"{top}.java"
     for test_root in (*project.test_roots, *project.main_roots):
         if (root / test_root / relative).is_file():
-            return f"{test_root}{relative}::{simple}::{method}" if method else \
+            return f"{test_root}{relative}::{simple}#{method}" if method else \
                 f"{test_root}{relative}::{simple}"
     return None

@@ -2,7 +2,7 @@
 (``mvn -Dtest='pkg/FooTest#a+b,pkg/Outer$Inner#c' test``) or Gradle
 (``gradle test --tests 'pkg.FooTest.a' …``).
 
-Test ids are ``<file>::<Class>::<method>`` (``Outer$Inner`` for a member class), a class
+Test ids are ``<file>::<Class>#<method>`` (``Outer$Inner`` for a member class), a class
 ``<file>::<Class>`` or a whole file ``<file>`` (every top-level class of it), all
 repository-relative (``graph/builtin/java_tests``). Surefire's ``-Dtest`` takes class
 patterns by path (``org/demo/FooTest``, what its includes match) and methods after ``#``
@@ -25,8 +25,9 @@ __all__ = ["commands", "split_id"]
 
 def split_id(test_id: str) -> tuple[str, str, str]:
     """``(file, Class, method)``; class and method may be empty."""
-    parts = test_id.split("::")
-    return parts[0], parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
+    path, _, rest = test_id.partition("::")
+    cls, _, method = rest.partition("#")
+    return path, cls, method
 
 
 def _class_path(project: JavaProject, path: str, cls: str) -> str:

@@ -13,7 +13,7 @@ selection reads (``discovery["java"]`` of a capture).
   excludes select, a class a suite in the suite names (``@SuiteClasses``), a member class
   of a suite class run by ``Enclosed``. Test classes outside it (fixtures that tests run
   by hand through ``JUnitCore``) are not offered: the runner's whole run never runs them.
-* **Test ids**: ``<file>::<Class>::<method>`` (``Outer$Inner`` for a member class, the JVM's
+* **Test ids**: ``<file>::<Class>#<method>`` (``Outer$Inner`` for a member class, the JVM's
   name Surefire matches), the file being the one defining the top-level class.
 * **The floor**: per test file, the repository's source files whose types it imports or
   uses (``test_imports``); a changed class's own tests (``FooTest`` for ``Foo``) are found
@@ -145,7 +145,7 @@ def discover(scans: list[FileScan], table: TypeTable,
                         continue
                     seen.add(signature)
                     if _is_test_method(table, method, junit3) and method.locator is not None:
-                        test_id = f"{_top_file(decl)}::{binary_name(decl)}::{name}"
+                        test_id = f"{_top_file(decl)}::{binary_name(decl)}#{name}"
                         ids = out.setdefault(method.locator, [])
                         if test_id not in ids:
                             ids.append(test_id)
