@@ -34,6 +34,7 @@ def _assignable(table: TypeTable, arg: str | None, param: str | None,
     None when it cannot be told."""
     if arg is None or param is None or arg == "?" or param == "?":
         return None
+    arg, param = arg.partition("|")[0], param.partition("|")[0]
     if arg == param:
         return True
     if param.startswith("V:"):

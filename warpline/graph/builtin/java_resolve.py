@@ -25,7 +25,7 @@ from typing import Any
 
 from warpline.graph.builtin.java_overloads import choose
 from warpline.graph.builtin.java_scan import FileScan, MethodDecl, TypeDecl, text
-from warpline.graph.builtin.java_types import Context, TypeTable
+from warpline.graph.builtin.java_types import Context, TypeTable, element_of, plain
 from warpline.graph.builtin.python_resolve import EdgeSink
 
 __all__ = ["FileEdges", "dispatch_edges"]
@@ -67,6 +67,14 @@ _LIBRARY_RETURNS: dict[str, str] = {
     "getMethod": "X:Method", "getDeclaredMethod": "X:Method", "getField": "X:Field",
     "getDeclaredField": "X:Field", "currentThread": "X:Thread", "iterator": "X:Iterator",
 }
+# A container's element comes out of these (List.get, Iterator.next, Optional.get, Map.get …)
+_ELEMENT = frozenset({"get", "next", "previous", "poll", "peek", "pop", "element", "getFirst",
+                      "getLast", "orElse", "orElseThrow", "firstElement", "lastElement",
+                      "nextElement", "pollFirst", "pollLast", "peekFirst", "peekLast",
+                      "removeFirst", "removeLast", "call", "join"})
+_ELEMENTS = {"iterator": "Iterator", "listIterator": "ListIterator", "values": "Collection",
+             "stream": "Stream"}
+_BY_CLASS_ARGUMENT = frozenset({"getAnnotation", "getDeclaredAnnotation", "cast"})
 _VALUE_OF = frozenset({"Integer", "Long", "Short", "Byte", "Character", "Boolean", "Double",
                        "Float", "String"})
 
@@ -162,7 +170,7 @@ class FileEdges:
             declarator = next((c for c in node.named_children
                                if c.type == "variable_declarator"), None)
             name = declarator.child_by_field_name("name") if declarator is not None else None
-            resolved = self.table.of_node(typ, self._ctx())
+            resolved = plain(self.table.of_node(typ, self._ctx()))
             self._declare(name, resolved + "[]" if resolved else None)
             return
         self._declare(node.child_by_field_name("name"), self.table.of_node(
@@ -176,9 +184,13 @@ class FileEdges:
         self._declare(node.child_by_field_name("name"), typ)
 
     def _foreach(self, node: Any) -> None:
-        self._declare(node.child_by_field_name("name"), self.table.of_node(
-            node.child_by_field_name("type"), self._ctx(),
-            node.child_by_field_name("dimensions")))
+        declared = self.table.of_node(node.child_by_field_name("type"), self._ctx(),
+                                      node.child_by_field_name("dimensions"))
+        if declared is None:  # `for (var x : xs)`: what xs holds
+            value = node.child_by_field_name("value")
+            over = self.type_of(value) if value is not None else None
+            declared = over[:-2] if over and over.endswith("[]") else element_of(over)
+        self._declare(node.child_by_field_name("name"), declared)
 
     def _resource(self, node: Any) -> None:
         self._declare(node.child_by_field_name("name"),
@@ -261,8 +273,7 @@ class FileEdges:
             if methods:
                 self._calls(*choose(self.table, methods, args))
                 return
-        scan = self.scan
-        owners = [*scan.static_single.get(name, ()), *scan.static_demand]
+        owners = self._static_owners(name)
         found: list[MethodDecl] = []
         for owner in owners:
             imported = self.table.types.get(owner)
@@ -272,6 +283,12 @@ class FileEdges:
             self._calls(*choose(self.table, found, args))
         elif not owners and not any(self.table.opaque(d) for d in self._types()):
             self.sink.unresolved += 1
+
+    def _static_owners(self, name: str) -> list[str]:
+        """The types a static import brings ``name`` from: a single-static-import of the
+        name shadows every on-demand one (also when it is a library's)."""
+        single = self.scan.static_single.get(name)
+        return list(single) if single else list(self.scan.static_demand)
 
     def _super_of(self, decl: TypeDecl | None) -> str | None:
         if decl is None:
@@ -312,7 +329,7 @@ class FileEdges:
         args = self._args(node)
         typ = self.table.of_node(node.child_by_field_name("type"), self._ctx())
         decl = self.table.types.get(typ[2:]) if typ and typ.startswith("R:") else None
-        if decl is None or decl.kind != "interface":
+        if decl is None or decl.kind not in ("interface", "annotation"):
             self._constructors(decl, args)
         anon = self.scan.decls.get(next((c.id for c in node.named_children
                                          if c.type == "class_body"), -1))
@@ -547,7 +564,7 @@ class FileEdges:
                 if methods:
                     break
             if not methods:
-                for owner in [*self.scan.static_single.get(name, ()), *self.scan.static_demand]:
+                for owner in self._static_owners(name):
                     imported = self.table.types.get(owner)
                     if imported is not None:
                         methods.extend(self.table.methods(imported, name))
@@ -561,13 +578,43 @@ class FileEdges:
                 target = self.table.types.get(receiver[2:])
                 methods = self.table.methods(target, name) if target is not None else []
             elif receiver and receiver.startswith(("X:", "SX:", "P:")):
+                literal = self._class_literal(node, 0)
+                if name in _BY_CLASS_ARGUMENT and literal is not None:
+                    return literal  # getAnnotation(Foo.class), cast(Foo.class): a Foo
                 return _library_returns(receiver, name)
         chosen, _ = choose(self.table, methods, args)
-        returns = {self.table.returns(m) for m in chosen}
+        returns = {self._generic_return(m, node) or self.table.returns(m) for m in chosen}
         return returns.pop() if len(returns) == 1 else None
+
+    def _class_literal(self, call: Any, index: int) -> str | None:
+        """The type ``Foo`` of a ``Foo.class`` argument at ``index``, else None."""
+        arguments = call.child_by_field_name("arguments")
+        found = arguments.named_children if arguments is not None else []
+        if index >= len(found) or found[index].type != "class_literal" \
+                or not found[index].named_children:
+            return None
+        return self.table.of_node(found[index].named_children[0], self._ctx())
+
+    def _generic_return(self, method: MethodDecl, call: Any) -> str | None:
+        """``<T> T get(Class<T> type)`` called with ``Foo.class``: a Foo."""
+        if method.returns is None or text(method.returns) not in method.type_params:
+            return None
+        variable = text(method.returns)
+        for index, (typ, _) in enumerate(method.params):
+            written = "".join(text(typ).split()) if typ is not None else ""
+            if written in (f"Class<{variable}>", f"Class<?extends{variable}>"):
+                return self._class_literal(call, index)
+        return None
 
 
 def _library_returns(receiver: str, name: str) -> str | None:
+    element = element_of(receiver)
+    if element is not None:
+        if name in _ELEMENT:
+            return element
+        if name in _ELEMENTS:
+            return f"X:{_ELEMENTS[name]}|{element}"
+    receiver = plain(receiver) or receiver
     simple = receiver.partition(":")[2]
     if name == "valueOf" and receiver.startswith("SX:") and simple in _VALUE_OF:
         return f"X:{simple}"

@@ -19,7 +19,7 @@ from typing import Any
 
 from warpline.graph.builtin.java_scan import FileScan, MethodDecl, TypeDecl, text
 
-__all__ = ["Context", "TypeTable"]
+__all__ = ["Context", "TypeTable", "element_of", "plain"]
 
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "boolean", "float",
                          "double", "void"})
@@ -47,6 +47,15 @@ _KNOWN_SUPERS: dict[str, tuple[str, ...]] = {
     "Field": ("AccessibleObject", "Member", "AnnotatedElement", "Object"),
     "Object": (),
 }
+
+
+_CONTAINERS = frozenset({
+    "List", "ArrayList", "LinkedList", "Collection", "Set", "HashSet", "LinkedHashSet",
+    "TreeSet", "SortedSet", "Iterable", "Iterator", "ListIterator", "Optional", "Queue",
+    "Deque", "ArrayDeque", "Stack", "Vector", "CopyOnWriteArrayList", "Enumeration",
+    "Future", "AtomicReference", "ThreadLocal", "Supplier", "Callable"})
+_MAPS = frozenset({"Map", "HashMap", "LinkedHashMap", "TreeMap", "ConcurrentHashMap",
+                   "SortedMap", "ConcurrentMap"})
 
 
 class Context:
@@ -136,8 +145,30 @@ class TypeTable:
         """The type a type node names (``dims``: a declarator's extra ``[]``)."""
         found = self._of_node(node, ctx) if node is not None else None
         if found is not None and dims is not None:
-            found += "[]" * text(dims).count("[")
+            found = plain(found) + "[]" * text(dims).count("[")
         return found
+
+    def _element(self, base: str, node: Any, ctx: Context) -> str:
+        """A library container of a repository type keeps its element's type:
+        ``List<Failure>`` -> ``X:List|R:org.junit.runner.notification.Failure`` (``get``,
+        ``next``, ``iterator`` … give it back); any other generic type is its base."""
+        name = base[2:] if base.startswith("X:") else ""
+        arguments = next((c for c in node.named_children if c.type == "type_arguments"), None)
+        found = [c for c in arguments.named_children] if arguments is not None else []
+        wanted = 0 if name in _CONTAINERS and len(found) == 1 else \
+            1 if name in _MAPS and len(found) == 2 else None
+        if wanted is None:
+            return base
+        argument = found[wanted]
+        if argument.type == "wildcard":  # `? extends Foo`: a Foo comes out
+            bound = argument.named_children[-1] if argument.named_children else None
+            if bound is None or "super" in text(argument):
+                return base
+            argument = bound
+        element = self._of_node(argument, ctx)
+        if element is None or not element.startswith("R:") or element.endswith("[]"):
+            return base
+        return f"{base}|{plain(element)}"
 
     def _of_node(self, node: Any, ctx: Context) -> str | None:
         kind = node.type
@@ -150,9 +181,10 @@ class TypeTable:
             return self.qualified(_parts(node), ctx)
         if kind == "generic_type":
             base = next((c for c in node.named_children if c.type != "type_arguments"), None)
-            return self._of_node(base, ctx) if base is not None else None
+            found = self._of_node(base, ctx) if base is not None else None
+            return self._element(found, node, ctx) if found else found
         if kind == "array_type":
-            element = self._of_node(node.child_by_field_name("element"), ctx)
+            element = plain(self._of_node(node.child_by_field_name("element"), ctx))
             dims = node.child_by_field_name("dimensions")
             return None if element is None else \
                 element + "[]" * (text(dims).count("[") if dims is not None else 1)
@@ -271,6 +303,16 @@ def _parts(node: Any) -> list[str]:
             break
         flat = shorter
     return [p for p in flat.split(".") if p and p[0] != "@"] or [""]
+
+
+def plain(typ: str | None) -> str | None:
+    """A type without the element a container carries (``X:List|R:a.B`` -> ``X:List``)."""
+    return typ.partition("|")[0] if typ is not None else None
+
+
+def element_of(typ: str | None) -> str | None:
+    """The repository element type a library container carries, else None."""
+    return typ.partition("|")[2] or None if typ is not None else None
 
 
 def primitive(name: str) -> bool:
