@@ -145,7 +145,7 @@ class TypeTable:
         """The type a type node names (``dims``: a declarator's extra ``[]``)."""
         found = self._of_node(node, ctx) if node is not None else None
         if found is not None and dims is not None:
-            found = plain(found) + "[]" * text(dims).count("[")
+            found = found.partition("|")[0] + "[]" * text(dims).count("[")
         return found
 
     def _element(self, base: str, node: Any, ctx: Context) -> str:
