@@ -37,7 +37,7 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from warpline.graph.builtin import capture_builtin
-from warpline.runners.jacoco import DEPENDENCY_PLUGIN
+from warpline.runners.maven_jacoco import DEPENDENCY_PLUGIN
 
 BENCH = Path(__file__).resolve().parent
 CORPUS = Path("/work/shared/corpora/junit4.bundle")

@@ -4,7 +4,7 @@ in the selection?
     python bench/bench_java_mutants.py [--clone DIR] [--count 20] [--json OUT]
 
 At junit4's HEAD: a plain ``mvn test`` (the suite's own run, timed), the JaCoCo map
-recorded once (``runners.java_record``, timed: the overhead is the ratio of the two, same
+recorded once (``runners.maven_record``, timed: the overhead is the ratio of the two, same
 run), the built-in capture once (edges and test facts). Then 20 methods of
 ``src/main/java`` the map saw the suite execute, chosen spread over the sorted list (no
 randomness): each gets ``if (true) throw new RuntimeException("warpline mutant");`` as its
@@ -14,7 +14,7 @@ mutant:
 
 * map-first: the tests the map saw execute the method (plus the static basis only if it
   had none; never the case here, the methods are chosen from the map);
-* static: ``runners.java_select.static_tests`` (edges within 6 hops + the floor);
+* static: ``runners.maven_select.static_tests`` (edges within 6 hops + the floor);
 * coverage truth: the map's tests of the method (the selection map-first gives);
 * whether every failing test is in each selection, and each selection's size as a share
   of the suite.
@@ -38,9 +38,9 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from warpline.graph.builtin import capture_builtin
-from warpline.runners.jacoco import test_id
-from warpline.runners.java_record import java_map, projects_at
-from warpline.runners.java_select import static_tests
+from warpline.runners.maven_jacoco import test_id
+from warpline.runners.maven_record import java_map, projects_at
+from warpline.runners.maven_select import static_tests
 
 CORPUS = Path("/work/shared/corpora/junit4.bundle")
 MUTANT = 'if (true) throw new RuntimeException("warpline mutant");'

@@ -215,7 +215,7 @@ def mvn_available() -> bool:
 def warm() -> int:
     """Resolve every plugin and dependency the fixture's run needs (one real run), and
     JaCoCo's agent and core (what recording a map resolves)."""
-    from warpline.runners.jacoco import DEPENDENCY_PLUGIN, resolve_tools
+    from warpline.runners.maven_jacoco import DEPENDENCY_PLUGIN, resolve_tools
 
     with tempfile.TemporaryDirectory(prefix="warpline-java-warm-") as tmp:
         root = write(Path(tmp) / "calc")

@@ -11,8 +11,8 @@ import pytest
 
 from tests.gitfixture import FixtureRepo
 from tests.javaproject import FILES, mvn_available, write
-from warpline.runners.jacoco import entity_lines
-from warpline.runners.java_record import java_map
+from warpline.runners.maven_jacoco import entity_lines
+from warpline.runners.maven_record import java_map
 from warpline.testmap.wire import decode, encode
 
 BASE = "src/test/java/demo/"

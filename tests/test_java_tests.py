@@ -15,8 +15,8 @@ import pytest
 from tests.gitfixture import FixtureRepo
 from tests.javaproject import FILES, mvn_available, write
 from warpline.graph.builtin import capture_builtin
-from warpline.graph.jvm_rules import detect, in_suite
-from warpline.runners.maven import commands
+from warpline.runners.maven_command import commands
+from warpline.runners.maven_rules import detect, in_suite
 
 needs_mvn = pytest.mark.skipif(not mvn_available(), reason="mvn and javac are not installed")
 

@@ -1,7 +1,7 @@
 """Java's tests, found in the source as JUnit finds them, and the facts the static
 selection reads (``discovery["java"]`` of a capture).
 
-* **Projects**: every ``pom.xml`` / ``build.gradle*`` of the commit (``graph.jvm_rules``):
+* **Projects**: every ``pom.xml`` / ``build.gradle*`` of the commit (``runners.maven_rules``):
   test source roots (Maven's ``testSourceDirectory`` or ``src/test/java``, Gradle's
   ``src/test/java``), Surefire's includes and excludes.
 * **Test methods**: in a class under a test root, a method annotated ``@Test`` (JUnit 4 or
@@ -28,8 +28,8 @@ import pygit2
 
 from warpline.graph.builtin.java_scan import FileScan, MethodDecl, TypeDecl, text
 from warpline.graph.builtin.java_types import Context, TypeTable
-from warpline.graph.jvm_rules import JavaProject, detect, in_suite, project_of
 from warpline.graph.model import GraphEdge
+from warpline.runners.maven_rules import JavaProject, detect, in_suite, project_of
 
 __all__ = ["TEST_ANNOTATIONS", "discovery_facts"]
 

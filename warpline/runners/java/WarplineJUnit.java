@@ -1,5 +1,5 @@
 // warpline's per-test coverage recorder for JUnit 4 (JUnit 3 classes run through it too):
-// compiled with the JDK's javac when a map is recorded (warpline/runners/jacoco.py), run
+// compiled with the JDK's javac when a map is recorded (warpline/runners/maven_jacoco.py), run
 // under the JaCoCo agent (output=none) in one JVM over the classes the project's own runner
 // would run. After each test, the agent's execution data is taken and reset through its
 // runtime API; org.jacoco.core maps it to source lines. What ran between tests (a class's

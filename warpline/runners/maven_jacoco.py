@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pygit2
 
-from warpline.graph.jvm_rules import JavaProject
 from warpline.lang import JAVA
 from warpline.lang.java import module_name, read
+from warpline.runners.maven_rules import JavaProject
 
 __all__ = ["JACOCO_VERSION", "JavaRecording", "entity_lines", "record", "resolve_tools"]
 

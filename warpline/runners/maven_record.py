@@ -1,5 +1,5 @@
 """Recording a Java test map: the suite's classes found at HEAD, run one test at a time
-under JaCoCo (``runners.jacoco``), lines mapped to the walker's Java entities, stored as a
+under JaCoCo (``runners.maven_jacoco``), lines mapped to the walker's Java entities, stored as a
 ``warpline.testmap.v1`` map like Python's (``store.testmaps.write_map``)."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from pathlib import Path
 import pygit2
 
 from warpline.graph.builtin import capture_builtin
-from warpline.graph.jvm_rules import JavaProject
-from warpline.runners.jacoco import (
+from warpline.runners.maven_jacoco import (
     JACOCO_VERSION,
     SOURCE,
     JavaRecording,
@@ -20,6 +19,7 @@ from warpline.runners.jacoco import (
     source_at,
     test_id,
 )
+from warpline.runners.maven_rules import JavaProject
 from warpline.store.testmaps import RecordedMap
 
 __all__ = ["java_map", "projects_at"]

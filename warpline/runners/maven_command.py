@@ -18,7 +18,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
-from warpline.graph.jvm_rules import JavaProject, project_of
+from warpline.runners.maven_rules import JavaProject, project_of
 
 __all__ = ["commands", "split_id"]
 
