@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable
+from pathlib import Path
 
-from warpline.runners.maven_rules import JavaProject, project_of
+from warpline.runners.maven_rules import JavaProject, detect, project_of
 
-__all__ = ["commands", "split_id"]
+__all__ = ["command_for", "command_lines", "commands", "projects_in", "split_id",
+           "uses_maven"]
+
+_MAX_MANIFESTS = 200
+_SKIPPED_DIRS = frozenset({"src", "target", "build", "node_modules", ".git", ".weft"})
 
 
 def split_id(test_id: str) -> tuple[str, str, str]:
@@ -94,3 +99,69 @@ def commands(projects: list[JavaProject], ids: list[str]) -> list[str]:
             out.append(f"(cd {shlex.quote(project.directory)} && "
                        f"{_maven(project, group, False)})")
     return out
+
+
+def _read(root: Path, path: str) -> bytes | None:
+    """A manifest of the work tree as data: a regular file (no symlink), bounded."""
+    target = root / path
+    try:
+        if target.is_symlink() or not target.is_file() or target.stat().st_size > 1 << 20:
+            return None
+        return target.read_bytes()
+    except OSError:
+        return None
+
+
+def projects_in(root: Path) -> list[JavaProject]:
+    """The Maven and Gradle projects of the work tree at ``root`` (manifests within three
+    directory levels, build output and sources not searched)."""
+    found: list[str] = []
+    stack: list[tuple[Path, str, int]] = [(root, "", 0)]
+    while stack and len(found) < _MAX_MANIFESTS:
+        directory, prefix, depth = stack.pop()
+        try:
+            entries = sorted(directory.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if depth < 3 and entry.name not in _SKIPPED_DIRS \
+                        and not entry.name.startswith("."):
+                    stack.append((entry, f"{prefix}{entry.name}/", depth + 1))
+            elif entry.name in ("pom.xml", "build.gradle", "build.gradle.kts", "mvnw",
+                                "gradlew"):
+                found.append(f"{prefix}{entry.name}")
+    return detect(found, lambda path: _read(root, path))
+
+
+def uses_maven(root: Path) -> bool:
+    """The repository builds with Maven: a ``pom.xml`` at its root or one level below."""
+    if _read(root, "pom.xml") is not None:
+        return True
+    try:
+        return any(_read(root, f"{child.name}/pom.xml") is not None
+                   for child in root.iterdir() if child.is_dir() and not child.is_symlink())
+    except OSError:
+        return False
+
+
+def _widen(ids: list[str], max_ids: int) -> tuple[list[str], bool]:
+    """Past ``max_ids``: whole test classes (``file::Class``), more tests, never fewer."""
+    if len(ids) <= max_ids:
+        return ids, False
+    return list(dict.fromkeys(i.partition("#")[0] for i in ids)), True
+
+
+def command_lines(root: Path, ids: list[str], max_ids: int = 500) -> list[str]:
+    unique, _ = _widen(list(dict.fromkeys(ids)), max_ids)
+    return commands([p for p in projects_in(root) if p.tool == "maven"], unique)
+
+
+def command_for(root: Path, ids: list[str], max_ids: int = 500) -> tuple[str, bool] | None:
+    """One command running exactly ``ids`` from the root (several builds: joined by
+    ``&&``); ``widened`` when past ``max_ids`` whole classes are named instead."""
+    unique, widened = _widen(list(dict.fromkeys(ids)), max_ids)
+    lines = commands([p for p in projects_in(root) if p.tool == "maven"], unique)
+    return (" && ".join(lines), widened) if lines else None

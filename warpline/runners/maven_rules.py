@@ -19,7 +19,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["SUREFIRE_EXCLUDES", "SUREFIRE_INCLUDES", "JavaProject", "detect", "in_suite"]
+__all__ = ["SUREFIRE_EXCLUDES", "SUREFIRE_INCLUDES", "JavaProject", "default_test_file",
+           "detect", "in_suite"]
 
 SUREFIRE_INCLUDES = ("**/Test*.java", "**/*Test.java", "**/*Tests.java", "**/*TestCase.java")
 SUREFIRE_EXCLUDES = ("**/*$*",)
@@ -175,3 +176,13 @@ def in_suite(project: JavaProject, path: str) -> bool:
     included = any(_matches(relative, p) or _matches(name_only, p) for p in project.includes)
     excluded = any(_matches(relative, p) for p in project.excludes if p != "**/*$*")
     return included and not excluded
+
+
+def default_test_file(path: str) -> bool:
+    """A test file by Maven's defaults: under a ``src/test/java/`` named as Surefire's
+    default includes name test classes."""
+    at = path.find("src/test/java/")
+    if at < 0 or (at and path[at - 1] != "/") or not path.endswith(".java"):
+        return False
+    project = JavaProject(path[:at].rstrip("/"), "maven", (path[:at] + "src/test/java/",), ())
+    return in_suite(project, path)
