@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warpline.graph.builtin.java_overloads import choose
-from warpline.graph.builtin.java_scan import FileScan, MethodDecl, TypeDecl, text
+from warpline.graph.builtin.java_scan import FileScan, MethodDecl, TypeDecl, bounds, text
 from warpline.graph.builtin.java_types import Context, TypeTable, element_of, plain
 from warpline.graph.builtin.python_resolve import EdgeSink
 
@@ -284,6 +284,23 @@ class FileEdges:
         elif not owners and not any(self.table.opaque(d) for d in self._types()):
             self.sink.unresolved += 1
 
+    def _bound(self, variable: str) -> str | None:
+        """A type variable's bound where it is declared (``T extends Foo``: a Foo), from
+        the innermost method or class declaring it; None without one."""
+        for index in range(len(self.frames) - 1, -1, -1):
+            decl = self.frames[index].decl
+            if decl is None or variable not in decl.type_params:
+                continue
+            bound = bounds(decl.node).get(variable)
+            if bound is None:
+                return None
+            owner = decl if isinstance(decl, TypeDecl) else decl.owner
+            ctx = Context(self.scan, owner, owner.type_params | (
+                decl.type_params if isinstance(decl, MethodDecl) else frozenset()))
+            found = self.table.of_node(bound, ctx)
+            return None if found is None or found.startswith("V:") else found
+        return None
+
     def _static_owners(self, name: str) -> list[str]:
         """The types a static import brings ``name`` from: a single-static-import of the
         name shadows every on-demand one (also when it is a library's)."""
@@ -301,6 +318,8 @@ class FileEdges:
 
     def _member(self, receiver: str | None, name: str, args: list[str | None],
                 static: bool) -> None:
+        if receiver is not None and receiver.startswith("V:"):
+            receiver = self._bound(receiver[2:])
         if receiver is None or receiver.startswith("V:"):
             self.sink.unresolved += 1
             return
@@ -574,6 +593,8 @@ class FileEdges:
                 receiver = self._super_of(types[0] if types else None)
             else:
                 receiver = self.type_of(obj)
+            if receiver and receiver.startswith("V:"):
+                receiver = self._bound(receiver[2:])
             if receiver and receiver.startswith(("R:", "S:")) and not receiver.endswith("[]"):
                 target = self.table.types.get(receiver[2:])
                 methods = self.table.methods(target, name) if target is not None else []

@@ -206,6 +206,18 @@ def _type_list(node: Any) -> list[Any]:
     return out
 
 
+def bounds(node: Any) -> dict[str, Any]:
+    """A declaration's type variables with a bound (``T extends Foo<T>``): name -> the
+    first bound's type node."""
+    params = node.child_by_field_name("type_parameters")
+    out: dict[str, Any] = {}
+    for param in params.named_children if params is not None else ():
+        bound = next((c for c in param.named_children if c.type == "type_bound"), None)
+        if param.type == "type_parameter" and bound is not None and bound.named_children:
+            out[text(param.named_children[0])] = bound.named_children[0]
+    return out
+
+
 def _type_params(node: Any) -> frozenset[str]:
     params = node.child_by_field_name("type_parameters")
     if params is None:
