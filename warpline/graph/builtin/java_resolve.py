@@ -98,7 +98,8 @@ class FileEdges:
     # -- scopes ----------------------------------------------------------------------
     def run(self) -> None:
         handlers = {"type": self._open, "method": self._open, "lambda": self._lambda,
-                    "new": self._new, "constant": self._constant, "local": self._local,
+                    "new": self._new, "constant": self._constant, "body": self._body,
+                    "local": self._local,
                     "param": self._param, "catch": self._catch, "foreach": self._foreach,
                     "resource": self._resource, "call": self._call, "ctor": self._ctor,
                     "mref": self._mref, "typename": self._typename,
@@ -350,10 +351,13 @@ class FileEdges:
         decl = self.table.types.get(typ[2:]) if typ and typ.startswith("R:") else None
         if decl is None or decl.kind not in ("interface", "annotation"):
             self._constructors(decl, args)
-        anon = self.scan.decls.get(next((c.id for c in node.named_children
-                                         if c.type == "class_body"), -1))
+
+    def _body(self, node: Any) -> None:
+        """An anonymous class body opens its scope where it starts: the arguments of its
+        `new` are read in the scope around it."""
+        anon = self.scan.decls.get(node.id)
         if isinstance(anon, TypeDecl):
-            self.frames.append(_Frame(anon.node.end_byte, anon, None))
+            self.frames.append(_Frame(node.end_byte, anon, None))
 
     def _constant(self, node: Any) -> None:
         types = self._types()
@@ -361,10 +365,6 @@ class FileEdges:
         args = node.child_by_field_name("arguments")
         self._constructors(enum, [self.type_of(a) for a in args.named_children]
                            if args is not None else [])
-        body = node.child_by_field_name("body")
-        anon = self.scan.decls.get(body.id) if body is not None else None
-        if isinstance(anon, TypeDecl):
-            self.frames.append(_Frame(anon.node.end_byte, anon, None))
 
     def _ctor(self, node: Any) -> None:
         types = self._types()

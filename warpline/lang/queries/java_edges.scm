@@ -14,6 +14,8 @@
 (lambda_expression) @lambda
 (object_creation_expression) @new
 (enum_constant) @constant
+(object_creation_expression (class_body) @body)
+(enum_constant body: (class_body) @body)
 (local_variable_declaration) @local
 (formal_parameter) @param
 (spread_parameter) @param
