@@ -15,6 +15,9 @@ between definitions:
 * ``references``: ``references`` against javac's type references;
 * ``dispatch``: the built-in dispatch edges against javac's overrides.
 
+Runner edges (a test to the repository's runner that runs it, from ``@RunWith`` and
+JUnit's defaults) have no javac truth: counted apart, never compared.
+
 Prints precision and recall per class, the capture's cost (``capture-snapshot``'s
 built-in pass, CPU and wall), and with ``--show`` the first N disagreements per class.
 """
@@ -102,14 +105,18 @@ def built_in(root: Path) -> tuple[dict[str, set[Pair]], set[Pair], dict[str, flo
             "unresolved": capture.unresolved, "failed": len(capture.failed_entities)}
     found: dict[str, set[Pair]] = {"calls": set(), "references": set(), "dispatch": set()}
     candidates: set[Pair] = set()
+    runner = 0
     for edge in capture.edges:
         pair = (edge.source_locator, edge.target_locator)
         if edge.confidence == "dispatch":
             found["dispatch"].add(pair)
+        elif edge.confidence == "runner":
+            runner += 1  # inferred from @RunWith / JUnit's defaults: no javac truth
         else:
             found[edge.kind].add(pair)
             if edge.confidence == "candidate":
                 candidates.add(pair)
+    cost["runner_edges"] = runner
     return found, candidates, cost
 
 

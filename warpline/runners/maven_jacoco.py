@@ -8,7 +8,10 @@ path (``dependency:build-classpath``); then warpline's small JUnit 4 launcher
 (``runners/java/WarplineJUnit.java``, compiled by the JDK's ``javac`` here) runs the
 classes Surefire's includes select, in one JVM under the JaCoCo agent (``output=none``),
 and after each test takes the agent's execution data through its runtime API and maps it to
-lines with ``org.jacoco.core``. JaCoCo comes from Maven Central (``JACOCO_VERSION``).
+lines with ``org.jacoco.core``. The agent is given through ``JAVA_TOOL_OPTIONS``, so a JVM a
+test starts (a command-line runner under test) is measured too: it writes its data when it
+exits, and that counts for the test that started it. JaCoCo comes from Maven Central
+(``JACOCO_VERSION``).
 
 Lines become entities with the walker's own Java definitions at the recorded commit: a
 line counts for the innermost definition whose span holds it and every definition around
@@ -130,10 +133,16 @@ def record(root: Path, project: JavaProject, classes: list[str], work: Path,
                                  for d in ("test-classes", "classes"))
     launcher = _launcher(work, os.pathsep.join([core, agent, class_dirs, dependencies]))
     out = work / "tests.jsonl"
-    args = ["java", f"-javaagent:{agent}=output=none", *(["-ea"] if assertions else []),
+    children = work / "children.exec"
+    args = ["java", *(["-ea"] if assertions else []),
             "-cp", os.pathsep.join([str(launcher), core, class_dirs, dependencies]),
-            "WarplineJUnit", str(out), class_dirs, *classes]
-    _run("run the tests", args, project_dir, check=False)
+            "WarplineJUnit", str(out), class_dirs, str(children), *classes]
+    # The agent through the environment: a JVM a test starts (a command-line runner under
+    # test) inherits it and writes its data for the test that started it.
+    env = {**os.environ, "JAVA_TOOL_OPTIONS": " ".join(filter(None, [
+        os.environ.get("JAVA_TOOL_OPTIONS", ""),
+        f"-javaagent:{agent}=destfile={children},append=true"]))}
+    _run("run the tests", args, project_dir, env=env, check=False)
     if not out.is_file():
         raise RecordFailed("run the tests", "the launcher wrote no recording")
     recording = JavaRecording(seconds=time.perf_counter() - start)

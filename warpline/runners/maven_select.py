@@ -20,9 +20,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_HOPS", "JavaStatic", "static_tests"]
+__all__ = ["INITIALIZER_HOPS", "MAX_HOPS", "JavaStatic", "initializer_classes",
+           "static_tests"]
 
-MAX_HOPS = 6
+# Java's call chains run deep (a runner building a class's runner validates its fields 10+
+# calls below the test): measured on junit4's mutants, 6 hops found 0.72 of the failing
+# tests, 12 hops 0.98, unbounded 0.99 (bench/README.md); the walk is one breadth-first pass.
+MAX_HOPS = 64
+INITIALIZER_HOPS = 4
+_TYPE_KINDS = ("java:class:", "java:interface:", "java:enum:", "java:record:")
 _OWN = ("{}Test", "{}Tests", "Test{}", "{}TestCase")
 
 
@@ -59,6 +65,32 @@ def reaching(pred: dict[str, list[str]], tests: dict[str, list[str]],
         for test_id in tests.get(node, ()):
             out[test_id] = min(hop, out.get(test_id, hop))
     return out
+
+
+def initializer_classes(call_edges: Iterable[tuple[str, str]], changed: Iterable[str],
+                        hops: int = INITIALIZER_HOPS) -> set[str]:
+    """Classes whose initializers (a field's initializer, a static block: their calls
+    have the class as their source) reach a changed definition within ``hops`` calls.
+    A static initializer runs once per JVM, so a per-test map links what it calls to the
+    first test that loaded the class only; every test that ran the class's code depends on
+    it (the selection adds the map's tests of those classes)."""
+    pred = _reverse(call_edges)
+    seen = set(changed)
+    frontier = list(seen)
+    found: set[str] = set()
+    for _ in range(hops):
+        step = []
+        for node in frontier:
+            for caller in pred.get(node, ()):
+                if caller in seen:
+                    continue
+                seen.add(caller)
+                if caller.startswith(_TYPE_KINDS):
+                    found.add(caller)
+                else:
+                    step.append(caller)
+        frontier = step
+    return found
 
 
 def own_test_files(path: str, facts: dict[str, Any], test_files: set[str]) -> set[str]:

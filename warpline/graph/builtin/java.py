@@ -4,7 +4,8 @@ Entities are the walker's own (``lang/java.read``: ``java:method:pkg.Outer.m(int
 package is the module (``java:module:pkg``, its first file's path), each file its
 ``core:file:``. Edges: ``java_resolve`` (sites, scopes, receivers, overloads) over the
 types of ``java_types``; a method overriding a supertype's is reached from it
-(``dispatch``). Test facts (``java_tests``) ride along as ``discovery["java"]``.
+(``dispatch``); a test reaches the repository's runner that runs it (``runner``). Test
+facts (``java_tests``) ride along as ``discovery["java"]``.
 
 A file whose parse has errors keeps what tree-sitter still read and is listed in
 ``failed_entities`` (``syntax_error``); a type declared twice (two source roots holding
@@ -18,7 +19,7 @@ import pygit2
 from warpline.git.filecaps import too_large
 from warpline.graph.builtin.java_resolve import FileEdges, dispatch_edges
 from warpline.graph.builtin.java_scan import FileScan, scan_file
-from warpline.graph.builtin.java_tests import discovery_facts
+from warpline.graph.builtin.java_tests import discovery_facts, prepare, runner_edges
 from warpline.graph.builtin.java_types import TypeTable
 from warpline.graph.builtin.python_resolve import EdgeSink
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
@@ -66,6 +67,8 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
         except RecursionError:
             failed.append((file_locator(scan.path), "too_complex"))
     dispatch_edges(table, sink)
+    projects, tests = prepare(commit, scans, table)
+    runner_edges(table, scans, tests, sink)
     edges = tuple(
         GraphEdge(source, target, kind, sink.confidence.get((source, target, kind), "resolved"))
         for source, target, kind in sorted(sink.edges)
@@ -77,5 +80,5 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
         edges=edges,
         failed_entities=tuple(sorted(set(failed))),
         unresolved=sink.unresolved,
-        discovery={"java": discovery_facts(commit, scans, table, edges)},
+        discovery={"java": discovery_facts(projects, tests, scans, edges)},
     )

@@ -28,14 +28,16 @@ import pygit2
 
 from warpline.graph.builtin.java_scan import FileScan, MethodDecl, TypeDecl, text
 from warpline.graph.builtin.java_types import Context, TypeTable
+from warpline.graph.builtin.python_resolve import EdgeSink
 from warpline.graph.model import GraphEdge
 from warpline.runners.maven_rules import JavaProject, detect, in_suite, project_of
 
-__all__ = ["TEST_ANNOTATIONS", "discovery_facts"]
+__all__ = ["RUNNER", "TEST_ANNOTATIONS", "discovery_facts", "prepare", "runner_edges"]
 
 TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory",
                               "TestTemplate", "Theory"})
 _SKIPPED = frozenset({"Ignore", "Disabled"})
+RUNNER = "runner"
 _MAX_MANIFESTS = 200
 
 
@@ -239,11 +241,72 @@ def project_json(project: JavaProject) -> dict[str, Any]:
             "aggregator": project.aggregator, "assertions": project.assertions}
 
 
-def discovery_facts(commit: pygit2.Commit, scans: list[FileScan], table: TypeTable,
-                    edges: tuple[GraphEdge, ...]) -> dict[str, Any]:
+def runner_edges(table: TypeTable, scans: list[FileScan], tests: dict[str, list[str]],
+                 sink: EdgeSink) -> None:
+    """A test depends on the runner JUnit runs its class with, when that runner is the
+    repository's own code (a custom ``@RunWith(MyRunner.class)``, or JUnit's own runners in
+    JUnit's repository): each test method ``calls`` the runner's constructors and ``run``
+    (confidence ``runner``). The runner: ``@RunWith`` on the class or a superclass, else
+    JUnit's default (``JUnit38ClassRunner`` for a ``TestCase``, ``BlockJUnit4ClassRunner``)."""
+    by_binary = {(s.path, binary_name(d)): d for s in scans for d in s.types
+                 if not d.anonymous and d.locator is not None}
+    runners: dict[int, TypeDecl | None] = {}
+    for locator, ids in tests.items():
+        for test_id in ids:
+            path, _, rest = test_id.partition("::")
+            decl = by_binary.get((path, rest.partition("#")[0]))
+            if decl is None:
+                continue
+            if id(decl) not in runners:
+                runners[id(decl)] = _runner_of(table, decl)
+            runner = runners[id(decl)]
+            if runner is None or runner.locator is None:
+                continue
+            targets = [m.locator for m in (*runner.ctors, *table.methods(runner, "run"))
+                       if m.locator is not None] or [runner.locator]
+            for target in targets:
+                key = (locator, target, "calls")
+                if key not in sink.edges:
+                    sink.edges.add(key)  # type: ignore[arg-type]
+                    sink.confidence[key] = RUNNER  # type: ignore[index]
+
+
+def _runner_of(table: TypeTable, decl: TypeDecl) -> TypeDecl | None:
+    for owner in table.hierarchy(decl):
+        for annotation in _annotations(owner.node):
+            if _annotation_name(annotation) != "RunWith":
+                continue
+            literal = next((n for n in _walk(annotation) if n.type == "class_literal"), None)
+            if literal is None or not literal.named_children:
+                return None
+            found = table.of_node(literal.named_children[0],
+                                  Context(owner.file, owner, owner.type_params))
+            return table.types.get(found[2:]) if found and found.startswith("R:") else None
+    default = "org.junit.internal.runners.JUnit38ClassRunner" if _junit3(table, decl) \
+        else "org.junit.runners.BlockJUnit4ClassRunner"
+    return table.types.get(default)
+
+
+def _walk(node: Any) -> list[Any]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(current.named_children)
+    return out
+
+
+def prepare(commit: pygit2.Commit, scans: list[FileScan],
+            table: TypeTable) -> tuple[list[JavaProject], dict[str, list[str]]]:
+    """The commit's Java projects and its tests (test method locator -> test ids)."""
     projects = _projects(commit)
-    tests = discover(scans, table, projects)
+    return projects, discover(scans, table, projects)
+
+
+def discovery_facts(projects: list[JavaProject], tests: dict[str, list[str]],
+                    scans: list[FileScan], edges: tuple[GraphEdge, ...]) -> dict[str, Any]:
     roots = [f"{d.file.package}.{binary_name(d)}" if d.file.package != "(default)"
              else binary_name(d) for d in suite_roots(scans, projects)]
+    uses = tuple(e for e in edges if e.confidence != RUNNER)
     return {"projects": [project_json(p) for p in projects], "tests": tests,
-            "suite_classes": sorted(roots), "test_imports": _floor(scans, edges, tests)}
+            "suite_classes": sorted(roots), "test_imports": _floor(scans, uses, tests)}

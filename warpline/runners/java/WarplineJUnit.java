@@ -6,8 +6,11 @@
 // @BeforeClass, static initializers) is kept per test class and counted for each of its
 // tests by warpline.
 //
-//   java -javaagent:AGENT=output=none -cp CP WarplineJUnit OUT.jsonl CLASSDIRS CLASS...
+//   JAVA_TOOL_OPTIONS=-javaagent:AGENT=destfile=CHILDREN,append=true \
+//   java -cp CP WarplineJUnit OUT.jsonl CLASSDIRS CHILDREN CLASS...
 // CLASSDIRS: the project's compiled class directories, joined by the path separator.
+// CHILDREN: where JVMs a test starts (they inherit JAVA_TOOL_OPTIONS) write their execution
+// data when they exit; it is read into the running test's and removed.
 // OUT.jsonl: one JSON object a line:
 //   {"test": "pkg.Class#method", "outcome": "passed|failed|skipped", "lines": {...}}
 //   {"between": "pkg.Class", "lines": {...}}   (lines: "pkg/File.java" -> [line, ...])
@@ -28,16 +31,19 @@ public class WarplineJUnit {
     static List<Path> classDirs = new ArrayList<>();
     static Map<String, byte[]> classBytes = new HashMap<>();
     static PrintWriter out;
+    static Path children;
 
     public static void main(String[] args) throws Exception {
         out = new PrintWriter(Files.newBufferedWriter(Paths.get(args[0]), StandardCharsets.UTF_8));
         for (String dir : args[1].split(File.pathSeparator)) if (!dir.isEmpty()) classDirs.add(Paths.get(dir));
+        children = Paths.get(args[2]);
         agent = RT.getAgent();
         agent.getExecutionData(true);  // what loading the launcher ran
+        Files.deleteIfExists(children);
         JUnitCore core = new JUnitCore();
         core.addListener(new Listener());
         int failures = 0;
-        for (int i = 2; i < args.length; i++) {
+        for (int i = 3; i < args.length; i++) {
             Class<?> cls;
             try {
                 cls = Class.forName(args[i], false, WarplineJUnit.class.getClassLoader());
@@ -45,12 +51,37 @@ public class WarplineJUnit {
                 System.err.println("warpline: cannot load " + args[i] + ": " + e);
                 continue;
             }
-            Result result = core.run(Request.aClass(cls));
-            failures += result.getFailureCount();
+            // The suite is built once to learn the classes it runs; each is then run on its
+            // own, so what building a class's runner executes (validation, a theory's
+            // parameter types) counts for that class's tests, not for the suite's first.
+            Runner suite = Request.aClass(cls).getRunner();
+            Set<String> leaves = new LinkedHashSet<>();
+            collect(suite.getDescription(), leaves);
             dumpBetween(args[i]);
+            for (String leaf : leaves) {
+                Class<?> one;
+                try {
+                    one = Class.forName(leaf, false, WarplineJUnit.class.getClassLoader());
+                } catch (Throwable e) {
+                    System.err.println("warpline: cannot load " + leaf + ": " + e);
+                    continue;
+                }
+                Result result = core.run(Request.aClass(one));
+                failures += result.getFailureCount();
+                dumpBetween(leaf);
+            }
         }
         out.close();
         System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /** The classes of the tests under ``d``, in the order the suite runs them. */
+    static void collect(Description d, Set<String> out) {
+        if (d.isTest()) {
+            if (d.getClassName() != null) out.add(d.getClassName());
+            return;
+        }
+        for (Description child : d.getChildren()) collect(child, out);
     }
 
     static class Listener extends RunListener {
@@ -91,6 +122,14 @@ public class WarplineJUnit {
         byte[] data = agent.getExecutionData(true);
         ExecFileLoader loader = new ExecFileLoader();
         loader.load(new ByteArrayInputStream(data));
+        if (Files.isRegularFile(children)) {  // JVMs this test started, ended by now
+            try {
+                loader.load(new ByteArrayInputStream(Files.readAllBytes(children)));
+            } catch (IOException e) {
+                // a child still writing, or a torn file: its lines are not counted
+            }
+            Files.deleteIfExists(children);
+        }
         Map<String, Set<Integer>> lines = new TreeMap<>();
         for (ExecutionData ed : loader.getExecutionDataStore().getContents()) {
             if (!ed.hasHits()) continue;
