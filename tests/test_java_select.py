@@ -11,7 +11,7 @@ import pygit2
 from tests.gitfixture import FixtureRepo
 from tests.javaproject import FILES
 from warpline.graph.builtin import capture_builtin
-from warpline.runners.maven_select import static_tests
+from warpline.runners.maven_select import initializer_classes, static_tests
 
 BASE = "src/test/java/demo/"
 
@@ -50,3 +50,36 @@ def test_the_changed_class_own_tests_by_name(tmp_path: Path) -> None:
             f"{BASE}CalcTest.java::CalcTest#multipliesDoubles"} <= set(answer.tests)
     assert answer.reaching == 0
     assert "floor" in answer.basis
+
+
+TABLE = """package demo;
+
+public class Table {
+    private static final int[] VALUES = build();
+
+    static int[] build() {
+        return helper();
+    }
+
+    static int[] helper() {
+        return new int[0];
+    }
+
+    public int size() {
+        return VALUES.length;
+    }
+}
+"""
+
+
+def test_what_a_static_initializer_calls_is_found_through_its_class(tmp_path: Path) -> None:
+    fixture = FixtureRepo(tmp_path / "table")
+    fixture.commit({"src/main/java/demo/Table.java": TABLE}, "table")
+    repo = pygit2.Repository(str(fixture.path))
+    capture = capture_builtin(repo, repo.head.peel(pygit2.Commit))
+    calls = [(e.source_locator, e.target_locator) for e in capture.edges if e.kind == "calls"]
+    # helper() runs once per JVM, inside the class's initializer: every test that ran
+    # Table's code depends on it, though a per-test map saw only the first one run it
+    assert initializer_classes(calls, ["java:method:demo.Table.helper()"]) == {
+        "java:class:demo.Table"}
+    assert initializer_classes(calls, ["java:method:demo.Table.size()"]) == set()
