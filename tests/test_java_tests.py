@@ -123,3 +123,53 @@ def test_the_printed_command_runs_exactly_the_selection(project: Path) -> None:
                              "demo.SubCheckTest#inheritedAdds",
                              "demo.LegacyTestCase#testSubtracts",
                              "demo.OuterTest$Nested#nestedAdds"}
+
+
+JUPITER = """package demo;
+
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class StackTests {
+    @Test
+    void isEmpty() {}
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void pushes(int value) {}
+
+    @RepeatedTest(3)
+    void repeats() {}
+
+    @TestFactory
+    java.util.List<Object> dynamic() { return java.util.List.of(); }
+
+    @Disabled
+    @Test
+    void never() {}
+
+    void helper() {}
+
+    @Nested
+    class WhenFull {
+        @Test
+        void refuses() {}
+    }
+}
+"""
+
+
+def test_junit5_tests_in_a_gradle_layout(tmp_path: Path) -> None:
+    fixture = FixtureRepo(tmp_path / "stack")
+    fixture.commit({"build.gradle.kts": "plugins { java }\n",
+                    "src/test/java/demo/StackTests.java": JUPITER}, "stack")
+    ids = sorted(i for found in _discovered(fixture.path).values() for i in found)
+    file = "src/test/java/demo/StackTests.java"
+    assert ids == [f"{file}::StackTests#dynamic", f"{file}::StackTests#isEmpty",
+                   f"{file}::StackTests#pushes", f"{file}::StackTests#repeats",
+                   f"{file}::StackTests$WhenFull#refuses"]

@@ -11,8 +11,9 @@ selection reads (``discovery["java"]`` of a capture).
   root that does not override it.
 * **In the suite**: a concrete top-level class whose file the project's includes and
   excludes select, a class a suite in the suite names (``@SuiteClasses``), a member class
-  of a suite class run by ``Enclosed``. Test classes outside it (fixtures that tests run
-  by hand through ``JUnitCore``) are not offered: the runner's whole run never runs them.
+  of a suite class run by ``Enclosed``, a ``@Nested`` member class (JUnit 5). Test classes
+  outside it (fixtures that tests run by hand through ``JUnitCore``) are not offered: the
+  runner's whole run never runs them.
 * **Test ids**: ``<file>::<Class>#<method>`` (``Outer$Inner`` for a member class, the JVM's
   name Surefire matches), the file being the one defining the top-level class.
 * **The floor**: per test file, the repository's source files whose types it imports or
@@ -189,8 +190,11 @@ def _suite(table: TypeTable, in_tests: list[TypeDecl],
             continue
         found.add(decl.fqn)
         stack.extend(_suite_members(table, decl))
+        members = [table.types[f] for f in decl.nested.values() if f in table.types]
         if _runs_with(decl, "Enclosed"):
-            stack.extend(table.types[f] for f in decl.nested.values() if f in table.types)
+            stack.extend(members)
+        stack.extend(m for m in members  # JUnit 5's @Nested classes run with their outer
+                     if any(_annotation_name(a) == "Nested" for a in _annotations(m.node)))
     return found
 
 
