@@ -123,6 +123,16 @@ def clone_requests(dest: Path, *, history: bool = True) -> Path:
     return dest
 
 
+def early_requests(dest: Path, first_parent: int = 400) -> Path:
+    """A clone whose ``bench`` branch is at requests' ``first_parent``-th first-parent
+    commit (400: ~1,500 commits, a few seconds of backfill): a real history for tests."""
+    clone = clone_requests(dest)
+    early = git("rev-list", "--reverse", "--first-parent", "HEAD",
+                cwd=clone).split()[first_parent - 1]
+    git("checkout", "-q", "-B", "bench", early, cwd=clone)
+    return clone
+
+
 def suite_env(clone: Path, guard_log: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("COV_CORE_", "PYTEST_", "COVERAGE_"))}

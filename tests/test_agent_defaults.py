@@ -56,15 +56,14 @@ def test_cli_changed_without_a_range_is_my_work(work: Path) -> None:
     assert done.returncode == 0, done.stderr
     env = json.loads(done.stdout)
     assert_valid_envelope(env)
-    assert env["query"]["arguments"]["rev_range"] == "@{upstream}..HEAD"
-    assert env["query"]["arguments"]["include_worktree"] is True
+    assert env["data"]["range"]["rev_range"] == "@{upstream}..HEAD"
     found = _locators(env)
     assert "python:function:auth.tokens.issue" in found  # the unpushed commit
     assert "python:function:auth.session.login" in found  # the uncommitted edit
     # Nothing from the history already on upstream (commit "one" added logout).
     assert all(i["change_kind"] != "added" or "tokens" in i["entity"]["locator"]
                for i in env["data"]["items"] if i["origin"] != "worktree")
-    assert "your work" in done.stderr
+    assert any("your work" in w for w in env["warnings"])
 
 
 def test_cli_reverify_and_blast_radius_without_a_range_seed_from_my_work(work: Path) -> None:
@@ -92,15 +91,18 @@ def test_a_branch_without_upstream_means_the_work_tree_only(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     env = json.loads(done.stdout)
     assert {i["origin"] for i in env["data"]["items"]} == {"worktree"}
-    assert "no upstream" in done.stderr
+    assert any("no upstream" in w for w in env["warnings"])
 
 
-def test_mcp_my_work_is_an_explicit_upstream_range(work: Path) -> None:
-    env = call_tool("changed", {"repo": str(work), "rev_range": "@{upstream}..HEAD",
-                                "include_worktree": True})
-    assert "python:function:auth.tokens.issue" in _locators(env)
-    # The contract's default (no range: all recorded history) is unchanged.
-    everything = call_tool("changed", {"repo": str(work)})
+def test_mcp_without_a_range_is_my_work_as_on_the_cli(work: Path) -> None:
+    """Issue 34: one rule (the service's) for both adapters; all_history for the rest."""
+    explicit = call_tool("changed", {"repo": str(work), "rev_range": "@{upstream}..HEAD",
+                                     "include_worktree": True})
+    mine = call_tool("changed", {"repo": str(work)})
+    assert _locators(mine) == _locators(explicit)
+    assert "python:function:auth.tokens.issue" in _locators(mine)
+    assert "python:function:auth.session.logout" not in _locators(mine)
+    everything = call_tool("changed", {"repo": str(work), "all_history": True})
     assert "python:function:auth.session.logout" in _locators(everything)
 
 
@@ -154,10 +156,10 @@ async def _mcp_error(repo: Path, tmp_path: Path) -> McpError:
         async with stdio_client(params, errlog=errlog) as (read, write), \
                 ClientSession(read, write) as session:
             init = await session.initialize()
-            assert init.instructions and "@{upstream}..HEAD" in init.instructions
+            assert init.instructions and "my work" in init.instructions
             listing = await session.list_tools()
             changed = next(t for t in listing.tools if t.name == "warpline_change_list")
-            assert changed.description and "@{upstream}..HEAD" in changed.description
+            assert changed.description and "my work" in changed.description
             try:
                 await session.call_tool("changed", {"repo": str(repo),
                                                     "rev_range": "nope..HEAD"})

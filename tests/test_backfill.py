@@ -247,7 +247,7 @@ def test_ingest_commit_with_a_bad_ref_is_invalid_rev_range(tmp_path: Path) -> No
 
 def test_read_tools_catch_up_with_new_commits(tmp_path: Path) -> None:
     repo = _history(tmp_path, commits=2)
-    call_tool("changed", {"repo": str(repo.path)})
+    call_tool("changed", {"repo": str(repo.path), "all_history": True})
     sha = repo.commit({"pkg/new.py": "def fresh():\n    return 0\n"}, message="new")
     env = call_tool("changed", {"repo": str(repo.path), "rev_range": sha})
     assert_valid_envelope(env)
@@ -259,7 +259,7 @@ def test_a_backlog_beyond_the_budget_answers_partially_and_says_how_to_finish(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = _history(tmp_path, commits=10)
     monkeypatch.setenv("WARPLINE_INTERACTIVE_BUDGET_S", "0")
-    env = call_tool("changed", {"repo": str(repo.path)})
+    env = call_tool("changed", {"repo": str(repo.path), "all_history": True})
     assert_valid_envelope(env)
     assert env["warnings"], "a partial answer must say so"
     commands = [c["command"] for c in env["next_actions"].get("commands", [])]
@@ -271,5 +271,5 @@ def test_unparsable_python_files_are_counted_and_still_get_a_file_event(tmp_path
     repo.commit({"pkg/broken.py": "def oops(:\n"}, message="broken")
     result = _cli("backfill", "--repo", str(repo.path), "--json")
     assert json.loads(result.stdout)["unparsed_files"] == 1
-    env = call_tool("changed", {"repo": str(repo.path)})
+    env = call_tool("changed", {"repo": str(repo.path), "all_history": True})
     assert {i["entity"]["locator"] for i in env["data"]["items"]} == {"core:file:pkg/broken.py"}

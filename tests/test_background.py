@@ -59,6 +59,8 @@ class _TickingTime:
 
 
 def _changed(**arguments: Any) -> dict[str, Any]:
+    if not {"rev_range", "base_ref", "head_ref"} & set(arguments):
+        arguments.setdefault("all_history", True)  # every recorded change, not my work
     env = call_tool("changed", arguments)
     assert_valid_envelope(env)
     return env
@@ -206,9 +208,11 @@ def test_over_mcp_the_server_leaves_the_backfill_running_and_later_calls_answer_
         initialize(server)
         first = server.request("tools/call", {"name": "changed",
                                               "arguments": {"repo": str(repo.path)}})
-        assert first["result"]["structuredContent"]["data"]["ingest"]["backfill_running"]
+        answer = json.loads(first["result"]["content"][0]["text"])
+        assert answer["data"]["ingest"]["backfill_running"]
         _wait_until_caught_up(repo.path, 30)
         later = server.request("tools/call", {"name": "changed", "arguments": {
-            "repo": str(repo.path), "limit": 3}})["result"]["structuredContent"]
+            "repo": str(repo.path), "limit": 3, "all_history": True}})["result"]
+        later = json.loads(later["content"][0]["text"])
     assert later["data"]["ingest"]["complete"] is True and later["warnings"] == []
     assert later["data"]["items"][0]["commit"] == shas[-1]

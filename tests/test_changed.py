@@ -16,6 +16,8 @@ FOUR = "\n\n".join(f"def f{k}():\n    return {k}\n" for k in range(4)) + "\n"
 
 
 def _call(**arguments: Any) -> dict[str, Any]:
+    if not {"rev_range", "base_ref", "head_ref"} & set(arguments):
+        arguments.setdefault("all_history", True)  # every recorded change, not my work
     env = call_tool("changed", arguments)
     assert_valid_envelope(env)
     return env
@@ -155,12 +157,30 @@ def test_a_cursor_from_another_query_is_refused(repo: FixtureRepo) -> None:
     env = _call(repo=str(repo.path), limit=2)
     with pytest.raises(WarplineError) as err:
         call_tool("changed", {"repo": str(repo.path), "limit": 2, "sort_by": "locator",
+                              "all_history": True,
                               "cursor": env["data"]["page"]["next_cursor"]})
     assert err.value.code == "invalid_cursor"
 
 
-def test_missing_repo_is_missing_required_field() -> None:
+def test_missing_repo_outside_any_repository_is_missing_required_field(
+        tmp_path: Path) -> None:
     with pytest.raises(WarplineError) as err:
-        call_tool("changed", {})
+        call_tool("changed", {}, cwd=tmp_path)
     assert err.value.code == "missing_required_field"
     assert err.value.field == "repo"
+
+
+def test_no_arguments_mean_my_work_in_the_working_directorys_repository(
+        repo: FixtureRepo) -> None:
+    """Issue 34: `changed {}` from inside a repository (a subdirectory too) answers for
+    it, and for my work: without an upstream the work tree only, said in a warning."""
+    (repo.path / "app").mkdir(exist_ok=True)
+    (repo.path / "app" / "new.py").write_text("def fresh():\n    return 1\n")
+    env = call_tool("changed", {}, cwd=repo.path / "app")
+    assert_valid_envelope(env)
+    assert env["query"]["repo"] == str(repo.path.resolve())
+    assert env["data"]["range"]["rev_range"] == "HEAD..HEAD"
+    assert {i["origin"] for i in env["data"]["items"]} == {"worktree"}
+    assert any("upstream" in w for w in env["warnings"])
+    everything = call_tool("changed", {"all_history": True}, cwd=repo.path)
+    assert {i["origin"] for i in everything["data"]["items"]} == {"commit"}

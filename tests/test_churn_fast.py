@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests.contract_check import assert_valid_envelope
+from tests.corpora import early_requests_or_skip
 from tests.gitfixture import FixtureRepo
 from warpline.errors import InvalidEntityRef, WarplineError
 from warpline.limits import MAX_CHURN_REFS
@@ -42,7 +42,6 @@ from warpline.store.db import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import _requests_corpus as corpus
 
 SORTS = ("churn_count", "sei", "locator", "last_changed_at")
 T0 = 1_700_000_000
@@ -140,7 +139,8 @@ def test_every_sort_pages_to_the_same_bytes(history: FixtureRepo, sort_by: str,
         if cursor is None:
             break
         arguments = {**arguments, "cursor": cursor}
-    assert seen == answer["data"]["total"] > len(MIXED_REFS)  # a path ref names many
+    # One item a ref: a path counts its file, not each entity it held (issue 34).
+    assert seen == answer["data"]["total"] == len(MIXED_REFS)
 
 
 def test_windows_and_ranges_answer_the_same_bytes(history: FixtureRepo) -> None:
@@ -324,7 +324,7 @@ def test_the_common_shapes_take_the_pydantic_free_path(arguments: dict[str, Any]
 
 
 @pytest.mark.parametrize("arguments", [
-    {"repo": "r"}, {"entity_refs": []}, {"repo": "", "entity_refs": []},
+    {"repo": "r"}, {"entity_refs": [], "bogus": 1}, {"repo": "", "entity_refs": []},
     {"repo": "r", "entity_refs": [], "limit": 0}, {"repo": "r", "entity_refs": [], "limit": True},
     {"repo": "r", "entity_refs": [], "limit": 2.0}, {"repo": "r", "entity_refs": ("a",)},
     {"repo": "r", "entity_refs": ["a"] * (MAX_CHURN_REFS + 1)},
@@ -425,16 +425,7 @@ def test_damaged_answers_are_never_vouched_for(history: FixtureRepo) -> None:
 def requests_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """requests' history up to its 400th first-parent commit (~1,500 commits: a few
     seconds of backfill), from the corpus bundle."""
-    try:
-        corpus.requests_bundle()
-    except corpus.CorpusMissing as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{exc} (CI provides the corpora)")
-        pytest.skip(str(exc))
-    clone = corpus.clone_requests(tmp_path_factory.mktemp("requests") / "clone")
-    early = corpus.git("rev-list", "--reverse", "--first-parent", "HEAD",
-                       cwd=clone).split()[399]
-    corpus.git("checkout", "-q", "-B", "bench", early, cwd=clone)
+    clone = early_requests_or_skip(tmp_path_factory)
     subprocess.run([sys.executable, "-m", "warpline.cli", "backfill", "--repo", str(clone),
                     "--json"], check=True, capture_output=True)
     return clone
@@ -452,7 +443,7 @@ def test_a_real_history_answers_the_same_bytes(requests_clone: Path) -> None:
                   {"window": {"since": "2012-01-01T00:00:00Z"}, "sort_order": "asc"}):
         answers.append(assert_same_answer({"repo": repo, "entity_refs": refs, **extra}))
     assert answers[0]["data"]["ingest"]["complete"] is True
-    assert answers[0]["data"]["total"] > len(refs)  # the path ref answers per entity
+    assert answers[0]["data"]["total"] == len(refs)  # a path counts its file (issue 34)
     assert any(item["churn_count"] > 10 for item in answers[0]["data"]["items"])
     assert len(answers[1]["data"]["items"]) == 500  # past the model's sample
 

@@ -36,7 +36,7 @@ def test_changed_prints_a_readable_table_by_default(tmp_path: Path) -> None:
     result = _cli("changed", "HEAD", "--repo", str(repo.path))
     assert result.returncode == 0, result.stderr
     header = result.stdout.splitlines()[0].split()
-    assert header == ["CHANGE", "KIND", "ENTITY", "COMMIT", "WHEN", "ACTOR"]
+    assert header == ["CHANGE", "KIND", "NATURE", "ENTITY", "COMMIT", "WHEN", "ACTOR"]
     assert "python:function:app.core.beta" in result.stdout
     assert "\x1b[" not in result.stdout
 

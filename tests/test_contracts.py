@@ -269,12 +269,15 @@ def test_minimal_arguments_are_accepted(tool: str) -> None:
 
 
 @pytest.mark.parametrize("tool", list(MINIMAL_ARGUMENTS))
-def test_input_rejects_unknown_argument_missing_repo_and_wrong_repo_type(tool: str) -> None:
+def test_input_rejects_unknown_argument_and_wrong_repo_type_and_may_leave_repo_out(
+        tool: str) -> None:
     arguments = MINIMAL_ARGUMENTS[tool]
     assert _rejected(tool, {**arguments, "bogus": 1}) == ("bogus", "invalid_argument")
     without_repo = {key: value for key, value in arguments.items() if key != "repo"}
-    assert _rejected(tool, without_repo) == ("repo", "missing_required_field")
+    # Left out, `repo` is the repository the working directory is in (issue 34).
+    assert validate_input(tool_by_name(tool), without_repo) == []
     assert _rejected(tool, {**arguments, "repo": 7}) == ("repo", "invalid_repo")
+    assert _rejected(tool, {**arguments, "repo": ""})[0] == "repo"
 
 
 @pytest.mark.parametrize(

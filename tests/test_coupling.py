@@ -5,6 +5,7 @@ commit named; a shallow clone says the history is not there."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -76,7 +77,7 @@ def server(built: Built) -> Iterator[McpProcess]:
 def _reverify(server: McpProcess, repo: Path, **args: Any) -> dict[str, Any]:
     reply = server.request("tools/call", {"name": "reverify", "arguments": {
         "repo": str(repo), "depth": 0, **args}})
-    envelope: dict[str, Any] = reply["result"]["structuredContent"]
+    envelope: dict[str, Any] = json.loads(reply["result"]["content"][0]["text"])
     assert_valid_envelope(envelope)
     return envelope
 

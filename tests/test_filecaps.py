@@ -49,7 +49,7 @@ def _worktree_items(server: McpProcess, repo: GitRepo) -> list[dict[str, Any]]:
                      "include_worktree": True}}})
     reply = server.read_message()  # TimeoutError (a failure) if the server hangs
     assert "result" in reply, reply
-    items: list[dict[str, Any]] = reply["result"]["structuredContent"]["data"]["items"]
+    items: list[dict[str, Any]] = json.loads(reply["result"]["content"][0]["text"])["data"]["items"]
     return items
 
 

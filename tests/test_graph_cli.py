@@ -85,7 +85,8 @@ def test_blast_radius_renders_graph_formats(repo: FixtureRepo, fmt: str, marker:
     done = _cli("blast-radius", "HEAD~1..HEAD", "--repo", str(repo.path), "--format", fmt)
     assert done.returncode == 0, done.stderr
     assert marker in done.stdout
-    assert "shapes.cycle.ping" in done.stdout
+    assert "python:function:shapes.cycle.ping" in done.stdout or (  # dot: the tooltip
+        "cycle.ping" in done.stdout and "shapes/cycle.py" in done.stdout)  # mermaid: file
 
 
 def test_reverify_prints_the_tests_to_run(repo: FixtureRepo) -> None:

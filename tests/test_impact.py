@@ -109,7 +109,7 @@ def test_seeds_are_the_union_of_key_ids_refs_range_and_worktree(
     repo = make_repo(tmp_path / "repo")
     edit(repo, *CHANGE_PONG)
     call("capture_snapshot", repo=str(repo.path))
-    listed = call("changed", repo=str(repo.path))["data"]["items"]
+    listed = call("changed", repo=str(repo.path), all_history=True)["data"]["items"]
     square_id = next(i["entity"]["warpline_entity_key_id"] for i in listed
                      if i["entity"]["locator"] == SQUARE)
     base = repo.repo.revparse_single("HEAD:shapes/base.py").peel(pygit2.Blob).data.decode()

@@ -167,8 +167,11 @@ def test_sigterm_stops_a_backfill_in_the_middle_of_a_commit(tmp_path: Path) -> N
 def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Workers bound each commit too: the slow one is recorded as failed, the commits
-    around it are ingested, and the next catch-up reads nothing again."""
+    """Workers bound each commit too: the slow one is recorded as failed, every other
+    commit is accounted for, and the next catch-up reads nothing again. No wall-clock
+    assertion: under load a small commit may pass the bound too, and is then recorded
+    failed for the same reason, never lost (the test once asserted that exactly the slow
+    one failed, which a loaded machine broke)."""
     from warpline.git.repo import head_commit, open_repo
     from warpline.store.batches import run_in_workers
     from warpline.store.db import Store
@@ -186,9 +189,10 @@ def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
         ingestor = Ingestor(store, handle)
         todo = ingestor.pending(head_commit(handle))
         report = run_in_workers(ingestor, todo, 2, IngestReport(), None, 0)
-        assert [sha for sha, _ in report.failures] == [slow]
-        assert "WARPLINE_COMMIT_TIMEOUT_S" in report.failures[0][1]
-        assert report.commits_ingested == 4
+        failed = dict(report.failures)
+        assert slow in failed
+        assert all("WARPLINE_COMMIT_TIMEOUT_S" in reason for reason in failed.values())
+        assert report.commits_ingested + len(failed) == 5
         assert Ingestor(store, handle).catch_up(head_commit(handle)).commits_ingested == 0
     assert _rows(r.path, "SELECT limits_hit FROM commits WHERE sha = ?", slow) == [
         ('["ingest_failed"]',)]

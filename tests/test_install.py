@@ -145,6 +145,42 @@ def test_mcp_json_keeps_every_other_server(repo: GitRepo) -> None:
     assert shutil.which(entry["command"], path=repo.env()["PATH"])
 
 
+OTHERS = ('{\n    "mcpServers": {\n        "zeta": { "command": "zeta-mcp",  "args": ["--x"] },'
+          '\n        "alpha": {"type":"stdio","command":"/opt/alpha"}\n    },\n'
+          '    "someOtherKey": [1,2]\n}\n')
+
+
+def test_mcp_json_keeps_every_other_byte_of_an_untracked_file(repo: GitRepo) -> None:
+    """Issue 34: another server's entry is never re-flowed (its layout, spacing, order)."""
+    (repo.path / ".mcp.json").write_text(OTHERS)
+    _install(repo, "--mcp", "--no-backfill")
+    text = (repo.path / ".mcp.json").read_text()
+    head = OTHERS[:OTHERS.index("\n    },")]
+    assert text.startswith(head) and text.endswith('\n    },\n    "someOtherKey": [1,2]\n}\n')
+    assert json.loads(text)["mcpServers"]["warpline"]["command"] == "warpline-mcp"
+    # Our entry replaced in place on a change, the rest still byte for byte.
+    changed = text.replace('"warpline-mcp"', '"old-warpline-mcp"')
+    (repo.path / ".mcp.json").write_text(changed)
+    _install(repo, "--mcp", "--no-backfill")
+    assert (repo.path / ".mcp.json").read_text() == text
+
+
+def test_a_tracked_mcp_json_is_left_alone_and_said_unless_asked(repo: GitRepo) -> None:
+    (repo.path / ".mcp.json").write_text(OTHERS)
+    repo.git("add", ".mcp.json")
+    repo.git("commit", "-q", "-m", "team servers")
+    report = _install(repo, "--mcp", "--no-backfill")
+    [mcp] = [a for a in report["actions"] if a["component"] == "mcp"]
+    assert mcp["result"] == "skipped" and "--shared-mcp" in mcp["detail"]
+    assert (repo.path / ".mcp.json").read_text() == OTHERS
+    report = _install(repo, "--mcp", "--no-backfill", "--shared-mcp")
+    [mcp] = [a for a in report["actions"] if a["component"] == "mcp"]
+    assert mcp["result"] == "updated"
+    text = (repo.path / ".mcp.json").read_text()
+    assert text.startswith(OTHERS[:OTHERS.index("\n    },")])
+    assert "warpline" in json.loads(text)["mcpServers"]
+
+
 def test_mcp_json_without_the_script_on_path_names_this_installation_absolutely(
         repo: GitRepo) -> None:
     """Never ``python -m warpline.mcp``: a client starting it from the repository root

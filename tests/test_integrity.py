@@ -112,7 +112,7 @@ def test_status_a_read_and_a_write_over_mcp(damaged: FixtureRepo, tmp_path: Path
                 data: dict[str, Any] = reply["error"]["data"]
                 validate_envelope(data)
                 return data
-            envelope: dict[str, Any] = reply["result"]["structuredContent"]
+            envelope: dict[str, Any] = json.loads(reply["result"]["content"][0]["text"])
             validate_envelope(envelope)
             return envelope
 

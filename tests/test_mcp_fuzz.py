@@ -204,8 +204,8 @@ def _check(reply: Any, expected: set[Any], batch: bool) -> None:
             _check_error(item["error"])
         else:
             result = item["result"]
-            if isinstance(result, dict) and "structuredContent" in result:
-                validate_envelope(result["structuredContent"])
+            if isinstance(result, dict) and "content" in result:
+                validate_envelope(json.loads(result["content"][0]["text"]))
 
 
 def test_one_server_survives_thousands_of_generated_lines(tmp_path: Path) -> None:

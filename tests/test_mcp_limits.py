@@ -103,7 +103,7 @@ def test_a_huge_repo_or_tool_name_is_refused_the_same_way(server: McpProcess) ->
 def test_a_string_at_the_bound_is_served(server: McpProcess, repo: FixtureRepo) -> None:
     reply = _call(server, "changed", {"repo": str(repo.path),
                                       "filters": {"actors": ["a" * MAX_STRING_CHARS]}})
-    assert reply["result"]["structuredContent"]["data"]["items"] == []
+    assert json.loads(reply["result"]["content"][0]["text"])["data"]["items"] == []
 
 
 def test_the_cli_refuses_a_huge_argument_too(repo: FixtureRepo) -> None:
@@ -163,11 +163,11 @@ def test_a_thousand_path_filters_answer(server: McpProcess, repo: FixtureRepo) -
     reply = _call(server, "changed", {"repo": str(repo.path), "rev_range": "HEAD~1..HEAD",
                                       "filters": {"paths": paths}})
     assert "result" in reply, reply
-    items = reply["result"]["structuredContent"]["data"]["items"]
+    items = json.loads(reply["result"]["content"][0]["text"])["data"]["items"]
     assert items and all(i["entity"]["path"].startswith("pkg/") for i in items)
     reply = _call(server, "changed", {"repo": str(repo.path), "rev_range": "HEAD~1..HEAD",
                                       "filters": {"paths": paths[:999]}})
-    assert reply["result"]["structuredContent"]["data"]["items"] == []
+    assert json.loads(reply["result"]["content"][0]["text"])["data"]["items"] == []
 
 
 def test_a_deleted_server_cwd_still_serves_absolute_paths(tmp_path: Path,

@@ -14,14 +14,12 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.cli.smoke import minimal_arguments, run_smoke
-from warpline.mcp.client import McpProcess, initialize
+from warpline.mcp.client import McpProcess, envelope_of, initialize
 from warpline.registry import TOOLS
 
 CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
 SERVER = [sys.executable, "-m", "warpline.mcp"]
 SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
-INVENTORY_KEYS = ("endorsed", "shim", "schema", "mutating", "read_only", "writes_local_state",
-                  "mutates_paths", "idempotent", "federation_dependencies")
 
 
 def _contract(filename: str) -> Any:
@@ -73,7 +71,7 @@ def _call(server: McpProcess, name: str, arguments: dict[str, Any]) -> dict[str,
 def _arguments(endorsed: str, repo: str) -> dict[str, Any]:
     """Valid arguments per tool, on the module's fixture repository."""
     table: dict[str, dict[str, Any]] = {
-        "warpline_change_list": {"repo": repo},
+        "warpline_change_list": {"repo": repo, "all_history": True},
         "warpline_entity_timeline_get": {"repo": repo, "entity": "app.core.beta"},
         "warpline_entity_churn_count_get": {
             "repo": repo, "entity_refs": ["app.core.beta", "app.core.alpha", "nope.x"]},
@@ -101,79 +99,88 @@ def test_tools_list_pins_the_graph_tools(listed: list[dict[str, Any]]) -> None:
               "warpline_reverify_worklist_get": ("reverify", True),
               "warpline_edge_snapshot_capture": ("capture_snapshot", False)}
     for endorsed, (shim, read_only) in pinned.items():
+        assert by_name[endorsed]["_meta"]["warpline/inventory"]["shim"] == shim
+        assert endorsed in by_name[shim]["description"]
         for name in (endorsed, shim):
             tool = by_name[name]
-            assert tool["_meta"]["warpline/inventory"]["endorsed"] == endorsed
             assert tool["annotations"]["readOnlyHint"] is read_only
             assert tool["annotations"]["destructiveHint"] is False
     assert by_name["reverify"]["annotations"]["openWorldHint"] is True  # filigree, read-only
 
 
 def test_every_listed_name_answers(server: McpProcess, listed: list[dict[str, Any]]) -> None:
-    for tool in listed:
+    for tool in listed:  # the server runs outside any repository: `repo` is missing
         reply = server.request("tools/call", {"name": tool["name"], "arguments": {}})
         assert reply["error"]["code"] == -32602, tool["name"]
         assert reply["error"]["data"]["error_code"] == "missing_required_field"
 
 
-def test_schemas_are_the_contract_files_and_identical_for_shim_and_endorsed(
+def test_an_endorsed_tool_lists_its_contracts_wire_form_and_a_shim_only_its_alias(
         listed: list[dict[str, Any]]) -> None:
+    """Issue 34: the listing is the least that says how to call and read a tool. The
+    input schema is the contract's wire form (every argument, type and vocabulary), once;
+    no outputSchema (the answer is self-describing text; the contract is named)."""
+    from warpline.mcp.wire_schema import call_schema
+
     by_name = {tool["name"]: tool for tool in listed}
     for row in INVENTORY:
         endorsed, shim = by_name[row["endorsed"]], by_name[row["shim"]]
-        assert endorsed["inputSchema"] == shim["inputSchema"] == _contract(row["input_schema"])
-        assert endorsed["outputSchema"] == shim["outputSchema"] == _contract(
-            row["output_schema"])
-        assert endorsed["outputSchema"]["type"] == "object"
+        contract = _contract(row["input_schema"])
+        wire = endorsed["inputSchema"]
+        assert wire == call_schema(contract)
+        assert set(wire["properties"]) == set(contract["properties"])
+        assert set(wire.get("required", [])) == set(contract.get("required", []))
+        assert "outputSchema" not in endorsed and "outputSchema" not in shim
+        assert endorsed["_meta"]["warpline/inventory"] == {"shim": row["shim"],
+                                                            "schema": row["schema"]}
+        assert "Answer data:" in endorsed["description"]
+        assert shim["inputSchema"] == {"type": "object"}
+        assert f"Alias of `{row['endorsed']}`" in shim["description"]
 
 
-def test_inventory_metadata_rides_along_unchanged(listed: list[dict[str, Any]]) -> None:
-    rows = {row["endorsed"]: row for row in INVENTORY}
+def test_the_wire_form_accepts_what_the_contract_accepts() -> None:
+    """Every argument set the tests call tools with validates against both forms alike."""
+    from jsonschema import Draft202012Validator
+
+    from warpline.mcp.wire_schema import call_schema
+
+    calls = {row["endorsed"]: [_arguments(row["endorsed"], "/r"), {"repo": "/r", "limit": 0},
+                               {"repo": "/r", "nope": 1}, {"repo": 3}, {}]
+             for row in INVENTORY}
+    for row in INVENTORY:
+        contract = _contract(row["input_schema"])
+        strict = Draft202012Validator(contract)
+        wire = Draft202012Validator(call_schema(contract))
+        for arguments in calls[row["endorsed"]]:
+            assert strict.is_valid(arguments) == wire.is_valid(arguments), (row, arguments)
+
+
+def test_annotations_agree_with_the_inventory(listed: list[dict[str, Any]]) -> None:
+    rows = {name: row for row in INVENTORY for name in (row["endorsed"], row["shim"])}
     for tool in listed:
-        meta = tool["_meta"]["warpline/inventory"]
-        row = rows[meta["endorsed"]]
-        assert {key: meta[key] for key in INVENTORY_KEYS} == {key: row[key]
-                                                             for key in INVENTORY_KEYS}
-        assert meta["alias_of"] == (None if tool["name"] == row["endorsed"] else row["endorsed"])
-
-
-def test_annotations_agree_with_the_metadata(listed: list[dict[str, Any]]) -> None:
-    for tool in listed:
-        meta, hints = tool["_meta"]["warpline/inventory"], tool["annotations"]
+        row, hints = rows[tool["name"]], tool["annotations"]
         assert set(hints) == {"readOnlyHint", "destructiveHint", "idempotentHint",
                               "openWorldHint"}
-        assert hints["readOnlyHint"] is (meta["read_only"] and not meta["mutating"])
-        assert hints["idempotentHint"] is meta["idempotent"]
-        assert hints["openWorldHint"] is bool(meta["federation_dependencies"])
-        outside_store = [p for p in meta["mutates_paths"] if not p.startswith(".weft/warpline")]
+        assert hints["readOnlyHint"] is (row["read_only"] and not row["mutating"])
+        assert hints["idempotentHint"] is row["idempotent"]
+        assert hints["openWorldHint"] is bool(row["federation_dependencies"])
+        outside_store = [p for p in row["mutates_paths"] if not p.startswith(".weft/warpline")]
         assert hints["destructiveHint"] is bool(outside_store)
 
 
 def test_descriptions_say_plainly_whether_and_where_a_tool_writes(
         listed: list[dict[str, Any]]) -> None:
-    for tool in listed:
-        meta, text = tool["_meta"]["warpline/inventory"], tool["description"]
-        assert "Writes:" in text
-        if meta["writes_local_state"] or meta["mutating"]:
-            assert all(f"REPO/{path}" in text for path in meta["mutates_paths"])
-        else:
-            assert "Writes: nothing" in text
-        if meta["alias_of"]:
-            assert meta["alias_of"] in text
-
-
-def test_a_description_never_denies_what_the_tool_writes(
-        listed: list[dict[str, Any]]) -> None:
-    """verify_record writes refs/notes/warpline: its description says so and never that it
-    leaves refs alone (issue 27 defect 8)."""
     by_name = {tool["name"]: tool for tool in listed}
-    for tool in listed:
-        meta, text = tool["_meta"]["warpline/inventory"], tool["description"]
-        for ref in meta["writes_refs"]:
-            assert ref in text.split("Writes:", 1)[1]
-            assert "refs," not in text and "or refs" not in text
-    record = by_name["warpline_verification_record"]["_meta"]["warpline/inventory"]
-    assert record["writes_refs"] == ["refs/notes/warpline"]
+    for row in INVENTORY:
+        text = by_name[row["endorsed"]]["description"]
+        if row["writes_local_state"] or row["mutating"]:
+            assert all(path in text for path in row["mutates_paths"])
+        else:
+            assert "Writes nothing" in text
+        for ref in row["writes_refs"]:  # verify_record writes refs/notes/warpline: said
+            assert ref in text
+    assert next(r for r in INVENTORY if r["shim"] == "verify_record")["writes_refs"] == [
+        "refs/notes/warpline"]
 
 
 # -- tools/call ---------------------------------------------------------------------------
@@ -187,18 +194,18 @@ def test_shim_and_endorsed_name_return_byte_identical_envelopes(
     by_shim = _call(server, shim, arguments)
     assert by_endorsed["content"][0]["text"] == by_shim["content"][0]["text"]
     assert by_endorsed == by_shim
-    assert by_shim["structuredContent"]["query"]["tool"] == endorsed
+    assert envelope_of(by_shim)["query"]["tool"] == endorsed
 
 
 @pytest.mark.parametrize("endorsed", sorted(TOOL_NAMES))
-def test_results_carry_the_envelope_twice_and_it_validates(
+def test_results_carry_the_envelope_once_as_text_and_it_validates(
         server: McpProcess, repo: FixtureRepo, endorsed: str) -> None:
     result = _call(server, endorsed, _arguments(endorsed, str(repo.path)))
     assert result["isError"] is False
     [content] = result["content"]
     assert content["type"] == "text"
-    envelope = result["structuredContent"]
-    assert json.loads(content["text"]) == envelope
+    assert set(result) == {"content", "isError"}  # one copy: no structuredContent
+    envelope = json.loads(content["text"])
     assert envelope["ok"] is True
     assert envelope["schema"] == next(row["schema"] for row in INVENTORY
                                       if row["endorsed"] == endorsed)
@@ -220,16 +227,18 @@ def test_a_relative_repo_resolves_against_the_server_working_directory(
         server: McpProcess, repo: FixtureRepo) -> None:
     relative = _call(server, "churn", {"repo": repo.path.name, "entity_refs": ["app.core.beta"]})
     absolute = _call(server, "churn", {"repo": str(repo.path), "entity_refs": ["app.core.beta"]})
-    assert relative["structuredContent"]["data"] == absolute["structuredContent"]["data"]
-    assert relative["structuredContent"]["data"]["items"][0]["churn_count"] >= 1
+    assert envelope_of(relative)["data"] == envelope_of(absolute)["data"]
+    assert envelope_of(relative)["data"]["items"][0]["churn_count"] >= 1
 
 
 def test_one_server_answers_for_many_repositories(server: McpProcess, repo: FixtureRepo,
                                                   tmp_path: Path) -> None:
     other = FixtureRepo(tmp_path / "other")
     other.commit({"lib/mod.py": "def solo():\n    return 1\n"}, message="only")
-    here = _call(server, "changed", {"repo": str(repo.path)})["structuredContent"]
-    there = _call(server, "changed", {"repo": str(other.path)})["structuredContent"]
+    here = envelope_of(_call(server, "changed", {"repo": str(repo.path),
+                                                 "all_history": True}))
+    there = envelope_of(_call(server, "changed", {"repo": str(other.path),
+                                                  "all_history": True}))
     locators = {item["entity"]["locator"] for item in there["data"]["items"]}
     assert any(locator.endswith("solo") for locator in locators)
     assert not any("app.core" in locator or "app/core" in locator for locator in locators)

@@ -73,7 +73,7 @@ def test_a_committed_mcp_json_with_our_entry_added_is_ours(tmp_path: Path) -> No
     team = {"mcpServers": {"docs": {"type": "stdio", "command": "docs-mcp", "args": []}}}
     repo.commit({"app/__init__.py": "", "app/core.py": SRC,
                  ".mcp.json": json.dumps(team, indent=2) + "\n"}, "one")
-    _cli(repo.path, "install")
+    _cli(repo.path, "install", "--shared-mcp")  # the team's file: asked for
     written = json.loads((repo.path / ".mcp.json").read_text())
     assert set(written["mcpServers"]) == {"docs", "warpline"}
     assert ".mcp.json" not in _paths(_json(repo.path, "changed"))

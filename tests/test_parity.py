@@ -20,16 +20,16 @@ SRC = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n"
 
 # (CLI argv after `warpline`, MCP tool name, MCP arguments) -- the same question both ways.
 CASES: list[tuple[list[str], str, dict[str, Any]]] = [
-    (["changed", "--all"], "changed", {}),
-    # No range on the CLI means "my work"; this fixture has no upstream: the work tree.
-    (["changed"], "changed", {"rev_range": "HEAD..HEAD", "include_worktree": True}),
+    (["changed", "--all"], "changed", {"all_history": True}),
+    # No range means "my work" on both (the service's rule); no upstream here: the work tree.
+    (["changed"], "changed", {}),
     (["changed", "HEAD~1..HEAD"], "changed", {"rev_range": "HEAD~1..HEAD"}),
     (["changed", "--base", "HEAD~2", "--head", "HEAD"], "warpline_change_list",
      {"base_ref": "HEAD~2", "head_ref": "HEAD"}),
     (["changed", "--all", "--change-kind", "modified", "--limit", "1"], "changed",
-     {"filters": {"change_kinds": ["modified"]}, "limit": 1}),
+     {"filters": {"change_kinds": ["modified"]}, "limit": 1, "all_history": True}),
     (["changed", "--all", "--path", "app/", "--sort-order", "asc"], "changed",
-     {"filters": {"paths": ["app/"]}, "sort_order": "asc"}),
+     {"filters": {"paths": ["app/"]}, "sort_order": "asc", "all_history": True}),
     (["timeline", "app.core.beta"], "timeline", {"entity": "app.core.beta"}),
     (["timeline", "python:function:app.core.beta", "--ref-kind", "locator"],
      "warpline_entity_timeline_get",
@@ -64,6 +64,9 @@ CASES: list[tuple[list[str], str, dict[str, Any]]] = [
 
 ERROR_CASES: list[tuple[list[str], str, dict[str, Any]]] = [
     (["changed", "no-such-rev"], "changed", {"rev_range": "no-such-rev"}),
+    # A reversed range names no commit: refused with the range the right way round.
+    (["changed", "HEAD..HEAD~1"], "changed", {"rev_range": "HEAD..HEAD~1"}),
+    (["reverify", "HEAD..HEAD~1"], "reverify", {"rev_range": "HEAD..HEAD~1"}),
     (["changed", "--limit", "0"], "changed", {"limit": 0}),
     (["timeline", "x", "--ref-kind", "warpline_entity_key_id"], "timeline",
      {"entity_ref": {"kind": "warpline_entity_key_id", "value": "x"}}),
@@ -181,7 +184,7 @@ def test_cli_and_mcp_give_identical_envelopes(server: McpProcess, repo: FixtureR
     by_cli = json.loads(cli.stdout)
     reply = _mcp(server, name, arguments, repo)
     assert "result" in reply, reply
-    by_mcp = reply["result"]["structuredContent"]
+    by_mcp = json.loads(reply["result"]["content"][0]["text"])
     assert by_mcp == by_cli
     assert_valid_envelope(by_mcp)
 

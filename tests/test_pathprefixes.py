@@ -40,7 +40,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> FixtureRepo:
 
 
 def _ids(repo: FixtureRepo, paths: list[str] | None, **extra: Any) -> list[str]:
-    arguments: dict[str, Any] = {"repo": str(repo.path), "limit": 500, **extra}
+    arguments: dict[str, Any] = {"repo": str(repo.path), "limit": 500, "all_history": True,
+                                 **extra}
     if paths is not None:
         arguments["filters"] = {"paths": paths}
     env = call_tool("changed", arguments)
@@ -74,7 +75,7 @@ def _old_sql(repo: FixtureRepo, prefixes: list[str]) -> list[str]:
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_one_prefix_selects_what_the_prefix_rule_and_the_old_query_select(
         repo: FixtureRepo, prefix: str) -> None:
-    env = call_tool("changed", {"repo": str(repo.path), "limit": 500})
+    env = call_tool("changed", {"repo": str(repo.path), "limit": 500, "all_history": True})
     every = {i["change_id"]: i["entity"]["path"] for i in env["data"]["items"]}
     want = sorted(cid for cid, path in every.items() if _rule(path, [prefix]))
     got = _ids(repo, [prefix])
@@ -82,7 +83,7 @@ def test_one_prefix_selects_what_the_prefix_rule_and_the_old_query_select(
 
 
 def test_many_prefixes_at_once_and_the_schema_maximum(repo: FixtureRepo) -> None:
-    env = call_tool("changed", {"repo": str(repo.path), "limit": 500})
+    env = call_tool("changed", {"repo": str(repo.path), "limit": 500, "all_history": True})
     every = {i["change_id"]: i["entity"]["path"] for i in env["data"]["items"]}
     for prefixes in (PREFIXES, ["a/b", "a"], ["a/b/c.py", "nowhere"],
                      PREFIXES + [f"miss/{k}" for k in range(1000 - len(PREFIXES))]):

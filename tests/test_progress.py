@@ -98,3 +98,14 @@ def test_a_cli_backfill_off_a_terminal_writes_plain_progress_lines_to_stderr(
     assert lines[-1].startswith("backfill 25/25 commits (100%)")
     counts = [int(x.split()[1].split("/")[0]) for x in lines]
     assert counts == sorted(counts)
+
+
+def test_no_eta_until_the_rate_is_measured_over_enough_of_the_run() -> None:
+    """Issue 34: the first frame of a 6,489-commit backfill said "ETA 1h53m" for a run of
+    1 min 38 s: a rate from a few early commits is no forecast."""
+    first = progress_line("backfill", 3, 6_489, 0.5, counted=2)
+    assert "ETA" not in first
+    early = progress_line("backfill", 40, 6_489, 2.0, counted=39)
+    assert "commits/s" in early and "ETA" not in early  # the rate is shown, no forecast
+    later = progress_line("backfill", 700, 6_489, 4.0, counted=699)
+    assert "ETA 33s" in later

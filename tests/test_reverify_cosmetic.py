@@ -4,6 +4,7 @@ the cosmetic entity is listed to inspect and only the others select tests."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,9 @@ async def _reverify(repo: FixtureRepo, tmp_path: Path, rev_range: str) -> dict[s
             result = await session.call_tool(
                 "reverify", {"repo": str(repo.path), "rev_range": rev_range})
             assert not result.isError, result
-            assert result.structuredContent is not None
-            return result.structuredContent
+            assert result.structuredContent is None  # one copy on the wire: the text
+            envelope: dict[str, Any] = json.loads(result.content[0].text)  # type: ignore[union-attr]
+            return envelope
 
 
 def test_a_range_of_comment_only_edits_asks_for_no_tests_and_says_why(

@@ -91,6 +91,10 @@ def test_it_reports_the_snapshot_source_and_freshness(tmp_path: Path) -> None:
             " entity_count, edge_count, failed_entities, captured_at) VALUES "
             "(?, 'builtin', 'builtin-0.1.0', 'full', 'FULL', 3, 2, '[]', ?)",
             (head, int(time.time()) - 7200))
+        # It holds the repository's code (python): nothing is unknown (issue 34).
+        conn.execute("INSERT INTO snapshot_entities (snapshot_id, locator, kind, path) "
+                     "SELECT max(id), 'python:function:app.core.alpha', 'function', "
+                     "'app/core.py' FROM snapshots")
     line, data = _context("--repo", str(repo.path))
     assert "graph: builtin FULL snapshot of" in line and "at HEAD, captured 2 h ago" in line
     assert line.endswith("Nothing missing.")

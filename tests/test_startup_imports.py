@@ -119,19 +119,20 @@ def test_tools_list_twice_answers_the_contract_files_both_times(repo: FixtureRep
     replies, _ = _serve([INIT, listing, {**listing, "id": 3}], repo.path)
     first, second = replies[1]["result"]["tools"], replies[2]["result"]["tools"]
     assert json.dumps(first) == json.dumps(second)
+    from warpline.mcp.wire_schema import call_schema
+
     for tool in first:
-        endorsed = tool["_meta"]["warpline/inventory"]["endorsed"]
-        assert tool["inputSchema"] == load_contract(f"{endorsed}.input.json")
-        assert tool["outputSchema"] == load_contract(
-            f"{tool['_meta']['warpline/inventory']['schema']}.json")
+        if "_meta" not in tool:  # a shim: an alias, no schema of its own
+            continue
+        assert tool["inputSchema"] == call_schema(load_contract(f"{tool['name']}.input.json"))
 
 
 def test_mcp_churn_on_a_caught_up_store_imports_no_pydantic_and_no_walker(
         repo: FixtureRepo) -> None:
     first, _ = _serve([INIT, _churn(repo)], repo.path)  # creates and fills the store
-    assert first[1]["result"]["structuredContent"]["ok"] is True
+    assert json.loads(first[1]["result"]["content"][0]["text"])["ok"] is True
     replies, modules = _serve([INIT, _churn(repo)], repo.path)
-    envelope = replies[1]["result"]["structuredContent"]
+    envelope = json.loads(replies[1]["result"]["content"][0]["text"])
     validate_envelope(envelope)
     counts = {item["entity"]["locator"]: item["churn_count"] for item in envelope["data"]["items"]}
     assert counts == {"python:function:pkg.mod.f": 3, "python:function:never.seen": 0}
@@ -168,7 +169,7 @@ def test_an_unusual_churn_input_goes_to_the_input_model(repo: FixtureRepo) -> No
     call = _churn(repo)
     call["params"]["arguments"]["entity_refs"] = [{"kind": "auto", "value": 1}]
     replies, modules = _serve([INIT, call], repo.path)
-    validate_envelope(replies[1]["result"]["structuredContent"])
+    validate_envelope(json.loads(replies[1]["result"]["content"][0]["text"]))
     assert {"pydantic", "warpline.models.inputs", "warpline.models.history"} <= modules
     assert _under(modules, (*ALWAYS_HEAVY, *OTHER_TOOLS_MODELS, *WALKER)) == []
 
@@ -178,7 +179,7 @@ def test_a_store_behind_head_still_catches_up(repo: FixtureRepo) -> None:
     _serve([INIT, _churn(repo)], repo.path)
     repo.commit({"pkg/mod.py": "def f():\n    return 9\n\n\ndef g():\n    return 1\n"}, "again")
     replies, modules = _serve([INIT, _churn(repo)], repo.path)
-    items = replies[1]["result"]["structuredContent"]["data"]["items"]
+    items = json.loads(replies[1]["result"]["content"][0]["text"])["data"]["items"]
     assert {i["entity"]["locator"]: i["churn_count"] for i in items}[
         "python:function:pkg.mod.f"] == 4
     assert {"warpline.store.ingest", "pygit2"} <= modules
@@ -228,7 +229,7 @@ def test_changed_over_a_stored_range_imports_no_walker_or_graph(repo: FixtureRep
                "params": {"name": "changed", "arguments": {"repo": str(repo.path),
                                                            "rev_range": "HEAD~2..HEAD"}}}
     replies, modules = _serve([INIT, changed], repo.path)
-    envelope = replies[1]["result"]["structuredContent"]
+    envelope = json.loads(replies[1]["result"]["content"][0]["text"])
     validate_envelope(envelope)
     assert envelope["data"]["items"], envelope
     assert "warpline.service.history.changed" in modules

@@ -4,6 +4,7 @@ repositories, stores and processes in temp dirs."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -68,7 +69,7 @@ def test_every_tool_refuses_a_foreign_or_empty_store_file_untouched(
         for tool, arguments in _all_tools(str(repo.path)):
             reply = server.request("tools/call", {"name": tool, "arguments": arguments})
             if tool == "project_status":
-                data = reply["result"]["structuredContent"]["data"]
+                data = json.loads(reply["result"]["content"][0]["text"])["data"]
                 assert data["store_status"] == "store_unreadable", data
             else:
                 assert _code(reply) == "store_unreadable", (tool, reply)
@@ -133,7 +134,7 @@ def test_a_removed_wal_gets_closed_answers_and_history_is_rebuilt(tmp_path: Path
             holder.execute("ROLLBACK")
             holder.close()
         again = server.request("tools/call", {"name": "changed", "arguments": tools[0][1]})
-        envelope = again["result"]["structuredContent"]
+        envelope = json.loads(again["result"]["content"][0]["text"])
         assert envelope["data"]["ingest"]["complete"] is True
         assert newest in {item["commit"] for item in envelope["data"]["items"]}
         assert "result" in server.request("ping")

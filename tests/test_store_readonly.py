@@ -86,7 +86,7 @@ def _mcp_reads(root: Path) -> list[list[Any]]:
 
 def _mcp_envelope(reply: dict[str, Any]) -> dict[str, Any]:
     assert "result" in reply, reply
-    envelope: dict[str, Any] = reply["result"]["structuredContent"]
+    envelope: dict[str, Any] = json.loads(reply["result"]["content"][0]["text"])
     return envelope
 
 

@@ -220,11 +220,10 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         "warpline_change_list", "changed", "changed", "change_list",
         ("ChangeListInput", "ChangeListEnvelope"), _change_list,
         "Changed entities for a repo and rev range, with ready-to-call next actions; call "
-        "this first. For \"my work\" (uncommitted changes plus commits not yet on the "
-        "upstream) pass rev_range \"@{upstream}..HEAD\" and include_worktree true (no "
-        "upstream: BASE..HEAD, e.g. origin/main..HEAD). Without rev_range it lists all "
-        "recorded history, newest first.",
-        example=lambda refs: {"limit": 5},
+        "this first. Without a range it answers for my work (uncommitted changes plus "
+        "commits not yet on the upstream; only the former without one); all_history true "
+        "lists every recorded commit, newest first.",
+        example=lambda refs: {"limit": 5, "all_history": True},
     ),
     _reader(
         "warpline_entity_timeline_get", "timeline", "timeline", "entity_timeline",

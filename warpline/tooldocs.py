@@ -55,6 +55,26 @@ def _section(spec: ToolSpec[Any]) -> list[str]:
     ]
 
 
+_WIRE = [
+    "## On the wire (MCP)",
+    "",
+    "`tools/list` sends the least that says how to call and read each tool: an endorsed "
+    "name carries its input schema's wire form (the contract without pydantic's titles and "
+    "`null` branches), one line of its answer's `data` fields, the MCP hints and its "
+    "contract id in `_meta`; a shim is listed as an alias of its endorsed name. Arguments "
+    "and answer shapes every tool shares are said once, in `initialize`'s instructions. No "
+    "`outputSchema`: the contracts in `contracts/` are the answers' full schemas.",
+    "",
+    "Each answer is sent once, as compact JSON text (`content[0].text`), for every "
+    "protocol version; no `structuredContent` copy. Without `repo` a tool answers for the "
+    "repository the server's working directory is in; `changed` without a range answers "
+    "for my work (`all_history: true`: every recorded commit). A reversed range "
+    "(`HEAD..HEAD~3`) is `invalid_rev_range` naming the range the other way round; an "
+    "unknown tool name is `-32601` with `data.details.did_you_mean`.",
+    "",
+]
+
+
 def docs_page() -> str:
     """The content of ``docs/tools.md``."""
     lines = [
@@ -65,6 +85,7 @@ def docs_page() -> str:
         "",
         markdown_table(),
         "",
+        *_WIRE,
     ]
     for spec in TOOLS:
         lines.extend(_section(spec))

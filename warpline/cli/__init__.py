@@ -37,6 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (argparse.ArgumentError, UsageError) as exc:
         return _fail(usage_error(exc, words), "--json" in words, EXIT_BAD_INPUT)
     as_json = bool(getattr(args, "json", False))
+    args.argv = words  # the command as typed: a `more:` line repeats it with --cursor
     try:
         _discover_repo(args)
         code: int = args.run(args)

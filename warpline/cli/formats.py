@@ -15,7 +15,6 @@ diffed and pinned in tests.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from warpline.errors import InvalidArgument
@@ -63,11 +62,34 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else plural or word + 's'}"
 
 
-def caveats(data: Env, *, with_ingest: bool = True) -> list[str]:
+def affected_words(data: Env) -> str:
+    """An empty blast radius in words that never claim "none" where the graph could not
+    see: no graph, or changed entities the graph does not hold (new since the snapshot,
+    or of a language it holds nothing of: ``service/shared/unseen.py``)."""
+    if data.get("affected"):
+        return f"affected: {len(data['affected'])} shown"
+    if data.get("completeness") in ("NO_SNAPSHOT", "SKIPPED"):
+        return "affected: unknown (no graph)"
+    code = [s for s in data.get("changed", []) if (s.get("entity") or {}).get("kind") != "file"]
+    blind = [s for s in code if s.get("in_snapshot") is False]
+    if code and len(blind) == len(code):
+        noun = _plural(len(code), "changed entity", "changed entities")
+        return f"affected: unknown (the graph holds none of the {noun}; see the warnings)"
+    if blind:
+        return (f"affected: none found within the depth for {len(code) - len(blind)}; "
+                f"unknown for {len(blind)} not in the graph")
+    return "affected: none within the depth"
+
+
+def caveats(data: Env, *, with_ingest: bool = True, paging: bool = True,
+            envelope: Env | None = None) -> list[str]:
     """Completeness, staleness, ingest and paging, in words a reviewer can act on.
 
     ``with_ingest=False`` leaves out the ingest caveat, for a rendering that also prints
-    the envelope's warnings (which state it already: each fact once)."""
+    the envelope's warnings (which state it already: each fact once); ``paging=False`` the
+    paging one (a picture says what it drew instead, with no cursor to type). With the
+    ``envelope``, the paging caveat names the command for the next page, runnable as
+    printed."""
     out: list[str] = []
     completeness = data.get("completeness")
     if completeness == "DELTA":
@@ -103,11 +125,24 @@ def caveats(data: Env, *, with_ingest: bool = True) -> list[str]:
         out.append(f"The change history is {_plural(ingest.get('commits_behind', 0), 'commit')}"
                    " behind HEAD: run `warpline backfill` for the complete picture.")
     page = data.get("page") or {}
-    if page.get("has_more"):
+    if paging and page.get("has_more"):
         shown_count = len(data.get("items") or data.get("affected") or [])
         out.append(f"This shows {shown_count} of {data.get('total')} items; the rest are on "
-                   f"later pages (`--cursor {page.get('next_cursor')}`).")
+                   f"later pages (`{_next_page(envelope, page.get('next_cursor'))}`).")
     return out
+
+
+def _next_page(envelope: Env | None, cursor: object) -> str:
+    """The command for the next page (the query's tool and arguments, with the cursor),
+    or the flag alone when the answer's query is not at hand."""
+    query = (envelope or {}).get("query") or {}
+    if not query.get("tool") or not isinstance(cursor, str):
+        return f"--cursor {cursor}"
+    from warpline.cli.next_cmd import shell_command
+
+    arguments = {"repo": query.get("repo"), **(query.get("arguments") or {}),
+                 "cursor": cursor}
+    return shell_command(str(query["tool"]), arguments)
 
 
 # -- markdown: the re-verify worklist as a pull-request comment -----------------------------
@@ -182,25 +217,32 @@ def _markdown_worklist(data: Env, envelope: Env) -> str:
             f"{summary.get('fresh', 0)} fresh, {summary.get('stale', 0)} stale, "
             f"{summary.get('unverified', 0)} unverified · graph: {data.get('completeness')}"
             + _selection_words(data.get("selection")))
-    notes = caveats(data, with_ingest=False)
+    notes = caveats(data, with_ingest=False, envelope=envelope)
     notes.extend(w for w in envelope.get("warnings", []) if w not in notes)
     if notes:
         lines += ["", "> [!WARNING]", *(f"> - {n}" for n in notes)]
     linked = any(work_links(i) for i in items)
     work_head = ("Work",) if linked else ()
+    # A column no row fills says nothing: priority only when some item has one.
+    ranked = any(i.get("priority", "unknown") != "unknown" for i in items)
+    prio_head = ("Priority",) if ranked else ()
+
+    def prio(item: Env) -> tuple[str, ...]:
+        return (str(item.get("priority", "unknown")),) if ranked else ()
+
     if changed:
-        header = ("Entity", "Kind", "Path", "Priority", *work_head, "Tests", "Verification")
+        header = ("Entity", "Kind", "Path", *prio_head, *work_head, "Tests", "Verification")
         rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
                       i["entity"].get("kind") or "-", _code(i["entity"].get("path") or "-"),
-                      i.get("priority", "unknown"), *((work_links(i) or "-",) if linked else ()),
+                      *prio(i), *((work_links(i) or "-",) if linked else ()),
                       _tests_cell(i), _verification(i["verification"])))
                 for i in changed]
         lines += _section(_shown("Changed", len(changed), changed_total),
                           [_row(header), "|---" * len(header) + "|", *rows], len(rows))
     if downstream:
-        header = ("Entity", "Depth", "Why", "Priority", *work_head, "Tests", "Verification")
+        header = ("Entity", "Depth", "Why", *prio_head, *work_head, "Tests", "Verification")
         rows = [_row((_code(short_name(i["entity"].get("locator"), i["entity"].get("sei"))),
-                      str(i.get("depth")), _why(i), i.get("priority", "unknown"),
+                      str(i.get("depth")), _why(i), *prio(i),
                       *((work_links(i) or "-",) if linked else ()),
                       _tests_cell(i), _verification(i["verification"])))
                 for i in downstream]
@@ -227,8 +269,23 @@ def co_change_lines(data: Env, code: Any = str) -> list[str]:
     if not partners:
         return []
     return ["Usually changes with these, not in this change (inspect; no tests added):",
-            *(f"{code(p['locator'])}: {p['support']} commits together, confidence "
-              f"{p['confidence']:.2f}, last {code(_sha(p['last_commit']))}" for p in partners)]
+            *(_partner(p, code) for p in partners)]
+
+
+FEW_COMMITS = 5  # a confidence read from fewer commits than this is said to be weak
+
+
+def _partner(partner: Env, code: Any) -> str:
+    """One partner: its support beside its confidence, as the count it is (2 of 2 commits
+    is confidence 1.00, and said to be read from few commits)."""
+    support, confidence = int(partner["support"]), float(partner["confidence"])
+    base = round(support / confidence) if confidence > 0 else support
+    with_ = partner.get("changed_with") or []
+    whom = short_name(with_[0]) if len(with_) == 1 else "the changed entities"
+    few = f"; only {_plural(base, 'commit')}, weak evidence" if base < FEW_COMMITS else ""
+    return (f"{code(partner['locator'])}: in {support} of the {base} commits that "
+            f"changed {whom} (confidence {confidence:.2f}{few}), last "
+            f"{code(_sha(partner['last_commit']))}")
 
 
 def _selection_words(selection: Env | None) -> str:
@@ -318,133 +375,18 @@ def work_links(item: Env) -> str:
     return "; ".join(words)
 
 
-# -- mermaid / dot: the blast radius as a graph ---------------------------------------------
-
-@dataclass(slots=True)
-class _Node:
-    """One node of the drawn blast radius: its key, role, kind and depth."""
-    key: str
-    role: str  # changed | affected | path (on the path, not listed on this page)
-    kind: str | None = None
-    depth: int = 0
-    ident: str = ""
-
-
-@dataclass(slots=True)
-class _Graph:
-    """The blast radius as nodes and labelled edges, ready to print as mermaid or dot."""
-    nodes: dict[str, _Node] = field(default_factory=dict)
-    edges: list[tuple[str, str, str]] = field(default_factory=list)
-
-    def node(self, key: str, role: str, kind: str | None = None, depth: int = 0) -> None:
-        known = self.nodes.get(key)
-        if known is None:
-            self.nodes[key] = _Node(key, role, kind, depth)
-        elif role == "changed" or (role == "affected" and known.role == "path"):
-            known.role, known.kind, known.depth = role, kind or known.kind, depth
-
-
-def _impact_graph(data: Env) -> _Graph:
-    graph = _Graph()
-    for seed in data.get("changed", []):
-        entity = seed["entity"]
-        key = entity.get("locator") or entity.get("sei")
-        if key:
-            graph.node(key, "changed", entity.get("kind"))
-    seen: set[tuple[str, str, str]] = set()
-    for item in data.get("affected", []):
-        entity = item["entity"]
-        key = entity.get("locator") or entity.get("sei")
-        if key:
-            graph.node(key, "affected", entity.get("kind"), item.get("depth", 0))
-        for edge in item.get("via_edges", []):
-            triple = (edge["from"], edge["to"], edge["kind"])
-            if triple not in seen:
-                seen.add(triple)
-                graph.edges.append(triple)
-            graph.node(edge["from"], "path")
-            graph.node(edge["to"], "path")
-    order = {"changed": 0, "affected": 1, "path": 2}
-    ranked = sorted(graph.nodes.values(), key=lambda n: (order[n.role], n.depth, n.key))
-    for index, node in enumerate(ranked):
-        node.ident = f"n{index}"
-    graph.nodes = {n.key: n for n in ranked}
-    graph.edges.sort()
-    return graph
-
-
-def _title(data: Env) -> str:
-    shown = len(data.get("affected", []))
-    total = data.get("total")
-    affected = f"{total} affected" if not isinstance(total, int) or total == shown else \
-        f"{total} affected ({shown} drawn)"
-    changed = _plural(len(data.get("changed", [])), "changed entity", "changed entities")
-    return f"blast radius of {changed}, {affected} ({data.get('completeness')})"
-
-
-def _label(node: _Node) -> str:
-    name = short_name(node.key)
-    detail = node.kind or ""
-    if node.role == "affected":
-        detail += f", depth {node.depth}" if detail else f"depth {node.depth}"
-    return f"{name}\n{detail}" if detail else name
-
-
-def _mermaid_text(text: str) -> str:
-    out = []
-    for char in text:
-        if char == "\n":
-            out.append("<br/>")
-        elif char in '"#<>&':
-            out.append(f"#{ord(char)};")
-        else:
-            out.append(char)
-    return "".join(out)
-
+# -- mermaid / dot: the blast radius as a picture (``warpline.cli.picture``) ---------------
 
 def _mermaid_impact(data: Env, envelope: Env) -> str:
-    graph = _impact_graph(data)
-    lines = ["---", f'title: "{_mermaid_text(_title(data))}"', "---", "flowchart LR"]
-    notes = caveats(data, with_ingest=False)
-    notes.extend(w for w in envelope.get("warnings", []) if w not in notes)
-    lines += [f"    %% {_mermaid_text(note)}" for note in notes]
-    lines += ["    classDef changed fill:#fde2e1,stroke:#c0392b,stroke-width:2px",
-              "    classDef affected fill:#fff4d6,stroke:#b7950b",
-              "    classDef path fill:#eeeeee,stroke:#999999,stroke-dasharray:3 3"]
-    for node in graph.nodes.values():
-        lines.append(f'    {node.ident}["{_mermaid_text(_label(node))}"]:::{node.role}')
-    for source, target, kind in graph.edges:
-        lines.append(f"    {graph.nodes[source].ident} -->|{kind}| {graph.nodes[target].ident}")
-    return "\n".join(lines)
+    from warpline.cli.picture import mermaid
 
-
-def _dot_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-_DOT_STYLE = {"changed": 'fillcolor="#fde2e1", color="#c0392b", penwidth=2',
-              "affected": 'fillcolor="#fff4d6", color="#b7950b"',
-              "path": 'fillcolor="#eeeeee", color="#999999", style="rounded,filled,dashed"'}
+    return mermaid(data, envelope)
 
 
 def _dot_impact(data: Env, envelope: Env) -> str:
-    graph = _impact_graph(data)
-    label = "\n".join([_title(data), *(n.replace("**", "").replace("`", "")
-                                      for n in caveats(data))])
-    warnings = [" ".join(str(w).split()) for w in envelope.get("warnings", [])]
-    lines = ["digraph blast_radius {", *(f"    // warning: {w}" for w in warnings),
-             f'    graph [rankdir=LR, labelloc=t, fontname="Helvetica", '
-             f'label="{_dot_text(label)}"];',
-             '    node [shape=box, style="rounded,filled", fontname="Helvetica"];',
-             '    edge [fontname="Helvetica", fontsize=10];']
-    for node in graph.nodes.values():
-        lines.append(f'    {node.ident} [label="{_dot_text(_label(node))}", '
-                     f'tooltip="{_dot_text(node.key)}", {_DOT_STYLE[node.role]}];')
-    for source, target, kind in graph.edges:
-        lines.append(f"    {graph.nodes[source].ident} -> {graph.nodes[target].ident} "
-                     f'[label="{_dot_text(kind)}"];')
-    lines.append("}")
-    return "\n".join(lines)
+    from warpline.cli.picture import dot
+
+    return dot(data, envelope)
 
 
 def _pytest_command(data: Env, envelope: Env) -> str:

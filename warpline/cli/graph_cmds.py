@@ -147,10 +147,10 @@ def _impact_view(env: dict[str, Any], width: int) -> list[str]:
              " <- ".join(e["kind"] for e in a["via_edges"])) for a in d["affected"]]
     if rows:
         lines.append(table(("DEPTH", "AFFECTED", "SEED", "VIA"), rows, width=width))
-    elif d["completeness"] in ("NO_SNAPSHOT", "SKIPPED"):
-        lines.append("affected: unknown (no graph)")
     else:
-        lines.append("affected: none within the depth")
+        from warpline.cli.formats import affected_words
+
+        lines.append(affected_words(d))
     lines.append(f"{len(d['affected'])} of {d['total']} affected entities")
     return lines
 
@@ -174,11 +174,13 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
     from warpline.cli.formats import work_links
 
     linked = any(work_links(i) for i in d["items"])
-    rows = [(i["reason"], i["depth"], i["entity"]["locator"], i["verification"]["state"],
-             i["priority"], *((work_links(i) or "-",) if linked else ()),
+    rows = [(i["reason"], i["depth"], i.get("nature"), i["entity"]["locator"],
+             i["verification"]["state"],
+             None if i["priority"] == "unknown" else i["priority"],  # said only when known
+             *((work_links(i) or "-",) if linked else ()),
              _first_suggestion(i)) for i in d["items"]]
     if rows:
-        head = ("REASON", "DEPTH", "ENTITY", "VERIFIED", "PRIORITY",
+        head = ("REASON", "DEPTH", "NATURE", "ENTITY", "VERIFIED", "PRIORITY",
                 *(("WORK",) if linked else ()), "CHECK")
         lines.append(table(head, rows, width=width))
     lines.append(f"{len(d['items'])} of {d['total']} worklist items")

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from warpline.cli.mywork import default_to_my_work
 from warpline.cli.runner import ToolCommand, choices, grouped, listing, put, ref
 from warpline.cli.views import changed_view, churn_view, timeline_view
 
@@ -21,9 +20,9 @@ def _changed(args: argparse.Namespace) -> dict[str, Any]:
     put(out, "filters", grouped(change_kinds=args.change_kind, entity_kinds=args.entity_kind,
                                 paths=args.path, actors=args.actor, since=args.since,
                                 until=args.until))
+    put(out, "all_history", args.all)
     listing(args, out)
-    default_to_my_work(args, out)
-    return out
+    return out  # no range: the tool answers for my work (service/shared/mywork.py)
 
 
 def _timeline(args: argparse.Namespace) -> dict[str, Any]:

@@ -17,7 +17,9 @@ from warpline.registry import lookup
 
 _POSITIONAL = ("rev_range", "entity")
 _SCALAR_FLAGS = {"depth": "--depth", "commit": "--commit", "kind": "--kind",
-                 "actor": "--actor", "limit": "--limit", "mode": "--mode"}
+                 "actor": "--actor", "limit": "--limit", "mode": "--mode",
+                 "cursor": "--cursor", "sort_by": "--sort-by", "sort_order": "--sort-order",
+                 "group_by": "--group-by"}
 
 
 def _refs(value: Any) -> list[str] | None:

@@ -24,6 +24,15 @@ TERMINAL_INTERVAL_S = 0.1
 _BAR = 20
 # Below this much elapsed time a rate is mostly start-up noise: no rate or ETA yet.
 _MIN_RATE_WINDOW_S = 0.25
+# An ETA extrapolates the rate over the rest, so it waits for the rate to be measured over
+# enough work: this long, and 2 % of the run (at least 20 commits, at most half of it).
+# The first commits of a history are no sample of the rest (issue 34: a first frame said
+# "ETA 1h53m" for a run of 1 min 38 s).
+_MIN_ETA_WINDOW_S = 1.0
+
+
+def _eta_sample(total: int) -> int:
+    return max(1, min(max(20, total // 50), total // 2))
 
 
 def format_duration(seconds: float) -> str:
@@ -44,7 +53,8 @@ def progress_line(label: str, done: int, total: int, elapsed_s: float, *,
     """One progress line: ``backfill 1,200/16,238 commits (7%) 410 commits/s ETA 36s``,
     with a ``[###....]`` bar after the label when ``bar``. ``elapsed_s`` is the time since
     the first commit's report; until it is long enough to mean something, the rate and
-    the ETA are left out rather than guessed. ``counted``: how many of ``done`` were done
+    the ETA are left out rather than guessed (the ETA until the rate is measured over
+    enough of the run: ``_eta_sample``). ``counted``: how many of ``done`` were done
     in ``elapsed_s`` (default all)."""
     total = max(total, done)
     percent = 100 * done // total if total else 100
@@ -57,7 +67,7 @@ def progress_line(label: str, done: int, total: int, elapsed_s: float, *,
     if elapsed_s >= _MIN_RATE_WINDOW_S and counted > 0:
         rate = counted / elapsed_s
         parts.append(f"{rate:,.0f} {unit}/s" if rate >= 10 else f"{rate:.1f} {unit}/s")
-        if done < total:
+        if done < total and elapsed_s >= _MIN_ETA_WINDOW_S and counted >= _eta_sample(total):
             parts.append(f"ETA {format_duration((total - done) / rate)}")
         else:
             parts.append(f"in {format_duration(elapsed_s)}")

@@ -96,7 +96,7 @@ def tool_runner(tool: str, command: ToolCommand) -> Callable[[argparse.Namespace
         elif fmt in (None, "table"):
             from warpline.cli.views import render
 
-            emit_text(render(command.view, result))
+            emit_text(render(command.view, result, getattr(args, "argv", None)))
         else:
             from warpline.cli.formats import WARNINGS_TO_STDERR, render_format
 

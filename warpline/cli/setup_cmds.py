@@ -31,7 +31,8 @@ def _install(args: argparse.Namespace) -> int:
     from warpline.setup.install import install
 
     report = install(args.repo, Path.cwd(), components=args.components or (),
-                     backfill=not args.no_backfill, progress=stderr_progress("backfill"))
+                     backfill=not args.no_backfill, progress=stderr_progress("backfill"),
+                     shared_mcp=args.shared_mcp)
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -119,6 +120,8 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
         p.add_argument(f"--{name}", dest="components", action="append_const", const=name,
                        help=f"only this component (combinable): {_COMPONENT_HELP[name]}")
     p.add_argument("--no-backfill", action="store_true", help="skip the first backfill")
+    p.add_argument("--shared-mcp", action="store_true", help="also add the warpline entry "
+                   "to a .mcp.json git tracks (the team's file; left alone without this)")
     common(p, listing=False)
     p.set_defaults(run=_install, components=None)
 

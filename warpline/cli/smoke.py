@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from warpline.mcp.client import McpProcess, Message, initialize, server_command
+from warpline.mcp.client import McpProcess, Message, envelope_of, initialize, server_command
 
 __all__ = ["McpProcess", "initialize", "main_smoke", "minimal_arguments", "run_smoke",
            "server_command"]
@@ -89,10 +89,10 @@ def _checks(server: McpProcess, repo: str, report: Report) -> None:
                 f"warpline {info.get('version')}, {_ms(started)}")
     report.line("result" in server.request("ping"), "ping")
     tools = server.request("tools/list").get("result", {}).get("tools", [])
-    endorsed = [t["_meta"]["warpline/inventory"]["endorsed"] for t in tools
-                if t["_meta"]["warpline/inventory"]["alias_of"] is None]
+    listed = [t for t in tools if "warpline/inventory" in t.get("_meta", {})]
+    endorsed = [t["name"] for t in listed]  # a shim lists no _meta: it is an alias
     names = {t["name"] for t in tools}
-    shims = {t["_meta"]["warpline/inventory"]["shim"] for t in tools}
+    shims = {t["_meta"]["warpline/inventory"]["shim"] for t in listed}
     report.line(bool(endorsed) and len(names) == 2 * len(endorsed) and shims <= names,
                 "tools/list", f"{len(endorsed)} tools, {len(names)} names")
     refs: list[dict[str, str]] = []
@@ -103,7 +103,7 @@ def _checks(server: McpProcess, repo: str, report: Report) -> None:
             continue
         started = time.perf_counter()
         reply = server.request("tools/call", {"name": tool, "arguments": arguments})
-        envelope = reply.get("result", {}).get("structuredContent")
+        envelope = envelope_of(reply.get("result"))
         ok = isinstance(envelope, dict) and envelope.get("ok") is True
         detail = _ms(started) if ok else _describe_error(reply)
         report.line(ok, f"tools/call {tool}", detail)

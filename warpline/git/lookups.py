@@ -200,3 +200,12 @@ def blob_at(repo: pygit2.Repository, rev: str, path: str, max_bytes: int) -> byt
     if not isinstance(blob, pygit2.Blob) or blob.size > max_bytes:
         return None
     return bytes(blob.data)
+
+
+def is_tracked(repo: pygit2.Repository, path: str) -> bool | None:
+    """Whether git's index tracks ``path`` (repo-relative, ``/``-separated); None when the
+    index cannot be read."""
+    try:
+        return path in repo.index
+    except (*_GIT_ERRORS, OSError):
+        return None

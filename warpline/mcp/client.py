@@ -119,3 +119,12 @@ def initialize(server: McpProcess, version: str = "2025-06-18") -> Message:
         "clientInfo": {"name": "warpline-mcp-smoke", "version": "1"}})
     server.notify("notifications/initialized")
     return reply
+
+
+def envelope_of(result: Any) -> Any:
+    """The envelope of a ``tools/call`` result: its one copy, the JSON text (``None`` when
+    the result carries none)."""
+    try:
+        return json.loads(result["content"][0]["text"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None

@@ -55,14 +55,26 @@ LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1]
 
 INSTRUCTIONS = (
     "warpline answers questions about entity-level change history of a git repository. "
-    "Every tool takes `repo` (a path; relative paths resolve against the server's working "
-    "directory). Call `changed` (warpline_change_list) first, then follow the ready-to-call "
-    "`next_actions` in each answer. Switch on `error.data.error_code`, never on message text. "
-    "To ask what *I* changed (my work: uncommitted changes plus commits not yet on the "
-    "upstream), call `changed` with `rev_range: \"@{upstream}..HEAD\"` and "
-    "`include_worktree: true`; without an upstream pass `BASE..HEAD` (e.g. "
-    "`origin/main..HEAD`). Omitting `rev_range` lists all recorded history, newest first."
-)
+    "Call `changed` first (no arguments: my work in the repository the server runs in, "
+    "i.e. uncommitted changes plus commits not yet on the upstream; `rev_range` for "
+    "another range, `all_history: true` for everything), then follow the ready-to-call "
+    "`next_actions` in each answer. Every answer is one JSON object, sent as text: {schema, "
+    "ok, query, data, warnings[], next_actions{tools[{tool, arguments, why}], "
+    "commands[{command, why}]}, enrichment, meta}; read `warnings` (what is missing or "
+    "unknown) before trusting `data`. Switch on `error.data.error_code`, never on message "
+    "text. No tool writes your files, the git index, branches or tags.")
+
+
+def instructions() -> str:
+    """The instructions with what every tool shares, said once: the arguments they read
+    alike and the shapes their answers share (the listing names them, not repeats them)."""
+    from warpline.contracts_io import shared_contract
+    from warpline.mcp.wire_schema import shared_arguments, shared_shapes
+    from warpline.registry import TOOLS
+
+    shapes = shared_shapes([shared_contract(spec.output_schema_file) for spec in TOOLS])
+    return f"{INSTRUCTIONS} {shared_arguments()} Shared shapes: {shapes}."
+
 
 Message = dict[str, Any]
 
@@ -77,7 +89,7 @@ def _initialize(params: dict[str, Any]) -> dict[str, Any]:
         "protocolVersion": negotiate(params.get("protocolVersion")),
         "capabilities": {"tools": {}},
         "serverInfo": {"name": "warpline", "version": __version__},
-        "instructions": INSTRUCTIONS,
+        "instructions": instructions(),
     }
 
 

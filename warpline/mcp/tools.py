@@ -1,7 +1,12 @@
 """``tools/list`` and ``tools/call``: a thin adapter over ``warpline.registry``.
 
-Every row of the registry is listed twice (endorsed name and shim) with the contract's
-schemas; a call goes to ``registry.call_tool``, the same entry point the CLI uses.
+What is listed is the least that tells an agent how to call and read each tool (the
+contracts in ``contracts/`` stay whole; ``warpline.mcp.wire_schema`` derives the wire
+form): an endorsed tool carries its input schema's wire form, its description with one
+line of the answer's ``data`` fields, the MCP hints and its contract id; a shim says whose
+alias it is and carries nothing twice. No ``outputSchema`` (optional in MCP
+2025-06-18), so an answer is sent once, as JSON text: see ``call``.
+A call goes to ``registry.call_tool``, the same entry point the CLI uses.
 The registry (and so pydantic, pygit2, ...) is imported on first use, not at start-up.
 """
 
@@ -29,6 +34,8 @@ log = logging.getLogger("warpline.mcp")
 STORE_DIR = ".weft/warpline/"
 META_KEY = "warpline/inventory"
 _MAX_NAME = 200
+# A shim's input schema: any object; its endorsed tool's schema (listed once) is the rule.
+_ALIAS_INPUT: dict[str, Any] = {"type": "object"}
 
 
 def list_tools() -> list[dict[str, Any]]:
@@ -38,16 +45,23 @@ def list_tools() -> list[dict[str, Any]]:
 
 
 def tool_entry(spec: ToolSpec[Any], name: str) -> dict[str, Any]:
-    """One tool's listing. Its schemas are the parsed contract files themselves, shared by
-    the endorsed name and the shim, not copies: the listing is encoded as it is built."""
+    """One tool's listing: the endorsed name in full, a shim as an alias of it."""
+    if name != spec.endorsed:
+        return {
+            "name": name,
+            "title": f"{name} = {spec.endorsed}",
+            "description": f"Alias of `{spec.endorsed}`: same arguments, same answer.",
+            "inputSchema": _ALIAS_INPUT,
+            "annotations": tool_hints(spec),
+        }
     from warpline.contracts_io import shared_contract
+    from warpline.mcp.wire_schema import call_schema, outline
 
+    answer = outline(shared_contract(spec.output_schema_file))
     return {
         "name": name,
-        "title": spec.endorsed if name == spec.endorsed else f"{name} ({spec.endorsed})",
-        "description": describe(spec, name),
-        "inputSchema": shared_contract(spec.input_schema_file),
-        "outputSchema": shared_contract(spec.output_schema_file),
+        "description": f"{describe(spec, name)} Answer data: {answer}.",
+        "inputSchema": call_schema(shared_contract(spec.input_schema_file)),
         "annotations": tool_hints(spec),
         "_meta": {META_KEY: inventory_meta(spec, name)},
     }
@@ -65,46 +79,19 @@ def tool_hints(spec: ToolSpec[Any]) -> dict[str, bool]:
 
 
 def inventory_meta(spec: ToolSpec[Any], name: str) -> dict[str, Any]:
-    return {
-        "endorsed": spec.endorsed,
-        "shim": spec.shim,
-        "alias_of": None if name == spec.endorsed else spec.endorsed,
-        "schema": spec.schema_id,
-        "mutating": spec.mutating,
-        "read_only": spec.read_only,
-        "writes_local_state": spec.writes_local_state,
-        "mutates_paths": list(spec.mutates_paths),
-        "idempotent": spec.idempotent,
-        "federation_dependencies": list(spec.federation_dependencies),
-        "writes_refs": list(spec.writes_refs),
-    }
+    """What the listing adds to the hints: the shim and the contract (the rest of the
+    inventory row is ``contracts/tools.json``)."""
+    return {"shim": spec.shim, "schema": spec.schema_id}
 
 
 def describe(spec: ToolSpec[Any], name: str) -> str:
-    """The contract's description plus a plain statement of what the tool writes, and where."""
+    """The table's description (each says plainly whether and where the tool writes), and
+    the peers it consults."""
     parts = [spec.description.strip()]
-    if name != spec.endorsed:
-        parts.append(f"Short name for `{spec.endorsed}`: same input, same envelope.")
-    parts.append(_writes_sentence(spec))
     if spec.federation_dependencies:
         parts.append("Consults " + ", ".join(spec.federation_dependencies)
-                     + " when reachable; answers locally (enrichment `unavailable`) when not.")
+                     + " when reachable (else enrichment `unavailable`).")
     return " ".join(parts)
-
-
-def _writes_sentence(spec: ToolSpec[Any]) -> str:
-    where = ", ".join(f"REPO/{path}" for path in spec.mutates_paths) or f"REPO/{STORE_DIR}"
-    if spec.writes_refs:
-        refs = ", ".join(spec.writes_refs)
-        return (f"Writes: {where} and the git ref {refs} (nothing else: never your files, "
-                "the git index, branches or tags, or a sibling tool's data).")
-    if spec.mutating:
-        return (f"Writes: {where} only (never your files, the git index or refs, or a "
-                "sibling tool's data).")
-    if spec.writes_local_state:
-        return (f"Writes: only warpline's own store, {where} (never your files, the git "
-                "index or refs).")
-    return "Writes: nothing, anywhere."
 
 
 def _in_store(path: str) -> bool:
@@ -137,11 +124,10 @@ def call(params: dict[str, Any]) -> dict[str, Any]:
         from warpline import registry
 
         if registry.lookup(name) is None:
-            raise RpcError(METHOD_NOT_FOUND, f"unknown tool: {name}", InvalidArgument(
-                f"Unknown tool {name!r}. `tools/list` names the tools this build serves.",
-                field="name", value=name).to_payload())
+            raise _unknown_tool(name, list(registry.tool_names()))
         envelope = registry.call_tool(name, arguments, cwd=_cwd())
-        text = json.dumps(envelope, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(envelope, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":"))
     except RpcError:
         raise
     except WarplineError as exc:
@@ -152,11 +138,26 @@ def call(params: dict[str, Any]) -> dict[str, Any]:
     except (Exception, SystemExit) as exc:
         log.exception("tool %s raised unexpectedly", name)
         raise internal_error(exc) from None
-    return {
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": envelope,
-        "isError": False,
-    }
+    # One copy: the envelope as JSON text, which every client reads (a model is given the
+    # text; 2024-11-05 and 2025-03-26 know nothing else). No structuredContent: MCP
+    # 2025-06-18 requires it only of a tool that lists an outputSchema, and its copy of
+    # the same bytes doubled every answer (docs/architecture.md, wire decisions).
+    return {"content": [{"type": "text", "text": text}], "isError": False}
+
+
+def _unknown_tool(name: str, known: list[str]) -> RpcError:
+    """``-32601`` with the closest served names (a closed vocabulary: ``warpline_changes``
+    -> ``warpline_change_list``, ``changed``)."""
+    import difflib
+
+    lowered = {candidate.lower(): candidate for candidate in known}
+    close = [lowered[c] for c in difflib.get_close_matches(name.lower(), list(lowered),
+                                                            n=3, cutoff=0.5)]
+    hint = (f" Did you mean {', '.join(repr(c) for c in close)}?" if close
+            else " `tools/list` names the tools this build serves.")
+    error = InvalidArgument(f"Unknown tool {name!r}.{hint}", field="name", value=name,
+                            details={"did_you_mean": close})
+    return RpcError(METHOD_NOT_FOUND, f"unknown tool: {name}", error.to_payload())
 
 
 def _cwd() -> Path | None:

@@ -116,6 +116,9 @@ class ImpactRadiusData(WireModel):
     ingest: IngestStatus
     total: Count = Field(description="Items across all pages (after filters).")
     page: Page
+    changed_edges: list[ViaEdge] = Field(
+        default_factory=list, description="The graph's edges between listed changed "
+        "entities (caller -> callee), at most 500: how the change hangs together.")
 
 
 class ImpactRadiusEnvelope(EnvelopeBase):

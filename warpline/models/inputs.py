@@ -34,6 +34,13 @@ from warpline.models.vocab import (
 MAX_SEED_REFS = 10_000
 
 Repo = Annotated[str, Field(min_length=1, description="Path of the git repository.")]
+# Every tool's ``repo``: left out, the repository the caller's working directory is in
+# (the MCP server's, the CLI's): ``service/shared/context.resolve_repo_path``.
+OptionalRepo = Annotated[
+    NonEmptyStr | None,
+    Field(description="Path of the git repository; left out: the repository the working "
+          "directory is in."),
+]
 Instant = Annotated[
     str,
     Field(
@@ -78,7 +85,7 @@ class _Closed(BaseModel):
 
 
 class _ToolInput(_Closed):
-    repo: Repo
+    repo: OptionalRepo = None
 
 
 class ChangeListFilters(_Closed):
@@ -105,6 +112,9 @@ class ChangeListInput(_ToolInput):
     cursor: Cursor = None
     include_next_actions: bool = True
     include_worktree: IncludeWorktree = False
+    all_history: bool = Field(
+        default=False, description="Without a range: every recorded commit, newest first, "
+        "instead of my work (uncommitted changes plus commits not on the upstream).")
     skip_cosmetic: bool = Field(
         default=False, description="Leave out cosmetic events (code unchanged apart from "
         "comments, layout and docstrings; see nature). Events of unknown nature stay.")

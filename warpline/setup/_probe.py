@@ -23,7 +23,17 @@ if TYPE_CHECKING:
 
 def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice[SnapshotRow] | None]:
     """Never raises for a broken store (the probe reports it)."""
+    found, choice, _ = probe_with_gap(root, repo)
+    return found, choice
+
+
+def probe_with_gap(root: Path, repo: pygit2.Repository) -> tuple[
+        StoreProbe, Choice[SnapshotRow] | None, dict[str, int]]:
+    """``probe``, and the languages of the recorded code that the chosen snapshot holds no
+    entity of (``service/shared/unseen.py``; prefix -> 1, by presence: two index probes
+    per language, no count)."""
     chosen: list[Choice[SnapshotRow]] = []
+    gap: dict[str, int] = {}
 
     def pick(store: Store, handle: pygit2.Repository) -> str | None:
         from warpline.store.snapshots import any_snapshot  # networkx: only when asked
@@ -36,7 +46,21 @@ def probe(root: Path, repo: pygit2.Repository) -> tuple[StoreProbe, Choice[Snaps
         if choice is None:
             return None
         chosen.append(choice)
+        gap.update(_gap(store, choice.row.id))
         return choice.row.commit_sha
 
     found = probe_store(root, repo, pick)
-    return found, (chosen[0] if chosen and found.status == "ok" else None)
+    ok = found.status == "ok"
+    return found, (chosen[0] if chosen and ok else None), (gap if ok else {})
+
+
+def _gap(store: Store, snapshot_id: int) -> dict[str, int]:
+    from warpline.lang import LANGUAGES
+    from warpline.service.shared.unseen import unseen_languages
+    from warpline.store.entities import has_locator_prefix
+    from warpline.store.snapshots import holds_locator_prefix
+
+    prefixes = sorted({lang.prefix for lang in LANGUAGES})
+    code = [f"{p}:" for p in prefixes if has_locator_prefix(store, p)]
+    held = [p for p in prefixes if holds_locator_prefix(store, snapshot_id, p)]
+    return unseen_languages(held, code)

@@ -266,7 +266,9 @@ def _repair(root: Path, checks: list[Check]) -> list[Action]:
     components = [name for name in ("hooks", "mcp") if name in needed]
     if components:
         try:
-            actions.extend(install(str(root), components=components, backfill=False).actions)
+            # --fix repairs our entry even in a tracked .mcp.json: asked for, and reported.
+            actions.extend(install(str(root), components=components, backfill=False,
+                                   shared_mcp=True).actions)
         except StoreUnsafe as exc:
             actions.append(Action(",".join(components), str(root), "failed", exc.hint))
     if "store" in needed:

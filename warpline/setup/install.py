@@ -51,9 +51,11 @@ class InstallReport:
 
 def install(repo: str, cwd: Path | None = None, *, components: Sequence[str] = (),
             backfill: bool = True, progress: Progress | None = None,
-            source: str = "install") -> InstallReport:
-    """Apply ``components`` (all when empty), then backfill unless told not to."""
-    root, _ = open_repo_only(repo, cwd)
+            source: str = "install", shared_mcp: bool = False) -> InstallReport:
+    """Apply ``components`` (all when empty), then backfill unless told not to.
+    ``shared_mcp``: a ``.mcp.json`` git tracks may be changed too (else it is left alone,
+    and the report says so)."""
+    root, handle = open_repo_only(repo, cwd)
     selected = set(components or COMPONENTS)
     if selected & {"hooks", "mcp"}:
         selected.add("config")  # what doctor checks, and the hooks' go-ahead
@@ -79,7 +81,11 @@ def install(repo: str, cwd: Path | None = None, *, components: Sequence[str] = (
             settings["mcp"] = {"command": mcp_cmd}
         report.actions.extend(write_config(root, sorted(selected), settings))
     if "mcp" in selected:
-        report.actions.append(mcp_config.register(root, mcp_cmd))
+        from warpline.git.lookups import is_tracked
+
+        report.actions.append(mcp_config.register(
+            root, mcp_cmd, tracked=is_tracked(handle, mcp_config.MCP_FILE),
+            shared=shared_mcp))
     if "hooks" in selected and paths is not None:
         note = _shared_hooks_note(root, paths)
         for name in hooks.HOOK_NAMES:

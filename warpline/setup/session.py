@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pygit2
 
-from warpline.setup._probe import probe as probe_store
+from warpline.setup._probe import probe_with_gap
 from warpline.store.probe import StoreProbe
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def _describe(root: Path, handle: pygit2.Repository) -> dict[str, Any]:
     from warpline.setup import ingest_log
     from warpline.setup.local_state import installed_config
 
-    probe, choice = probe_store(root, handle)
+    probe, choice, gap = probe_with_gap(root, handle)
     snapshot = _snapshot(choice)
     repo_arg = shlex.quote(str(root))
     installed = installed_config(root, handle.path) is not None
@@ -62,16 +62,22 @@ def _describe(root: Path, handle: pygit2.Repository) -> dict[str, Any]:
     if boundary(handle):
         parts.append(f"shallow clone: history before the boundary is missing ({SHALLOW_FIX})")
     if probe.status == "ok":
-        parts.append(_snapshot_words(snapshot))
+        parts.append(_snapshot_words(snapshot, gap))
     nxt = _next(probe, snapshot, installed, last, repo_arg)
     line = "warpline: " + "; ".join(parts) + "."
-    line += f" Next: {nxt['command']} ({nxt['why']})." if nxt else " Nothing missing."
+    if nxt:
+        line += f" Next: {nxt['command']} ({nxt['why']})."
+    elif gap:  # unknown said as unknown: no command fills it, and nothing is "all there"
+        line += (f" Missing: dependents of {', '.join(sorted(gap))} code (no edge source "
+                 "here reads it; impact and reverify answer DELTA for it).")
+    else:
+        line += " Nothing missing."
     return {"line": line, "repo": str(root), "in_repo": True,
             "store": {"status": probe.status, "change_events": probe.change_event_count,
                       "commits_behind_head": probe.commits_behind_head,
                       "behind_is_lower_bound": probe.behind_is_lower_bound,
                       "hooks_installed": installed},
-            "snapshot": snapshot, "next": nxt}
+            "snapshot": snapshot, "next": nxt, "unseen_languages": sorted(gap)}
 
 
 def _store_words(probe: StoreProbe, handle: pygit2.Repository) -> str:
@@ -100,15 +106,20 @@ def _snapshot(choice: Choice[SnapshotRow] | None) -> dict[str, Any] | None:
             "commits_behind_head": choice.commits_behind if choice.is_ancestor else None}
 
 
-def _snapshot_words(snapshot: dict[str, Any] | None) -> str:
+def _snapshot_words(snapshot: dict[str, Any] | None, gap: dict[str, int]) -> str:
     if snapshot is None:
         return "no dependency-graph snapshot (impact and reverify list changed entities only)"
     age = _age(int(time.time()) - snapshot["captured_at"])
     behind = snapshot["commits_behind_head"]
     where = ("at HEAD" if behind == 0 else "not an ancestor of HEAD" if behind is None
              else f"{behind} commit{'s' if behind != 1 else ''} behind HEAD")
-    return (f"graph: {snapshot['source']} {snapshot['completeness']} snapshot of "
-            f"{snapshot['commit'][:10]}, {where}, captured {age} ago")
+    completeness = snapshot["completeness"]
+    holds = ""
+    if gap:  # FULL over the files it read, blind to the rest: not FULL for this repository
+        completeness = "DELTA" if completeness == "FULL" else completeness
+        holds = f", holding no {', '.join(sorted(gap))} entities (their dependents unknown)"
+    return (f"graph: {snapshot['source']} {completeness} snapshot of "
+            f"{snapshot['commit'][:10]}, {where}, captured {age} ago{holds}")
 
 
 def _age(seconds: int) -> str:

@@ -97,3 +97,10 @@ def some_locators(store: Store, limit: int) -> list[str]:
         "SELECT DISTINCT locator FROM entities LIMIT ?", (limit,))]
 
 
+
+
+def has_locator_prefix(store: Store, prefix: str) -> bool:
+    """Whether any entity's locator starts with ``prefix:`` (one index probe)."""
+    return store.conn.execute(
+        "SELECT 1 FROM entities WHERE locator >= ? AND locator < ? LIMIT 1",
+        (f"{prefix}:", f"{prefix};")).fetchone() is not None

@@ -287,10 +287,11 @@ def latest_locator(store: Store, lineage: int) -> tuple[str, str] | None:
 def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
                   since: int | None, until: int | None, order: str, offset: int,
                   limit: int) -> tuple[list[Any], int]:
-    """One page of a lineage's reachable change events in topological order, and the
-    total: ``(id, change_kind, author_name, author_email, sha, changed_at, path, locator,
-    previous_locator, previous_path, also_modified, kind, code_same, docs_changed,
-    signature_changed)``."""
+    """One page of a lineage's reachable change events by ``changed_at`` (the WHEN a
+    timeline prints; history order breaks ties, so a merge's resolution follows what it
+    merged), and the total: ``(id, change_kind, author_name, author_email, sha,
+    changed_at, path, locator, previous_locator, previous_path, also_modified, kind,
+    code_same, docs_changed, signature_changed)``."""
     conn = store.conn
     clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [lineage]
@@ -308,7 +309,8 @@ def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
         "SELECT ce.id, ce.change_kind, c.author_name, c.author_email, c.sha, ce.changed_at, "
         "ce.path, e.locator, ce.previous_locator, ce.previous_path, ce.also_modified, "
         "e.kind, ce.code_same, ce.docs_changed, ce.signature_changed "
-        f"{_JOINS}{scope} ORDER BY c.topo {direction}, ce.id {direction} LIMIT ? OFFSET ?",
+        f"{_JOINS}{scope} ORDER BY ce.changed_at {direction}, c.topo {direction}, "
+        f"ce.id {direction} LIMIT ? OFFSET ?",
         [*args, limit, offset]).fetchall()
     return rows, int(total)
 

@@ -321,3 +321,13 @@ def basis(store: Store, snapshot_id: int) -> dict[str, Any]:
     sources = result.get("edge_sources")
     return {"unresolved_calls": unresolved if isinstance(unresolved, int) else None,
             "edge_sources": sources if isinstance(sources, list) else []}
+
+
+def holds_locator_prefix(store: Store, snapshot_id: int, prefix: str) -> bool:
+    """Whether the snapshot holds an entity whose locator starts with ``prefix:`` (one
+    probe of its primary key)."""
+    with sqlite_errors("reading a snapshot"):
+        return store.conn.execute(
+            "SELECT 1 FROM snapshot_entities WHERE snapshot_id = ? AND locator >= ? "
+            "AND locator < ? LIMIT 1", (snapshot_id, f"{prefix}:", f"{prefix};"),
+        ).fetchone() is not None

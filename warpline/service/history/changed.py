@@ -20,6 +20,7 @@ from warpline.service.shared.context import (
     worktree_hashes,
 )
 from warpline.service.shared.envelope import envelope
+from warpline.service.shared.mywork import default_range
 from warpline.service.shared.nature import nature_of, runs_doctests
 from warpline.service.shared.next_actions import follow_ups
 from warpline.service.shared.paging import Pager
@@ -34,9 +35,16 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
     with open_context(params.repo, cwd) as ctx:
         report = catch_up(ctx)
         range_warnings: list[str] = []
+        rev_range, include_worktree = params.rev_range, params.include_worktree
+        work = default_range(ctx.repo, rev_range, params.base_ref, params.head_ref,
+                             params.all_history)
+        if work is not None:
+            rev_range, include_worktree = work.rev_range, work.include_worktree
+            range_warnings.append(f"{work.note}; all_history (--all) lists every commit.")
         shas, range_info = commits_of_range(
-            ctx, range_warnings, rev_range=params.rev_range, base_ref=params.base_ref,
-            head_ref=params.head_ref, spent=report.commits_behind > 0)
+            ctx, range_warnings, rev_range=rev_range, base_ref=params.base_ref,
+            head_ref=params.head_ref, spent=report.commits_behind > 0,
+            worktree=include_worktree)
         range_complete = None if shas is None else not range_warnings
         warnings = behind_warning(ctx, report, range_complete) + range_warnings
         range_text = range_info["rev_range"]
@@ -49,7 +57,7 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
                                        pager.end + 1)
         warnings.extend(eq.range_notes(ctx.store, shas))
         items = [eq.item_from_row(row, where.doctests) for row in rows]
-        if params.include_worktree:
+        if include_worktree:
             items.extend(_worktree_items(ctx, where))
             items = eq.sort_items(items, sort_by, order)
             total += sum(1 for item in items if item["origin"] == "worktree")
@@ -72,8 +80,10 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         }
         actions: dict[str, Any] = {}
         if params.include_next_actions:
-            actions = follow_ups(ctx.root, range_text, params.include_worktree, refs,
-                                 report.commits_behind)
+            actions = follow_ups(ctx.root, range_text, include_worktree, refs,
+                                 report.commits_behind, _page_range(ctx, page_items, shas))
+            if not total:  # nothing changed proposes nothing to re-verify (an empty
+                actions.pop("tools", None)  # range's warning says what to pass instead)
         any_sei = any(item["entity"]["sei"] for item in page_items)
         return envelope(
             model=ChangeListEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
@@ -118,3 +128,24 @@ def _worktree_items(ctx: RepoContext, where: Where) -> list[dict[str, Any]]:
 def _nature(change: Any, doctests: bool) -> str | None:
     code_same, docs, signature = change.facts or (None, None, None)
     return nature_of(change.kind, change.change_kind, code_same, docs, signature, doctests)
+
+
+def _page_range(ctx: RepoContext, items: list[dict[str, Any]],
+                shas: list[str] | None) -> str | None:
+    """All history (no range): the commits this page shows as one range a follow-up can
+    take (``<oldest shown>~1..<newest shown>``), never the hundreds of refs they span.
+    None when a range was asked (it is handed on) or the page reaches a root commit (no
+    range excludes nothing below it; the bounded refs are handed on instead)."""
+    if shas is not None:
+        return None
+    dated = sorted((item["changed_at"], item["commit"]) for item in items
+                   if item.get("commit") and item.get("changed_at"))
+    if not dated:
+        return None
+    oldest, newest = dated[0][1], dated[-1][1]
+    from warpline.git.lookups import commit_or_none
+
+    commit = commit_or_none(ctx.repo, oldest)
+    if commit is None or not commit.parents:
+        return None
+    return f"{oldest[:12]}~1..{newest[:12]}"

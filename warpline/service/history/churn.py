@@ -53,7 +53,7 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
         warnings = behind_warning(ctx, report) + failed_warning(ctx)
         sei_locators = backfill_seis(ctx, refs)
         store = ctx.store
-        resolved = resolve(store, refs)
+        resolved = _files_for_paths(refs, resolve(store, refs), warnings)
         window = params.window.model_dump(mode="json") if params.window is not None else {}
         since = parse_instant(window["since"], "window.since") if window.get("since") else None
         until = parse_instant(window["until"], "window.until") if window.get("until") else None
@@ -114,6 +114,28 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
             model=EntityChurnCountEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
             filters={}, sort=sort, page=page_echo, warnings=warnings, enrichment=enrichment,
         )
+
+
+def _files_for_paths(refs: list[Ref], resolved: list[list[EntityRow]],
+                     warnings: list[str]) -> list[list[EntityRow]]:
+    """A path counts its file (``core:file:<path>``: the commits that changed it, across
+    renames), never every entity the file ever held; said once. A path naming no file
+    warpline has seen answers unknown, like any unknown ref."""
+    out: list[list[EntityRow]] = []
+    said = False
+    for ref, rows in zip(refs, resolved, strict=True):
+        if ref.kind != "path":
+            out.append(rows)
+            continue
+        files = [row for row in rows if row.kind == "file"]
+        out.append(files)
+        if not said and len(rows) > len(files):
+            warnings.append(
+                f"A path counts the file's own changes (core:file:{ref.value}), not each "
+                "entity defined in it; name an entity (its locator or dotted name) to count "
+                "that entity.")
+            said = True
+    return out
 
 
 # (sort locator, churn count, sort sei, ref, row or None, stat, SEI-bound locator)

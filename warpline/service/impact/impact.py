@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline.graph.graph import Affected
+from warpline.graph.model import GraphEdge
 from warpline.models import ImpactRadiusEnvelope
 from warpline.models.inputs import ImpactRadiusInput
 from warpline.service.impact.graph_call import graph_call
@@ -55,6 +56,7 @@ def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]
             "ingest": ingest_status(ctx, report, call.seeds.range_complete),
             "total": len(affected),
             "page": pager.wire(len(affected)),
+            "changed_edges": [book.edge(e) for e in between(view, [s.locator for s in shown])],
         }
         return envelope(
             model=ImpactRadiusEnvelope, tool=TOOL, repo=ctx.root, params=params, data=data,
@@ -130,27 +132,41 @@ def seed_warnings(view: GraphView, seeds: Seeds, shown: int) -> list[str]:
 
 def _unseen_languages(view: GraphView, seeds: Seeds) -> list[str]:
     """Changed entities of a language the graph holds nothing of: its sources could not
-    see that code, so the answer is no ``FULL`` answer for them (``DELTA``, and said)."""
+    see that code, so the answer is no ``FULL`` answer for them (``DELTA``, and said;
+    the rule: ``service/shared/unseen.py``)."""
+    from warpline.service.shared.unseen import prefix_of, unseen_languages, unseen_warning
+
     assert view.graph is not None
     held = view.graph.graph.get("prefixes")
     if held is None:
-        held = view.graph.graph["prefixes"] = {str(n).partition(":")[0] for n in view.graph}
-    unseen: dict[str, int] = {}
-    for seed in seeds.items:
-        prefix = seed.locator.partition(":")[0]
-        if prefix != "core" and prefix not in held:
-            unseen[prefix] = unseen.get(prefix, 0) + 1
+        held = view.graph.graph["prefixes"] = {prefix_of(str(n)) for n in view.graph}
+    unseen = unseen_languages(held, (seed.locator for seed in seeds.items))
     if not unseen:
         return []
     if view.completeness == "FULL":
         view.completeness = "DELTA"
     if view.edges_enrichment == "present":
         view.edges_enrichment = "partial"
-    read = ", ".join(sorted(p for p in held if p != "core")) or "no language"
-    counts = ", ".join(f"{n} {prefix}" for prefix, n in sorted(unseen.items()))
-    return [f"The edge snapshot holds no entity of the changed code's language ({counts} "
-            f"changed entities; the snapshot's sources read: {read}): their dependents are "
-            "unknown, not absent, so this answer is DELTA, not FULL."]
+    return [unseen_warning(unseen, held)]
+
+
+MAX_CHANGED_EDGES = 500
+
+
+def between(view: GraphView, locators: list[str]) -> list[GraphEdge]:
+    """The graph's edges whose both ends are among ``locators`` (bounded, sorted)."""
+    graph = view.graph
+    if graph is None:
+        return []
+    inside = set(locators) & set(graph)
+    edges = []
+    for source in sorted(inside):
+        for target, data in graph.succ[source].items():
+            if target in inside and target != source:
+                edges += [GraphEdge(source, target, kind, confidence)
+                          for kind, confidence in data.get("links", ())]
+    edges.sort(key=lambda e: (e.source_locator, e.target_locator, e.kind))
+    return edges[:MAX_CHANGED_EDGES]
 
 
 def seed_arguments(root: Path, params: Any) -> dict[str, Any]:

@@ -99,7 +99,7 @@ def collect(ctx: RepoContext, params: Any, warnings: list[str],
         for seed in _from_refs(ctx, refs, graph, out):
             add(seed)
     if params.rev_range is not None:
-        for seed in _from_range(ctx, params.rev_range, warnings, out):
+        for seed in _from_range(ctx, params.rev_range, warnings, out, params.include_worktree):
             add(seed)
     if params.include_worktree:
         for seed in _from_worktree(ctx):
@@ -177,9 +177,10 @@ class _GraphIndex:
 
 
 def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
-                out: Seeds) -> list[Seed]:
+                out: Seeds, worktree: bool) -> list[Seed]:
     missing: list[str] = []
-    shas, info = commits_of_range(ctx, missing, rev_range=rev_range)
+    shas, info = commits_of_range(ctx, missing, rev_range=rev_range, worktree=worktree,
+                                  notes=warnings)
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
     doctests = runs_doctests(ctx.root)

@@ -24,6 +24,18 @@ def display(locator: str) -> str:
     return _PREFIX.sub("", locator)
 
 
+def callable_name(locator: str) -> str:
+    """The name to hand back for ``locator``: its short form when a ref of kind ``auto``
+    reads that form as what it is (a dotted name for code, a path for a file), else the
+    locator itself (``go:function:github.com/spf13/cobra.Command.Execute`` has a ``/``
+    and would be read as a path)."""
+    from warpline.service.shared.resolve import classify
+
+    short = display(locator)
+    wanted = "path" if locator.startswith("core:file:") else "qualname"
+    return short if short and classify(short) == wanted else locator
+
+
 def _last(name: str) -> str:
     parts = [p for p in _SPLIT.split(name) if p]
     return parts[-1].lower() if parts else name.lower()
@@ -34,12 +46,15 @@ class NameIndex:
 
     def __init__(self, store: Store) -> None:
         self.by_last: dict[str, set[str]] = {}
+        self.locator_of: dict[str, str] = {}
         for locator in some_locators(store, MAX_SCAN):
             name = display(locator)
             self.by_last.setdefault(_last(name), set()).add(name)
+            self.locator_of.setdefault(name, locator)
 
     def closest(self, query: str, limit: int = 5) -> list[str]:
-        """Up to ``limit`` known names closest to ``query``, best first (may be empty)."""
+        """Up to ``limit`` known names closest to ``query``, best first (may be empty),
+        each in a form that names its entity when passed back (``callable_name``)."""
         import difflib  # only an unknown ref needs it: a call naming known refs skips it
 
         wanted = display(query.strip())
@@ -58,7 +73,7 @@ class NameIndex:
         pool.discard(wanted)
         ranked = sorted(pool, key=lambda n: (
             -difflib.SequenceMatcher(None, wanted, n).ratio(), len(n), n))
-        return ranked[:limit]
+        return [callable_name(self.locator_of[name]) for name in ranked[:limit]]
 
 
 def closest_names(store: Store, query: str, limit: int = 5) -> list[str]:

@@ -91,7 +91,9 @@ class RepoContext:
 
 
 def resolve_repo_path(repo: object, cwd: Path | None = None) -> Path:
-    if repo is None or repo == "":
+    if repo is None:
+        return _enclosing_repo(cwd)
+    if repo == "":
         raise MissingRequiredField(
             "`repo` is required: pass the path of a git repository.", field="repo")
     if not isinstance(repo, str):
@@ -108,6 +110,24 @@ def resolve_repo_path(repo: object, cwd: Path | None = None) -> Path:
                     value=repo) from exc
         path = cwd / path
     return path
+
+
+def _enclosing_repo(cwd: Path | None) -> Path:
+    """No ``repo``: the work tree the caller's working directory is in (the MCP server's,
+    the CLI's: each passes it as ``cwd``), as git finds it from a subdirectory, else
+    ``missing_required_field`` saying why."""
+    from warpline.git.repo import discover_top
+
+    if cwd is None:  # a library call names its repository: no guessing from the process
+        raise MissingRequiredField(
+            "`repo` is required: pass the path of a git repository.", field="repo")
+    top = discover_top(cwd)
+    here = cwd
+    if top is None:
+        raise MissingRequiredField(
+            f"`repo` is required here: the working directory ({here}) is not inside a git "
+            "work tree. Pass the path of a git repository.", field="repo")
+    return Path(top)
 
 
 def open_repo_only(repo: object, cwd: Path | None = None) -> tuple[Path, pygit2.Repository]:

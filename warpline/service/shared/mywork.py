@@ -1,8 +1,8 @@
 """"My work": the working tree plus the commits not yet on the current branch's upstream.
 
-The CLI's ``changed``, ``reverify`` and ``blast-radius`` mean this when no range or entity
-is given; over MCP an agent asks for it explicitly with ``rev_range: "@{upstream}..HEAD"``
-and ``include_worktree: true`` (the contract's default, all recorded history, stays).
+``changed`` means this when no range is given and ``all_history`` is not asked, over MCP and
+the CLI alike (``default_range``, the one rule); the CLI's ``reverify`` and
+``blast-radius`` mean it too when no range or entity is given (``cli/mywork.py``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,19 @@ def upstream_name(repo: pygit2.Repository) -> str | None:
 
 def my_work(repo: object, cwd: Path | None) -> MyWork:
     _, handle = open_repo_only(repo, cwd)
+    return my_work_of(handle)
+
+
+def default_range(handle: pygit2.Repository, rev_range: str | None, base_ref: str | None,
+                  head_ref: str | None, all_history: bool) -> MyWork | None:
+    """The range ``changed`` answers for when none is given: my work, unless every
+    recorded commit is asked for (``all_history``) or a range is named (None)."""
+    if all_history or rev_range is not None or base_ref is not None or head_ref is not None:
+        return None
+    return my_work_of(handle)
+
+
+def my_work_of(handle: pygit2.Repository) -> MyWork:
     upstream = upstream_name(handle)
     if upstream is not None:
         return MyWork(UPSTREAM_RANGE, True,

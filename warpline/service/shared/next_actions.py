@@ -7,11 +7,16 @@ from typing import Any
 
 
 def follow_ups(root: Path, rev_range: str | None, include_worktree: bool,
-               refs: list[dict[str, str]], commits_behind: int) -> dict[str, Any]:
-    """After ``changed``: reverify, then impact radius, seeded exactly as the answer was."""
+               refs: list[dict[str, str]], commits_behind: int,
+               page_range: str | None = None) -> dict[str, Any]:
+    """After ``changed``: reverify, then impact radius, seeded by a range (the answer's,
+    or the commits its page shows when it spans all history), refs only when no range
+    can say it (a page reaching a root commit)."""
     arguments: dict[str, Any] = {"repo": str(root), "depth": 2}
     if rev_range is not None:
         arguments["rev_range"] = rev_range
+    elif page_range is not None:
+        arguments["rev_range"] = page_range
     else:
         arguments["changed_refs"] = refs
     if include_worktree:
