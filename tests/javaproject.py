@@ -200,8 +200,78 @@ public class Helper {
 }
 
 
-def write(root: Path) -> Path:
-    for name, text in FILES.items():
+JUPITER_POM = POM.replace("<artifactId>calc</artifactId>", "<artifactId>stack</artifactId>") \
+    .replace("""      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>4.13.2</version>""", """      <groupId>org.junit.jupiter</groupId>
+      <artifactId>junit-jupiter</artifactId>
+      <version>5.14.4</version>""")
+
+# A JUnit 5 project (Jupiter on the JUnit Platform): a test, a parameterized test, a
+# @Nested class; Stack's code is what they run.
+JUPITER_FILES = {
+    "pom.xml": JUPITER_POM,
+    "src/main/java/demo/Stack.java": """package demo;
+
+import java.util.ArrayList;
+import java.util.List;
+
+public class Stack {
+    private final List<Integer> items = new ArrayList<>();
+
+    public void push(int value) {
+        items.add(value);
+    }
+
+    public int size() {
+        return items.size();
+    }
+
+    public boolean isEmpty() {
+        return items.isEmpty();
+    }
+}
+""",
+    "src/test/java/demo/StackTest.java": """package demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class StackTest {
+    @Test
+    void startsEmpty() {
+        assertTrue(new Stack().isEmpty());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void pushes(int value) {
+        Stack stack = new Stack();
+        stack.push(value);
+        assertEquals(1, stack.size());
+    }
+
+    @Nested
+    class WhenPushed {
+        @Test
+        void isNotEmpty() {
+            Stack stack = new Stack();
+            stack.push(1);
+            assertEquals(1, stack.size());
+        }
+    }
+}
+""",
+}
+
+
+def write(root: Path, files: dict[str, str] | None = None) -> Path:
+    for name, text in (FILES if files is None else files).items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -218,11 +288,14 @@ def warm() -> int:
     from warpline.runners.maven_jacoco import DEPENDENCY_PLUGIN, resolve_tools
 
     with tempfile.TemporaryDirectory(prefix="warpline-java-warm-") as tmp:
-        root = write(Path(tmp) / "calc")
-        done = subprocess.run(["mvn", "-q", "-B", "test", DEPENDENCY_PLUGIN],
-                              cwd=root, check=False)
+        codes = []
+        for name, files in (("calc", FILES), ("stack", JUPITER_FILES)):
+            root = write(Path(tmp) / name, files)
+            codes.append(subprocess.run(["mvn", "-q", "-B", "test", DEPENDENCY_PLUGIN],
+                                        cwd=root, check=False).returncode)
         resolve_tools(Path(tmp))
-        return done.returncode
+        resolve_tools(Path(tmp) / "platform", "1.14.4")
+        return max(codes)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
-from tests.javaproject import FILES, mvn_available, write
+from tests.javaproject import FILES, JUPITER_FILES, mvn_available, write
 from warpline.runners.maven_jacoco import entity_lines
 from warpline.runners.maven_record import java_map
 from warpline.testmap.wire import decode, encode
@@ -54,3 +54,20 @@ def test_a_map_per_test_from_jacoco(tmp_path: Path) -> None:
             "java:method:demo.SubCheckTest.calc()"} <= inherited
     again, _ = decode(encode(recorded, 1), recorded.commit_sha)
     assert again.hits == recorded.hits and again.tests == recorded.tests
+
+
+@pytest.mark.skipif(not mvn_available(), reason="mvn and javac are not installed")
+def test_a_map_of_junit5_tests_through_the_platform(tmp_path: Path) -> None:
+    fixture = FixtureRepo(tmp_path / "stack")
+    fixture.commit(dict(JUPITER_FILES), "stack")
+    root = write(fixture.path, JUPITER_FILES)
+    recorded, _ = java_map(root, pygit2.Repository(str(root)))
+    test = "src/test/java/demo/StackTest.java"
+    assert sorted(recorded.tests) == [f"{test}::StackTest#pushes",  # both values: one test
+                                      f"{test}::StackTest#startsEmpty",
+                                      f"{test}::StackTest$WhenPushed#isNotEmpty"]
+    assert {outcome for _, outcome in recorded.tests.values()} == {"passed"}
+    assert "java:method:demo.Stack.isEmpty()" in recorded.hits[f"{test}::StackTest#startsEmpty"]
+    assert "java:method:demo.Stack.isEmpty()" not in recorded.hits[f"{test}::StackTest#pushes"]
+    assert {"java:method:demo.Stack.push(int)", "java:method:demo.Stack.size()"} <= \
+        recorded.hits[f"{test}::StackTest$WhenPushed#isNotEmpty"]

@@ -5,6 +5,7 @@ dependencies once, so the run needs no network)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -13,7 +14,7 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
-from tests.javaproject import FILES, mvn_available, write
+from tests.javaproject import FILES, JUPITER_FILES, mvn_available, write
 from warpline.graph.builtin import capture_builtin
 from warpline.runners.maven_command import commands
 from warpline.runners.maven_rules import detect, in_suite
@@ -173,3 +174,21 @@ def test_junit5_tests_in_a_gradle_layout(tmp_path: Path) -> None:
     assert ids == [f"{file}::StackTests#dynamic", f"{file}::StackTests#isEmpty",
                    f"{file}::StackTests#pushes", f"{file}::StackTests#repeats",
                    f"{file}::StackTests$WhenFull#refuses"]
+
+
+@needs_mvn
+def test_the_printed_command_runs_exactly_junit5_tests(tmp_path: Path) -> None:
+    fixture = FixtureRepo(tmp_path / "stack")
+    fixture.commit(dict(JUPITER_FILES), "stack")
+    project = write(fixture.path, JUPITER_FILES)
+    tests = _discovered(project)
+    chosen = [*tests["java:method:demo.StackTest.pushes(int)"],
+              *tests["java:method:demo.StackTest.WhenPushed.isNotEmpty()"]]
+    printed = commands(detect(["pom.xml"], lambda path: (project / path).read_bytes()), chosen)
+    assert printed == ["mvn '-Dtest=demo/StackTest#pushes,demo/StackTest$WhenPushed#isNotEmpty'"
+                       " test"]
+    done = subprocess.run(["bash", "-c", printed[0]], cwd=project, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    ran = {re.sub(r"\(.*$|\[.*$", "", t) for t in _ran(project)}
+    assert ran == {"demo.StackTest#pushes", "demo.StackTest$WhenPushed#isNotEmpty"}

@@ -4,14 +4,16 @@ How, decided by measurement (``bench/README.md``): Surefire offers no way to add
 listener from the command line (only the pom's ``<properties>``), and per test class
 granularity is useless where the whole suite is one suite class (junit4's ``AllTests``).
 So the project's own build compiles (``mvn test-compile``) and resolves its test class
-path (``dependency:build-classpath``); then warpline's small JUnit 4 launcher
-(``runners/java/WarplineJUnit.java``, compiled by the JDK's ``javac`` here) runs the
-classes Surefire's includes select, in one JVM under the JaCoCo agent (``output=none``),
-and after each test takes the agent's execution data through its runtime API and maps it to
-lines with ``org.jacoco.core``. The agent is given through ``JAVA_TOOL_OPTIONS``, so a JVM a
-test starts (a command-line runner under test) is measured too: it writes its data when it
-exits, and that counts for the test that started it. JaCoCo comes from Maven Central
-(``JACOCO_VERSION``).
+path (``dependency:build-classpath``); then warpline's small launcher, compiled by the
+JDK's ``javac`` here — ``runners/java/WarplineJUnit.java`` (JUnit 4, JUnit 3) or, when the
+project's tests run on the JUnit Platform (its engine on the test class path),
+``WarplinePlatform.java`` with the Platform's launcher of the same version — runs each class
+Surefire's includes reach, in one JVM under the JaCoCo agent, and after each test takes the
+agent's execution data through its runtime API and maps it to lines with
+``org.jacoco.core`` (``WarplineCoverage.java``). The agent is given through
+``JAVA_TOOL_OPTIONS``, so a JVM a test starts (a command-line runner under test) is
+measured too: it writes its data when it exits, and that counts for the test that started
+it. JaCoCo comes from Maven Central (``JACOCO_VERSION``).
 
 Lines become entities with the walker's own Java definitions at the recorded commit: a
 line counts for the innermost definition whose span holds it and every definition around
@@ -88,11 +90,18 @@ def _mvn(project_dir: Path) -> str:
     return str(wrapper) if wrapper.is_file() and os.access(wrapper, os.X_OK) else "mvn"
 
 
-def resolve_tools(work: Path) -> tuple[str, str]:
-    """(the agent's jar, the class path of org.jacoco.core and its ASM)."""
+def resolve_tools(work: Path, platform: str | None = None) -> tuple[str, str]:
+    """(the agent's jar, the class path of org.jacoco.core and its ASM, and the JUnit
+    Platform's launcher of the project's Platform version when given)."""
     tools = work / "jacoco-tools"
     tools.mkdir(parents=True, exist_ok=True)
-    (tools / "pom.xml").write_text(_TOOLS_POM, encoding="utf-8")
+    launcher = "" if platform is None else (
+        "    <dependency><groupId>org.junit.platform</groupId>"
+        "<artifactId>junit-platform-launcher</artifactId>\n"
+        f"      <version>{platform}</version></dependency>\n")
+    (tools / "pom.xml").write_text(_TOOLS_POM.replace("  </dependencies>",
+                                                      launcher + "  </dependencies>"),
+                                   encoding="utf-8")
     listing = tools / "cp.txt"
     _run("resolve JaCoCo", ["mvn", "-q", "-B", DEPENDENCY_PLUGIN,
                             f"-Dmdep.outputFile={listing}"], tools)
@@ -103,15 +112,30 @@ def resolve_tools(work: Path) -> tuple[str, str]:
     return agent, os.pathsep.join(j for j in jars if j != agent)
 
 
-def _launcher(work: Path, classpath: str) -> Path:
+def _launcher(work: Path, classpath: str, main: str) -> Path:
+    """warpline's launcher ``main`` (``WarplineJUnit`` or ``WarplinePlatform``) and the
+    recording they share, compiled against the project's test class path."""
     out = work / "launcher"
     out.mkdir(parents=True, exist_ok=True)
-    source = resources.files("warpline.runners") / "java" / "WarplineJUnit.java"
-    target = out / "WarplineJUnit.java"
-    target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    sources = []
+    for name in ("WarplineCoverage", main):
+        source = resources.files("warpline.runners") / "java" / f"{name}.java"
+        target = out / f"{name}.java"
+        target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+        sources.append(str(target))
     _run("compile the launcher", ["javac", "-nowarn", "-d", str(out), "-cp", classpath,
-                                  str(target)], out)
+                                  *sources], out)
     return out
+
+
+def _platform(dependencies: str) -> str | None:
+    """The JUnit Platform's version when the project's tests run on it (its engine is on
+    the test class path), else None (JUnit 4 runs them)."""
+    for jar in dependencies.split(os.pathsep):
+        name = Path(jar).name
+        if name.startswith("junit-platform-engine-") and name.endswith(".jar"):
+            return name.removeprefix("junit-platform-engine-").removesuffix(".jar")
+    return None
 
 
 def record(root: Path, project: JavaProject, classes: list[str], work: Path,
@@ -127,16 +151,18 @@ def record(root: Path, project: JavaProject, classes: list[str], work: Path,
     _run("mvn test-compile", [_mvn(project_dir), "-q", "-B", "test-compile",
                               DEPENDENCY_PLUGIN, f"-Dmdep.outputFile={listing}"],
          project_dir)
-    agent, core = resolve_tools(work)
     dependencies = listing.read_text(encoding="utf-8").strip()
+    platform = _platform(dependencies)
+    agent, core = resolve_tools(work, platform)
     class_dirs = os.pathsep.join(str(project_dir / "target" / d)
                                  for d in ("test-classes", "classes"))
-    launcher = _launcher(work, os.pathsep.join([core, agent, class_dirs, dependencies]))
+    main = "WarplinePlatform" if platform else "WarplineJUnit"
+    launcher = _launcher(work, os.pathsep.join([core, agent, class_dirs, dependencies]), main)
     out = work / "tests.jsonl"
     children = work / "children.exec"
     args = ["java", *(["-ea"] if assertions else []),
             "-cp", os.pathsep.join([str(launcher), core, class_dirs, dependencies]),
-            "WarplineJUnit", str(out), class_dirs, str(children), *classes]
+            main, str(out), class_dirs, str(children), *classes]
     # The agent through the environment: a JVM a test starts (a command-line runner under
     # test) inherits it and writes its data for the test that started it.
     env = {**os.environ, "JAVA_TOOL_OPTIONS": " ".join(filter(None, [
