@@ -17,9 +17,10 @@ mutant:
   the map links what it calls to the first test only);
 * static: ``runners.maven_select.static_tests`` (edges within 6 hops + the floor);
 * coverage truth: the map's tests of the method (the selection map-first gives);
-* whether every failing test is in each selection (a class whose runner could not be
-  built, ``Class#initializationError``, is caught by any test of that class the selection
-  runs), and each selection's size as a share of the suite.
+* whether every failing test is in each selection (a class-level failure — its runner
+  could not be built, ``Class#initializationError``, or a ``@BeforeClass``/``@AfterClass``
+  failed, reported under the class's own name — is caught by any test of that class the
+  selection runs), and each selection's size as a share of the suite.
 """
 
 from __future__ import annotations
@@ -87,14 +88,20 @@ def body_start(source: str, line: int, name: str) -> int | None:
     return None
 
 
+def _class_level(failure: str) -> bool:
+    """A failure of a class, not of one test: its runner could not be built
+    (``#initializationError``), or Surefire names it after the class (``#pkg.Outer$Inner``:
+    a ``@BeforeClass``/``@AfterClass`` or a class rule failed)."""
+    method = failure.partition("#")[2]
+    return method in ("initializationError", "classMethod") or "." in method
+
+
 def _caught(failing: set[str], selected: set[str]) -> int:
-    """Failing tests the selection holds. A class that failed to start
-    (``Class#initializationError``: its runner could not be built) is caught when the
+    """Failing tests the selection holds; a class-level failure is caught when the
     selection runs any test of that class: that run fails the same way."""
     classes = {t.partition("#")[0] for t in selected}
     return sum(1 for f in failing
-               if (f.partition("#")[0] in classes if f.endswith("#initializationError")
-                   else f in selected))
+               if (f.partition("#")[0] in classes if _class_level(f) else f in selected))
 
 
 def choose(recorded: Any, capture: Any, count: int) -> list[tuple[str, str, int]]:
