@@ -72,10 +72,10 @@ def _agreement(repo: Path, data_file: Path) -> dict[str, float]:
     recall and size of "the tests that executed it"."""
     import pygit2
 
+    from warpline.runners.pytest_coverage import recording_from_lines
+    from warpline.runners.pytest_covimport import _SuffixMapper, read_lines
     from warpline.store.db import Store
     from warpline.store.testmaps import hits_by_test, maps
-    from warpline.testmap.importer import _SuffixMapper, read_lines
-    from warpline.testmap.recorder import recording_from_lines
 
     git = pygit2.Repository(str(repo))
     lines, _ = read_lines(data_file)

@@ -2,7 +2,8 @@
 
 Every ``import`` of a ``warpline`` module anywhere in a file (module level or inside a
 function) is an edge. Lower rooms never reach up: the service layer knows nothing of the
-tool table or its adapters, setup does not borrow from the CLI, the MCP tool adapter and
+tool table or its adapters (the CLI, MCP, the pytest plugin), the map library and the table
+of runners sit under the service, setup does not borrow from the CLI, the MCP tool adapter and
 the stdio loop share ``mcp/jsonrpc.py`` instead of importing each other, and the CLI's
 submodules write through ``cli/output.py``, never through the package they live in.
 """
@@ -63,11 +64,33 @@ def test_the_walk_sees_lazy_imports() -> None:
     ("graph", {"store", "service", "registry", "cli", "mcp", "setup"}),
     ("federation", {"store", "service", "registry", "cli", "mcp", "setup"}),
     ("contracts_io", {"registry", "service", "cli", "mcp", "setup"}),
-    ("service", {"registry", "tooldocs", "cli", "mcp", "setup"}),
-    ("setup", {"cli", "registry"}),
+    ("service", {"registry", "tooldocs", "cli", "mcp", "setup", "pytest_plugin"}),
+    ("setup", {"cli", "registry", "pytest_plugin"}),
+    # The map library below the runners that record maps: no plugin, no service inside.
+    ("testmap", {"runners", "service", "registry", "cli", "mcp", "setup", "pytest_plugin"}),
+    # The table of runners sits under the service (which asks its rows) and the adapters.
+    ("runners", {"service", "registry", "tooldocs", "cli", "mcp", "setup", "pytest_plugin"}),
+    # The pytest plugin is an adapter, like the CLI and MCP: above the service, beside them.
+    ("pytest_plugin", {"registry", "cli", "mcp", "setup"}),
+    ("cli", {"pytest_plugin"}),
+    ("mcp", {"pytest_plugin"}),
 ])
 def test_a_lower_room_never_imports_a_higher_one(room: str, forbidden: set[str]) -> None:
     assert _reaches(room, forbidden) == []
+
+
+def test_the_graph_reaches_only_runner_modules_that_stay_below_it() -> None:
+    # The built-in extractor reads a runner's collection rules (pytest's python_files)
+    # for its test facts; a runner module it imports must not reach a room the graph may
+    # not (so the rows' recording and receipt modules stay out of its way).
+    used = {target for module, targets in EDGES.items() if _room(module) == "graph"
+            for target in targets if _room(target) == "runners"}
+    modules = {m for m in used if m in EDGES}
+    assert modules, "the graph reads no runner module: drop this test"
+    leaks = sorted(f"{m} -> {t}" for m in modules for t in EDGES[m]
+                   if _room(t) in {"store", "service", "testmap", "registry", "cli", "mcp",
+                                   "setup"})
+    assert leaks == []
 
 
 def test_models_import_only_models_errors_and_the_version() -> None:

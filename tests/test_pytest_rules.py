@@ -8,7 +8,12 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
-from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules, rules_from_texts, rules_from_tree
+from warpline.runners.pytest_rules import (
+    DEFAULT_RULES,
+    TestRules,
+    rules_from_texts,
+    rules_from_tree,
+)
 
 
 def test_without_configuration_the_defaults_and_the_tests_directory_rule_apply() -> None:

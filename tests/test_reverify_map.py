@@ -18,8 +18,8 @@ from tests.dispatchproject import ALL_TESTS, make_project, run_pytest
 from tests.gitfixture import FixtureRepo
 from tests.graphfixture import call
 from warpline.cli import main as cli_main
+from warpline.runners.pytest_covimport import read_lines
 from warpline.store.db import Store
-from warpline.testmap.importer import read_lines
 
 EDITS = {
     # locator: (path, old, new), each a one-statement edit of one function's body

@@ -31,7 +31,8 @@ SQL_OUTSIDE_STORE = frozenset({"graph/loomweave_source.py"})
 # Where sqlite3's errors stop: the store; the peer-index reader (-> peer_unavailable);
 # coverage.py's data file (-> invalid_argument); the dispatcher, the last line for a
 # query that met a damaged store or a refusing disk (-> store_unreadable/unwritable).
-SQLITE_SEAMS = frozenset({"graph/loomweave_source.py", "testmap/importer.py", "registry.py"})
+SQLITE_SEAMS = frozenset({"graph/loomweave_source.py", "runners/pytest_covimport.py",
+                          "registry.py"})
 # Where pygit2.GitError stops: git/ (the pygit2 room: revisions, lookups, notes, the walks
 # the store's catch-up asks for); the built-in extractor reading a commit's blobs (-> a
 # "source failed" note).

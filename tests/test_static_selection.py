@@ -103,7 +103,7 @@ def test_discovery_follows_the_projects_pytest_configuration(app_repo: FixtureRe
     repo = pygit2.Repository(str(app_repo.path))
     graph = graph_from_capture(capture_builtin(repo, repo.head.peel(pygit2.Commit)))
     graph.graph["discovery"] = capture_builtin(repo, repo.head.peel(pygit2.Commit)).discovery
-    from warpline.service.testing.discovery import collected_ids, graph_tests
+    from warpline.runners.pytest_discovery import collected_ids, graph_tests
 
     found = sorted(i for t in graph_tests(graph) for i in collected_ids(graph, t))
     assert found == [

@@ -96,3 +96,12 @@ def test_data_without_per_test_contexts_is_refused(tmp_path: Path,
     assert code == 1
     assert (payload["error_code"], payload["rejected_field"]) == (
         "invalid_argument", "coverage_file")
+
+
+def test_a_runner_without_a_coverage_import_is_invalid_argument(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_project(tmp_path / "project")
+    code, payload = _import(capsys, str(tmp_path / "x.out"), "--runner", "no-such-runner",
+                            "--repo", str(repo.path))
+    assert code == 1
+    assert (payload["error_code"], payload["rejected_field"]) == ("invalid_argument", "runner")

@@ -13,13 +13,13 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
+from warpline.runners.pytest_command import MAX_IDS, command_for
+from warpline.runners.pytest_coverage import Recorder, recording_from_lines
 from warpline.service.shared.choice import choose_map
-from warpline.service.testing.testcommand import MAX_IDS, command_for
 from warpline.store.db import Store
 from warpline.store.migrations import SCHEMA_VERSION
 from warpline.store.testmaps import KEEP_MAPS, RecordedMap, hits_by_test, maps, write_map
 from warpline.testmap.entitymap import EntityMapper
-from warpline.testmap.recorder import Recorder, recording_from_lines
 
 MOD = '''\
 import functools

@@ -1,11 +1,12 @@
 """What a verification record proved: its scope, and how scopes compare.
 
-A pass recorded from a test run says which run it was: ``whole_suite`` (pytest ran the
-suite with nothing narrowed), ``selection`` (a narrower run: warpline's selection on a basis
-``map``/``mixed``/``static``/``none``, or the user's own narrowing, basis ``user``),
-``attested`` (``verify-record``: an actor said so; warpline saw no run) and ``unknown``
-(records made before scopes existed). Scopes come from other machines through git notes,
-so ``parse`` accepts only this vocabulary and small, typed facts.
+A pass recorded from a test run says which run it was (and which runner ran it, a row of
+``warpline.runners``): ``whole_suite`` (the runner ran the suite with nothing narrowed),
+``selection`` (a narrower run: warpline's selection on a basis ``map``/``mixed``/
+``static``/``none``, or the user's own narrowing, basis ``user``), ``attested``
+(``verify-record``: an actor said so; warpline saw no run) and ``unknown`` (records made
+before scopes existed). Scopes come from other machines through git notes, so ``parse``
+accepts only this vocabulary and small, typed facts.
 
 ``rank`` orders the evidence one commit holds, strongest first, when several records of it
 exist: a whole-suite pass over a map selection over a mixed one over an attestation over a
@@ -59,6 +60,7 @@ def parse(extent: Any, run: Any) -> tuple[str, dict[str, Any] | None]:
         return "unknown", None
     rootdir = run.get("rootdir")
     facts: dict[str, Any] = {"tested_commit": _text(run.get("tested_commit")),
+                             "runner": _text(run.get("runner")),
                              "rootdir": rootdir[:_MAX_TEXT] if isinstance(rootdir, str)
                              else None}
     for key in _COUNTS:

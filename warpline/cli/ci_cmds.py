@@ -25,17 +25,26 @@ DEFAULT_MARKDOWN = "warpline-reverify.md"
 
 
 def _selection(root: Path, envelope: dict[str, Any]) -> list[str]:
-    """The reverify selection (``data.selection.tests``) as commands, one per pytest
-    rootdir: what ``reverify --format pytest`` and ``pytest --warpline-select`` run.
-    When no test is known, the worklist's own command (``pytest``, the whole suite, in a
-    change pytest runs; none for code in another language)."""
-    from warpline.cli.formats import selection_command
-    from warpline.service.testing.testcommand import group_commands
+    """The reverify selection (``data.selection.runners``) as command lines: per runner,
+    its command, split where the row runs separately collected projects apart (pytest:
+    one line per rootdir); what ``reverify``'s formats and ``pytest --warpline-select``
+    run. A runner no test is known for: its whole suite; no line for code no runner the
+    repository uses tests."""
+    from warpline.cli.formats import runner_commands
+    from warpline.runners import by_name
 
     selection = envelope["data"].get("selection") or {}
-    whole = selection_command(envelope)
-    return group_commands(root, list(selection.get("tests") or [])) or \
-        ([whole] if whole else [])
+    if not selection.get("runners"):
+        return runner_commands(envelope)  # what the formats run, as before the entries
+    lines: list[str] = []
+    for run in selection["runners"]:
+        runner = by_name(str(run.get("runner")))
+        tests = list(run.get("tests") or [])
+        if runner is not None and tests and runner.command_lines is not None:
+            lines += runner.command_lines(root, tests)
+        elif run.get("command"):
+            lines.append(str(run["command"]))
+    return lines
 
 
 def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str]) -> Any:
@@ -186,7 +195,7 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
     p.add_argument("--markdown", help=f"where to write the markdown (default: "
                                       f"{DEFAULT_MARKDOWN} in the current directory)")
     p.add_argument("--selection", help="also write the selection's test commands here, one "
-                                       "per pytest rootdir and line")
+                                       "per runner (pytest: per rootdir) and line")
     p.add_argument("--verified-kind", action="append", dest="verified_kind",
                    help="only these record kinds count as verification (repeatable)")
     p.add_argument("--no-fetch", action="store_true",
@@ -195,7 +204,7 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
                    help="record that the head commit passed KIND, and push the notes")
     p.add_argument("--attest", action="store_true",
                    help="with --record: record an attestation (scope attested) without a "
-                        "pytest run's receipt (for another test runner)")
+                        "run's receipt (a runner warpline does not watch yet)")
     p.add_argument("--actor", help="who records (default: the CI job)")
     p.add_argument("--no-push", action="store_true", help="with --record: do not push")
     common(p, listing=False)

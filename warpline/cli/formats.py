@@ -331,13 +331,33 @@ def _tests_to_run(data: Env, envelope: Env) -> list[str]:
     return ["", f"### {title}", "", "```sh", command, "```"]
 
 
-def selection_command(envelope: Env) -> str | None:
-    """``next_actions.commands[0]``: the command running the selection."""
+def runner_commands(envelope: Env, runner: str | None = None) -> list[str]:
+    """The selection's commands, one per test runner (``data.selection.runners``, in the
+    order of ``next_actions.commands``); only ``runner``'s when given."""
+    selection = (envelope.get("data") or {}).get("selection") or {}
+    runs = selection.get("runners")
+    if not runs:  # none (an envelope made without per-runner entries): as before them,
+        return _first_runner_command(envelope)  # the first command starting a runner
+    return [str(run["command"]) for run in runs
+            if run.get("command") and runner in (None, run.get("runner"))]
+
+
+def _first_runner_command(envelope: Env) -> list[str]:
+    from warpline.runners import RUNNERS
+
+    starts = (*{r.whole_suite.split()[0] for r in RUNNERS}, "(cd ")
     for action in envelope.get("next_actions", {}).get("commands", []):
         command = str(action.get("command", ""))
-        if command.startswith(("pytest", "(cd ")):
-            return command
-    return None
+        if command.startswith(starts):
+            return [command]
+    return []
+
+
+def selection_command(envelope: Env) -> str | None:
+    """The command running the selection: each runner's, joined with ``&&`` (one runner:
+    ``next_actions.commands[0]``); None when nothing is to run."""
+    commands = runner_commands(envelope)
+    return " && ".join(commands) if commands else None
 
 
 def _inspections(items: list[Env]) -> list[str]:
@@ -395,7 +415,7 @@ def _pytest_command(data: Env, envelope: Env) -> str:
     known test it is the whole suite, ``pytest``, when pytest is the change's runner, and
     empty when it is not (code in another language: the warnings, on stderr
     (``WARNINGS_TO_STDERR``), name that project's own command)."""
-    return selection_command(envelope) or ""
+    return " && ".join(runner_commands(envelope, "pytest"))
 
 
 # Formats whose output must stay machine-ready: their warnings go to stderr instead.

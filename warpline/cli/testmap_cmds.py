@@ -1,4 +1,6 @@
-"""``warpline import-coverage``: a test map from a coverage.py data file (per-test contexts)."""
+"""``warpline import-coverage``: a test map from coverage data a runner's own tooling wrote
+(pytest's: a coverage.py data file with per-test contexts), through the runner's row
+(``import_map``, ``warpline.runners``)."""
 
 from __future__ import annotations
 
@@ -11,16 +13,24 @@ from warpline.cli.output import EXIT_OK, emit_json, emit_text
 
 
 def _import_coverage(args: argparse.Namespace) -> int:
+    from warpline.errors import InvalidArgument
     from warpline.git.repo import resolve_commit
+    from warpline.runners import RUNNERS, by_name
     from warpline.service.shared.context import open_context
-    from warpline.testmap.importer import import_coverage
+    from warpline.store.testmaps import write_map
 
+    runner = by_name(args.runner)
+    if runner is None or runner.import_map is None:
+        known = ", ".join(r.name for r in RUNNERS if r.import_map is not None)
+        raise InvalidArgument(f"No coverage import for runner {args.runner!r}: use one of "
+                              f"{known}.", field="runner", value=args.runner)
     data_file = Path(args.coverage_file).expanduser()
     if not data_file.is_absolute():
         data_file = Path.cwd() / data_file
     with open_context(args.repo, Path.cwd()) as ctx:
         commit = resolve_commit(ctx.repo, args.commit, field="commit")
-        row = import_coverage(ctx, data_file, commit, args.rootdir)
+        row = write_map(ctx.store, runner.import_map(ctx.root, ctx.repo, commit, data_file,
+                                                     args.rootdir))
     summary = {"map_id": row.id, "commit_sha": row.commit_sha, "source": row.source,
                "tracer_version": row.tracer_version, "rootdir": row.rootdir,
                "tests": row.test_count, "entities": row.entity_count, "links": row.hit_count,
@@ -42,6 +52,9 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
                             "pytest --cov --cov-context=test")
     p.add_argument("coverage_file", help="the coverage.py data file (e.g. .coverage)")
     p.add_argument("--commit", default="HEAD", help="the commit the data was recorded at")
+    p.add_argument("--runner", default="pytest",
+                   help="the test runner whose coverage data it is (a row of "
+                        "docs/runners.md; default: pytest)")
     p.add_argument("--rootdir", default="",
                    help="the pytest rootdir of the recording, relative to the repository "
                         "(default: the repository root)")

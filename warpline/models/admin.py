@@ -40,8 +40,11 @@ class RunFacts(WireModel):
         description="The commit the run checked out (for a GitHub pull request, the merge "
         "commit whose second parent is the recorded head)."
     )
+    runner: str | None = Field(
+        default=None, description="The test runner that ran (a row of warpline's table of "
+        "runners, e.g. pytest; additive: null in records made before it was kept).")
     rootdir: str | None = Field(
-        default=None, description="The pytest rootdir, relative to the repository (\"\" for "
+        default=None, description="The runner's rootdir, relative to the repository (\"\" for "
         "its root): whole_suite means this project's whole suite."
     )
     tests_collected: Count | None = None

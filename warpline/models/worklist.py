@@ -158,6 +158,21 @@ class CachedEntity(WireModel):
     static_tests: Count = Field(description="Tests the static graph reaches it from.")
 
 
+class RunnerRun(WireModel):
+    """One test runner's share of the selection and the command running it (see
+    docs/runners.md)."""
+
+    runner: str = Field(description="The runner (a row of warpline's table of runners, "
+                        "e.g. pytest).")
+    tests: list[str] = Field(description="Its tests in the selection, in the runner's own "
+                             "ids (repository-relative); empty when none is known (the "
+                             "command is its whole suite).")
+    command: str = Field(description="The command running exactly these tests, as printed, "
+                         "from the repository root (its whole suite when whole_suite).")
+    whole_suite: bool = Field(description="No test of this runner is known for the change: "
+                              "the command runs its whole suite.")
+
+
 class Selection(WireModel):
     """How the worklist's tests were chosen (see docs/test-map.md)."""
 
@@ -211,6 +226,11 @@ class Selection(WireModel):
         default=False, description="Every change in the range is cosmetic (additive): tests "
         "is empty because nothing is to run, not because nothing is known (basis none); "
         "no output runs the whole suite for it.")
+    runners: list[RunnerRun] = Field(
+        default_factory=list, description="One entry per test runner the change's tests run "
+        "under, in the order of next_actions.commands (additive): its share of tests and "
+        "its command. Empty when no runner the repository uses tests the change (a warning "
+        "names the ecosystem's own command) or when every change is cosmetic.")
 
 
 class CoChangePartner(WireModel):

@@ -1,5 +1,5 @@
 """The ``run_receipts`` table: what each pytest run the plugin saw did (see
-``warpline.testmap.receipt``). The newest ``KEEP`` are kept."""
+``warpline.runners.receipt``). The newest ``KEEP`` are kept."""
 
 from __future__ import annotations
 

@@ -1,2 +1,3 @@
-"""The per-test execution map: recording (coverage.py, per-test contexts), the pytest
-plugin (``plugin``: hooks only), and importing coverage data files (``importer``)."""
+"""The per-test execution map, whatever runner recorded it: lines -> entities
+(``entitymap``) and the map as bytes that travel with git (``wire``). Recording one is a
+runner's (``warpline.runners``: pytest's coverage.py recorder and import)."""

@@ -23,8 +23,8 @@ from warpline.graph.builtin.python_registry import Registrations
 from warpline.graph.builtin.python_resolve import EdgeSink, Emitter, Resolver
 from warpline.graph.builtin.python_scan import ModuleScan, scan_module
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
-from warpline.graph.pytest_rules import TestRules, rules_from_tree
 from warpline.lang.locators import dotted_module, file_locator, module_locator
+from warpline.runners.pytest_rules import TestRules, rules_from_tree
 
 
 def _parse(content: bytes) -> tuple[ast.Module | None, str | None]:

@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 
 from warpline.graph.builtin.python_resolve import Resolver
 from warpline.graph.builtin.python_scan import ModuleScan, Scope
-from warpline.graph.pytest_rules import TestRules
+from warpline.runners.pytest_rules import TestRules
 
 _IGNORED_PARAMS = frozenset({"self", "cls", "request"})
 

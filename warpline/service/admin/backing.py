@@ -1,5 +1,5 @@
 """Which test run backs a pass: the rule ``pytest --warpline-verify`` and ``warpline ci
---record`` apply before they record one (receipts: ``warpline.testmap.receipt``).
+--record`` apply before they record one (receipts: ``warpline.runners.receipt``).
 
 Only receipts of runs at the tested commit over its own tree (``clean``) count. The newest
 of them decides: it must have exited 0, run at least one test and failed none. A failing
@@ -39,6 +39,7 @@ def evidence(receipt: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     run = {key: receipt.get(key) for key in (
         "tests_collected", "tests_run", "tests_passed", "tests_failed", "tests_skipped")}
     run["tested_commit"] = receipt["commit"]
+    run["runner"] = receipt.get("runner")
     run["rootdir"] = receipt.get("rootdir")
     run["finished_at"] = receipt.get("finished_at")
     run["selection"] = receipt.get("selection")

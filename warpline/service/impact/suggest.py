@@ -31,8 +31,9 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
-from warpline.service.testing.discovery import collected_ids, floor_files, graph_tests, own_id
+from warpline.runners import test_ids, test_nodes
+from warpline.runners.pytest_discovery import floor_files, own_id
+from warpline.runners.pytest_rules import DEFAULT_RULES, TestRules
 
 __all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
            "reaching_entries", "reaching_tests", "static_union", "suggestions"]
@@ -115,7 +116,7 @@ def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
                     distance[caller] = hop
                     step.append(caller)
         frontier = step
-    tests = set(graph_tests(graph))
+    tests = set(test_nodes(graph))
     return {node: hops_ for node, hops_ in distance.items() if node in tests}
 
 
@@ -126,7 +127,7 @@ def reaching_entries(graph: nx.DiGraph, targets: Iterable[str]) -> list[dict[str
 
 
 def _graph_tests(graph: nx.DiGraph) -> list[str]:
-    return graph_tests(graph)
+    return test_nodes(graph)
 
 
 def _callers_within(pred: dict[str, dict[str, Any]], targets: list[str], hops: int) -> set[str]:
@@ -149,7 +150,7 @@ def suggestions(graph: nx.DiGraph | None, locator: str,
     """The item's suggested_verification entries."""
     out: list[dict[str, Any]] = []
     for test, hops in tests:
-        for node_id in collected_ids(graph, test) if graph is not None else ():
+        for node_id in test_ids(graph, test) if graph is not None else ():
             out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}",
                         "test": test, "distance": hops, "callers": [],
                         "why": "This is the test itself." if hops == 0 else

@@ -27,9 +27,9 @@ import networkx as nx
 from warpline.git.filecaps import MAX_PARSE_BYTES
 from warpline.lang.locators import dotted_module, function_locator
 from warpline.lang.pycached import cached_definitions
+from warpline.runners import test_ids
 from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
-from warpline.service.testing.discovery import collected_ids
 from warpline.store.db import Store
 from warpline.store.testmaps import tests_executing
 
@@ -123,7 +123,7 @@ def widen(store: Store, repo: Any, root: Path, graph: nx.DiGraph | None, seeds: 
             executed = tests_executing(store, map_id, callers)
             found.map_tests = sorted({t for tests in executed.values() for t in tests})
         reaching = suggest.reaching_tests(graph, heads)
-        found.static_tests = sorted({i for test in reaching for i in collected_ids(graph, test)})
+        found.static_tests = sorted({i for test in reaching for i in test_ids(graph, test)})
         out.append(found)
     return out
 

@@ -20,8 +20,8 @@ from typing import Any
 import networkx as nx
 
 from warpline.lang.locators import dotted_module
+from warpline.runners.pytest_discovery import floor_of_paths, imported_modules, rules_of
 from warpline.service.impact import suggest
-from warpline.service.testing.discovery import floor_of_paths, imported_modules, rules_of
 
 NO_IMPORT_FACTS = ("The edge snapshot carries no test-import facts (captured by an older "
                    "warpline, or by loomweave alone): the selection lacks the test files "

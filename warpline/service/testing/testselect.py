@@ -33,17 +33,18 @@ import networkx as nx
 
 from warpline.lang.locators import dotted_module, entity_locator
 from warpline.lang.pyentities import parse_entities
+from warpline.runners import by_name, partition
+from warpline.runners.pytest import PYTEST
 from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
 from warpline.service.testing.cached_widen import CachedWidening, warning, widen
 from warpline.service.testing.static_basis import StaticBasis
-from warpline.service.testing.testcommand import MAX_IDS, file_of
 from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
-RECORD_COMMAND = "pytest --warpline-record"
+RECORD_COMMAND = PYTEST.record_command
 MAX_NAMED = 5
 _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
 
@@ -62,11 +63,12 @@ class Selection:
     per_seed: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     floor_files: int = 0
-    widened: bool = False  # past MAX_IDS ids: whole files
+    widened: bool = False  # past a runner's ``max_ids`` ids: its whole files
     static_why: str = ""
     cached: list[CachedWidening] = field(default_factory=list)
     cosmetic: list[str] = field(default_factory=list)  # changed only cosmetically: no tests
     cosmetic_only: bool = False  # every change is cosmetic: nothing to run
+    runs: list[dict[str, Any]] = field(default_factory=list)  # per runner: tests, command
 
     def wire(self) -> dict[str, Any]:
         choice = self.choice
@@ -90,15 +92,21 @@ class Selection:
             "cached_entities": [c.wire() for c in self.cached],
             "cosmetic_entities": self.cosmetic[:50],
             "cosmetic_only": self.cosmetic_only,
+            "runners": [dict(run) for run in self.runs],
         }
 
     def finish(self, chosen: dict[str, None]) -> None:
-        """``tests`` from the chosen ids; whole files past ``MAX_IDS`` (more tests, never
-        fewer), so every output runs exactly these."""
+        """``tests`` from the chosen ids; a runner's whole files past its ``max_ids`` (more
+        tests, never fewer), so every output runs exactly these."""
         tests = list(chosen)
-        if len(tests) > MAX_IDS:
-            tests = list(dict.fromkeys(file_of(t) for t in tests))
-            self.widened = True
+        shares = partition(tests)
+        for name, own in shares.items():
+            runner = by_name(name)
+            if runner is not None and len(own) > runner.max_ids:
+                mine = set(own)
+                tests = list(dict.fromkeys(runner.test_file(t) if t in mine else t
+                                           for t in tests))
+                self.widened = True
         self.tests = tests
 
 
@@ -306,7 +314,7 @@ def _uncovered_warning(out: Selection) -> None:
         out.warnings.append(
             f"No test is known to exercise {len(out.uncovered)} changed entities "
             f"({_named(out.uncovered)}): neither a test map nor the static graph has one, and "
-            "no test file imports their modules. Run the whole suite (`pytest`).")
+            f"no test file imports their modules. Run the whole suite (`{PYTEST.whole_suite}`).")
 
 
 def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:

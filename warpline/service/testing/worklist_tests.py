@@ -3,7 +3,7 @@
 ``reverify`` computes the static suggestions of its items; this module turns them and the
 test map into the one selection (``data.selection``, its ``tests`` are what every output
 runs), the per-item suggestions of changed entities the map answers for, and the command
-running the selection (grouped per pytest rootdir, ``testcommand``).
+running the selection: one per runner (``warpline.runners``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from warpline.runners import RUNNERS, Runner, partition, used_for
+from warpline.runners.pytest import PYTEST
 from warpline.service.impact.seeds import Seed
-from warpline.service.testing import testcommand
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries
 from warpline.store.testmaps import test_counts
@@ -63,68 +64,82 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
 def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
                    per_item: dict[str, list[dict[str, Any]]],
                    select_args: str | None) -> WorklistTests:
-    """The one selection of a worklist (``testselect.select``) and the command running it.
-    Only the changes pytest runs are selected; code in another language gets no pytest
-    command, and a warning names its own ecosystem's (``Runners``)."""
+    """The one selection of a worklist (``testselect.select``) and one command per runner
+    the change's tests run under (``warpline.runners.used_for``: never a runner the
+    repository does not use). Code no row's runner tests gets no command, and a warning
+    names its own ecosystem's (``Runners``)."""
     static = _by_seed(items, per_item)
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
         static.update(static_entries(graph, unlisted))
     basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
     runners = Runners.of(ctx.root, seeds)
-    selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.python_seeds) \
-        if runners.pytest else Selection(basis="none")
+    selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds) \
+        if runners.used else Selection(basis="none")
     selection.warnings += runners.warnings()
     out = dict(per_item)
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
                 out[locator] = _map_entries(selection, locator)
-    commands = commands_of(ctx.root, selection, select_args) if runners.pytest else []
+    commands = commands_of(ctx.root, selection, select_args, runners.used)
     return WorklistTests(selection, out, commands)
 
 
 @dataclass(slots=True)
 class Runners:
-    """Which changes pytest runs, and the others' own whole-suite commands (language ->
-    command): warpline selects Python's tests only so far."""
+    """The runners the change's tests run under (``warpline.runners.used_for``), the changes
+    they select for, and the other languages' own whole-suite commands (language ->
+    command): code no row's runner tests."""
 
-    pytest: bool
-    python_seeds: list[Seed]
+    used: list[Runner]
+    seeds: list[Seed]
     others: dict[str, str]
 
     @classmethod
     def of(cls, root: Path, seeds: list[Seed]) -> Runners:
-        from warpline.lang import PYTHON, of_change
+        from warpline.lang import of_change
 
-        python_seeds: list[Seed] = []
-        others: dict[str, str] = {}
-        python_code = False
+        language: dict[str, str | None] = {}
         for seed in seeds:
             lang = of_change(seed.locator, seed.path)
-            if lang is None or lang.name == PYTHON.name:
-                python_seeds.append(seed)  # Python, or a file pytest may read (config)
-                python_code = python_code or lang is not None
-            elif lang.test_command:
-                others[lang.wire_name] = lang.test_command
-        pytest = python_code or (bool(python_seeds) and testcommand.uses_pytest(root))
-        return cls(pytest, python_seeds if pytest else [], others)
+            language[seed.locator] = lang.name if lang is not None else None
+        used = used_for(root, language.values())
+        tested = {name for runner in used for name in runner.languages}
+        # A file no language row reads (a config, a data file) goes to every runner used.
+        mine = [s for s in seeds if language[s.locator] is None or language[s.locator] in tested]
+        others: dict[str, str] = {}
+        for seed in seeds:
+            name = language[seed.locator]
+            if name is not None and name not in tested:
+                lang = of_change(seed.locator, seed.path)
+                if lang is not None and lang.test_command:
+                    others[lang.wire_name] = lang.test_command
+        return cls(used, mine if used else [], others)
 
     def warnings(self) -> list[str]:
         if not self.others:
             return []
-        return ["warpline selects tests for Python (pytest) only so far: no command here "
+        known = ", ".join(f"{'/'.join(r.languages).capitalize()} ({r.name})" for r in RUNNERS)
+        return [f"warpline selects tests for {known} only so far: no command here "
                 f"runs the changed {', '.join(sorted(self.others))} code. Run the project's "
                 "own tests for it ("
                 + "; ".join(f"{name}: `{command}`" for name, command in sorted(self.others.items()))
                 + ")."]
 
 
-def commands_of(root: Path, selection: Selection,
-                select_args: str | None) -> list[dict[str, str]]:
-    """``next_actions.commands`` for the selection: the one command running exactly
-    ``selection.tests`` first (``pytest`` when no test is known)."""
+def commands_of(root: Path, selection: Selection, select_args: str | None,
+                used: list[Runner] | None = None) -> list[dict[str, str]]:
+    """``next_actions.commands`` for the selection: one command per runner ``used``
+    (default: the rows owning its tests, else the languages' default runners), each
+    running exactly its share of ``selection.tests`` (its whole suite when no test is
+    known), in the table's order; then the plugin's own way to the same selection. Sets
+    ``selection.runs`` (the wire's ``selection.runners``)."""
     ids = selection.tests
+    shares = partition(ids)
+    if used is None:
+        used = [r for r in RUNNERS if r.name in shares] or \
+            [r for r in RUNNERS if r.language_default]
     if selection.basis == "static":
         why = selection.static_why or "Runs the tests the static graph names."
     elif selection.basis in ("map", "mixed"):
@@ -133,15 +148,27 @@ def commands_of(root: Path, selection: Selection,
         why = f"Runs the {len(ids)} tests selected from {source} for the changed entities."
     else:
         why = ""
-    built = testcommand.command_for(root, ids)
-    if built is None:
-        return [{"command": "pytest", "why": "No test is known to exercise the changed "
-                                             "entities: run the whole suite."}]
-    if selection.widened:
-        why += f" (more than {testcommand.MAX_IDS} ids: their whole files)"
-    commands = [{"command": built[0], "why": why}]
-    if select_args is not None:
-        commands.append({"command": f"pytest {select_args}".rstrip(),
+    commands: list[dict[str, str]] = []
+    runs: list[dict[str, Any]] = []
+    for runner in used:
+        own = runner.collectable(root, shares.get(runner.name, []))
+        built = runner.command(root, own) if own else None
+        if built is None:
+            runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
+                         "whole_suite": True})
+            commands.append({"command": runner.whole_suite,
+                             "why": "No test is known to exercise the changed entities: "
+                                    "run the whole suite."})
+            continue
+        runs.append({"runner": runner.name, "tests": own, "command": built[0],
+                     "whole_suite": False})
+        widened = f" (more than {runner.max_ids} ids: their whole files)" \
+            if selection.widened or built[1] else ""
+        commands.append({"command": built[0], "why": why + widened})
+    selection.runs = runs
+    if select_args is not None and any(r.name == PYTEST.name and run["tests"]
+                                       for r, run in zip(used, runs, strict=True)):
+        commands.append({"command": f"{PYTEST.whole_suite} {select_args}".rstrip(),
                          "why": "The same selection, made by warpline's pytest plugin "
                                 "(needs warpline installed where pytest runs)."})
     return commands

@@ -1,24 +1,23 @@
-"""What the pytest plugin does, without pytest: record a map, select tests.
+"""Recording a map from a pytest run, without pytest: the work behind the plugin's hooks.
 
 ``RecordSession`` owns one ``Recorder`` in a process that runs tests (a plain run or an
 xdist worker) and merges workers' recordings in the xdist controller; ``finish`` writes
-one map to the store. ``plan_selection`` answers ``--warpline-select`` (the run's receipt
-and ``--warpline-verify``: ``warpline.testmap.runwatch``). Node ids here are repo-root
-relative (pytest's are relative to its rootdir: ``repo_id`` converts).
+one map to the store. (Selection is the service's: ``warpline.service.testing.select_plan``;
+the run's receipt: ``warpline.runners.receipt``.) Node ids here are repo-root relative (pytest's are
+relative to its rootdir: ``repo_id`` converts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pygit2
 
 from warpline import settings
 from warpline.errors import WarplineError
+from warpline.runners.pytest_coverage import Recorder, Recording
 from warpline.store.testmaps import MapRow, write_map
-from warpline.testmap.recorder import Recorder, Recording
 
 RECORD_ENV = "WARPLINE_RECORD"
 SOURCE = "pytest-plugin"
@@ -117,12 +116,3 @@ def _no_commit() -> WarplineError:
 
     return InvalidRepo("The repository has no commit yet: a test map is recorded at a "
                        "commit. Commit first, then record.", field="repo")
-
-
-def plan_selection(root: Path, rev_range: str | None) -> dict[str, Any]:
-    """The selection for ``--warpline-select[=REV_RANGE]``: the range (default: the
-    commits not on the upstream) plus the working tree. Returns ``selection`` (the wire
-    object), ``tests`` (repo-relative ids) and ``warnings``."""
-    from warpline.service.testing.select_plan import plan
-
-    return plan(root, rev_range)

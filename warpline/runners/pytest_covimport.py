@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pygit2
 
 from warpline.errors import InvalidArgument
 from warpline.lang.locators import is_python_path
-from warpline.store.testmaps import MapRow, write_map
+from warpline.runners.pytest_coverage import IMPORT_CONTEXT, recording_from_lines
+from warpline.store.testmaps import RecordedMap
 from warpline.testmap.entitymap import EntityMapper
-from warpline.testmap.recorder import IMPORT_CONTEXT, recording_from_lines
 
 SOURCE = "coverage-import"
 _PHASES = ("|setup", "|run", "|teardown")
@@ -105,15 +104,17 @@ def read_lines(data_file: Path) -> tuple[dict[str, dict[str, set[int]]], str]:
     return out, f"coverage.py {coverage.__version__}"
 
 
-def import_coverage(ctx: Any, data_file: Path, commit: pygit2.Commit,
-                    rootdir: str = "") -> MapRow:
+def recorded_map(root: Path, repo: pygit2.Repository, commit: pygit2.Commit, data_file: Path,
+                 rootdir: str = "") -> RecordedMap:
+    """The map a coverage.py data file holds (the pytest row's ``import_map``)."""
     lines, version = read_lines(data_file)
     rootdir = rootdir.strip("/").removeprefix("./") if rootdir not in (".", "./") else ""
     if rootdir:
         lines = {(context if context == IMPORT_CONTEXT else f"{rootdir}/{context}"): files
                  for context, files in lines.items()}
-    mapper = _SuffixMapper(ctx.root, ctx.repo, commit, prefer_worktree=False)
+    mapper = _SuffixMapper(root, repo, commit, prefer_worktree=False)
     recording = recording_from_lines(mapper, lines)
     recorded = recording.to_map(str(commit.id), SOURCE, version, rootdir, None, [])
     recorded.dirty_paths = []  # sources come from the commit, not the work tree
-    return write_map(ctx.store, recorded)
+    return recorded
+

@@ -99,3 +99,17 @@ def group_commands(root: Path, ids: list[str], base: str = "pytest") -> list[str
         line = base + " " + " ".join(shlex.quote(i) for i in inner)
         parts.append(line if not directory else f"(cd {shlex.quote(directory)} && {line})")
     return parts
+
+
+def wanted(node_id: str, chosen: set[str]) -> bool:
+    """Whether a test's node id is in a selection of node ids, classes, files or folders
+    (a parametrized test matches its function's id)."""
+    if node_id in chosen or node_id.split("[", 1)[0] in chosen:
+        return True
+    parts = node_id.split("::")
+    if any("::".join(parts[:n]) in chosen for n in range(1, len(parts))):
+        return True
+    # A directory (a changed conftest.py selects the tests under it).
+    folders = parts[0].split("/")[:-1]
+    return "." in chosen or any("/".join(folders[:n]) in chosen
+                                for n in range(1, len(folders) + 1))

@@ -1,4 +1,4 @@
-"""What the plugin reads off pytest's objects, and how a node id matches a selection.
+"""What the plugin reads off pytest's objects (fixtures, why a run was partial).
 
 Kept apart from ``plugin`` (hooks only). ``_fixtureinfo`` is pytest's own per-item record
 of the fixture closure (pytest-xdist and testmon read it too).
@@ -54,17 +54,3 @@ def partial_reasons(config: pytest.Config, session: pytest.Session,
     if session.testscollected and session.testsfailed and config.getoption("maxfail", 0):
         reasons.append("--maxfail")
     return reasons
-
-
-def wanted(node_id: str, chosen: set[str]) -> bool:
-    """Whether a test's node id is in a selection of node ids, classes, files or folders
-    (a parametrized test matches its function's id)."""
-    if node_id in chosen or node_id.split("[", 1)[0] in chosen:
-        return True
-    parts = node_id.split("::")
-    if any("::".join(parts[:n]) in chosen for n in range(1, len(parts))):
-        return True
-    # A directory (a changed conftest.py selects the tests under it).
-    folders = parts[0].split("/")[:-1]
-    return "." in chosen or any("/".join(folders[:n]) in chosen
-                                for n in range(1, len(folders) + 1))

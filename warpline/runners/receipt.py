@@ -1,4 +1,5 @@
-"""A run's receipt: what one pytest run the plugin saw did, kept in the store.
+"""A run's receipt: what one test run warpline saw did, kept in the store (any runner: the
+receipt names it; pytest's plugin writes them today, ``warpline.pytest_plugin.runwatch``).
 
 ``pytest --warpline-verify`` and ``warpline ci --record`` record a pass only when a receipt
 backs it (``warpline.service.admin.backing``): the run was at the commit, on its own tree,
@@ -14,40 +15,36 @@ warpline store (a project using warpline); a repository that never used warpline
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygit2
 
 from warpline.git.lookups import status_or_empty
 
+if TYPE_CHECKING:
+    from warpline.runners.row import Runner
+
 MAX_LISTED = 20
-# Untracked files that change what pytest collects, imports or how it is configured: a run
-# with one of these present did not test the commit's own tree. Other untracked files (a
-# report, a selection file `warpline ci` wrote) leave the run a run of the commit.
-_RUN_SUFFIXES = (".py", ".pyi", ".pth", ".so", ".pyd")
-_RUN_NAMES = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
-                        "conftest.py"})
 
 
-def run_relevant_changes(repo: pygit2.Repository) -> list[str]:
+def run_relevant_changes(repo: pygit2.Repository, run_input: Callable[[str], bool],
+                         ours: frozenset[str] = frozenset()) -> list[str]:
     """Paths that make a run over the working tree differ from a run of HEAD: every
-    tracked change (staged or not), and untracked Python or pytest configuration files;
-    ``.weft/``, ignored files and warpline's own (the ``.mcp.json`` install wrote) never
-    count."""
-    from warpline.service.shared.own_files import own_paths
-
-    ours = own_paths(Path(repo.workdir), repo) if repo.workdir else frozenset()
+    tracked change (staged or not), and untracked files the runner reads (``run_input``:
+    the row's; other untracked files, a report or a selection file `warpline ci` wrote,
+    leave the run a run of the commit); ``.weft/``, ignored files and warpline's own
+    (``ours``: the ``.mcp.json`` install wrote, as the service's ``own_files`` names them)
+    never count."""
     out: list[str] = []
     for path, flags in status_or_empty(repo).items():
         if path == ".weft" or path.startswith(".weft/") or path in ours \
                 or flags & pygit2.enums.FileStatus.IGNORED:
             continue
-        if flags == pygit2.enums.FileStatus.WT_NEW:
-            name = path.rsplit("/", 1)[-1]
-            if not (name in _RUN_NAMES or name.endswith(_RUN_SUFFIXES)):
-                continue
+        if flags == pygit2.enums.FileStatus.WT_NEW and not run_input(path):
+            continue
         out.append(path)
     return sorted(out)
 
@@ -60,21 +57,20 @@ def head_sha(repo: pygit2.Repository) -> str | None:
 
 @dataclass(slots=True)
 class RunWatchState:
-    """Counts of one run, gathered by the hooks (``warpline.testmap.runwatch``)."""
+    """Counts of one run, gathered by whatever watched it (pytest's: the plugin's hooks,
+    ``warpline.pytest_plugin.runwatch``). Test ids are repo-relative, the runner's own."""
 
     started_at: int = field(default_factory=lambda: int(time.time()))
     commit_at_start: str | None = None
     collected: int = 0  # kept after every deselection
     deselected: int = 0
-    outcomes: dict[str, str] = field(default_factory=dict)  # node id -> outcome
+    outcomes: dict[str, str] = field(default_factory=dict)  # test id -> outcome
     selection: dict[str, Any] | None = None  # warpline's own selection, when it selected
 
-    def outcome(self, node_id: str, when: str, outcome: str) -> None:
-        if outcome == "failed":
-            self.outcomes[node_id] = "failed"
-        elif self.outcomes.get(node_id) != "failed" and (
-                when == "call" or (outcome == "skipped" and when == "setup")):
-            self.outcomes[node_id] = outcome
+    def outcome(self, test_id: str, outcome: str) -> None:
+        """A test's outcome (passed, failed, skipped); a failure sticks."""
+        if outcome == "failed" or self.outcomes.get(test_id) != "failed":
+            self.outcomes[test_id] = outcome
 
     def counts(self) -> dict[str, int]:
         values = list(self.outcomes.values())
@@ -85,9 +81,11 @@ class RunWatchState:
                 "tests_failed": failed, "tests_skipped": values.count("skipped")}
 
 
-def facts(state: RunWatchState, reasons: list[str], rootdir: str) -> dict[str, Any]:
-    """The receipt's facts: counts, failed tests, and the run's extent."""
-    out: dict[str, Any] = {"v": 1, "runner": "pytest", "rootdir": rootdir,
+def facts(state: RunWatchState, reasons: list[str], rootdir: str,
+          runner: str) -> dict[str, Any]:
+    """The receipt's facts: the runner's name (a ``warpline.runners`` row), counts, failed
+    tests, and the run's extent."""
+    out: dict[str, Any] = {"v": 1, "runner": runner, "rootdir": rootdir,
                            "started_at": state.started_at, **state.counts(),
                            "failed_tests": sorted(n for n, o in state.outcomes.items()
                                                   if o == "failed")[:MAX_LISTED]}
@@ -107,16 +105,19 @@ def facts(state: RunWatchState, reasons: list[str], rootdir: str) -> dict[str, A
 
 
 def write(root: Path, repo: pygit2.Repository, state: RunWatchState, exit_status: int,
-          reasons: list[str], rootdir: str) -> dict[str, Any]:
-    """Store the receipt; returns it (with ``id``, ``commit``, ``clean``)."""
+          reasons: list[str], rootdir: str, runner: Runner,
+          ours: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Store the receipt of a run of ``runner``; returns it (with ``id``, ``commit``,
+    ``clean``). ``ours``: warpline's own files in the work tree, which never make a run
+    dirty."""
     from warpline.store import receipts
     from warpline.store.db import Store
 
     commit = head_sha(repo)
     if commit != state.commit_at_start:  # HEAD moved during the run: it tested neither
         commit = None
-    dirty = run_relevant_changes(repo)
-    body = facts(state, reasons, rootdir)
+    dirty = run_relevant_changes(repo, runner.run_input, ours)
+    body = facts(state, reasons, rootdir, runner.name)
     body["dirty_paths"] = dirty[:MAX_LISTED]
     finished = int(time.time())
     with Store.open(root) as store:

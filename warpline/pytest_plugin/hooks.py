@@ -4,8 +4,10 @@ Inactive unless asked: ``--warpline-record`` (or ``WARPLINE_RECORD=1``) records 
 ``--warpline-select[=REV_RANGE]`` deselects every test the change does not need,
 ``--warpline-verify KIND`` records ``verify_record`` for HEAD when the run passes (and its
 receipt backs the pass). When warpline is asked for or in use, every run leaves a receipt
-(``warpline.testmap.runwatch``). The work is in ``warpline.testmap.session`` and the service
-layer; this module adapts pytest's lifecycle to it (see docs/test-map.md).
+(``warpline.pytest_plugin.runwatch``). The work is in pytest's runner row
+(``warpline.runners.pytest_session``, ``pytest_receipt``) and the service layer
+(``service.testing.select_plan``, ``service.admin.backing``, ``service.admin.ci``); this
+module adapts pytest's lifecycle to it (see docs/test-map.md, docs/runners.md).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from warpline.testmap.facts import fixture_key, partial_reasons, shared_fixtures, wanted
-from warpline.testmap.receipt import selection_facts, store_in_use
-from warpline.testmap.runwatch import SELECTED, RunWatch
-from warpline.testmap.session import RecordSession, Where, plan_selection, record_requested
+from warpline.pytest_plugin.items import fixture_key, partial_reasons, shared_fixtures
+from warpline.pytest_plugin.runwatch import SELECTED, RunWatch
+from warpline.runners.pytest_command import wanted
+from warpline.runners.pytest_session import RecordSession, Where, record_requested
+from warpline.runners.receipt import selection_facts, store_in_use
 
 _KEY = pytest.StashKey["_Recording"]()
 
@@ -147,7 +150,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     namespace = early_config.known_args_namespace
     if not record_requested(bool(getattr(namespace, "warpline_record", False))):
         return
-    from warpline.testmap.recorder import Recorder
+    from warpline.runners.pytest_coverage import Recorder
 
     if Recorder.another_tracer_running():
         early_config.issue_config_time_warning(pytest.PytestConfigWarning(
@@ -177,13 +180,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError("--warpline-select: the pytest rootdir is not inside a git "
                                 "work tree.")
     from warpline.errors import InternalError, WarplineError
+    from warpline.service.testing.select_plan import plan
 
     if not rev_range:
         rev_range = _ci_range(config, where)
         if rev_range is None:
             return
     try:
-        planned = plan_selection(where.root, rev_range or None)
+        planned = plan(where.root, rev_range or None)
     except InternalError as exc:
         _note(config, f"warpline: no selection ({exc.hint}); running every test.")
         return

@@ -1,7 +1,8 @@
 """The plugin's run watch: hooks that count what a pytest run did and leave its receipt
-(``warpline.testmap.receipt``), then answer ``--warpline-verify`` from that receipt.
+(``warpline.runners.receipt``), then answer ``--warpline-verify`` from that receipt
+(the service's ``backing``).
 
-Registered by ``warpline.testmap.plugin`` when a warpline option is given or the repository
+Registered by ``warpline.pytest_plugin.hooks`` when a warpline option is given or the repository
 has a warpline store. Under pytest-xdist, workers collect (and deselect) and send their
 counts to the controller, which sees every test report and writes the one receipt.
 """
@@ -12,9 +13,12 @@ from typing import Any
 
 import pytest
 
-from warpline.testmap.facts import partial_reasons
-from warpline.testmap.receipt import RunWatchState, head_sha, write
-from warpline.testmap.session import Where
+from warpline.pytest_plugin.items import partial_reasons
+from warpline.runners.pytest import PYTEST
+from warpline.runners.pytest_receipt import phase_outcome
+from warpline.runners.pytest_session import Where
+from warpline.runners.receipt import RunWatchState, head_sha, write
+from warpline.service.shared.own_files import own_paths
 
 SELECTED = pytest.StashKey[dict[str, Any]]()  # warpline's selection, when it narrowed the run
 
@@ -32,7 +36,9 @@ class RunWatch:
         self.state.selection = session.config.stash.get(SELECTED, None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.state.outcome(self.where.repo_id(report.nodeid), report.when, report.outcome)
+        outcome = phase_outcome(report.when, report.outcome)
+        if outcome is not None:
+            self.state.outcome(self.where.repo_id(report.nodeid), outcome)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -59,7 +65,8 @@ class RunWatch:
             receipt = write(self.where.root, self.where.repo, self.state,
                             int(session.exitstatus),
                             partial_reasons(config, session, self.state.deselected),
-                            self.where.rootdir)
+                            self.where.rootdir, PYTEST,
+                            own_paths(self.where.root, self.where.repo))
         except Exception as exc:  # never fail the user's test run over the receipt
             _say(reporter, f"warpline: no run receipt was written: {exc}")
             return
@@ -86,7 +93,7 @@ def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
                 f"changes ({', '.join(dirty[:3])}), not HEAD. Commit, then run again.")
     try:
         envelope = record_backed(where.root, str(receipt["commit"]), str(receipt["commit"]),
-                                 kind, "pytest")
+                                 kind, PYTEST.name)
     except WarplineError as exc:
         return f"warpline: verify_record {kind} not recorded: {exc.code}: {exc.hint}"
     except Exception as exc:  # the run passed; a store problem must not turn it red

@@ -1,7 +1,7 @@
 """The tests of a graph, as the project's pytest collects them, and the import floor.
 
 * Test files, classes and functions follow the snapshot's pytest rules
-  (``warpline.graph.pytest_rules``; the defaults when the snapshot has none).
+  (``warpline.runners.pytest_rules``; the defaults when the snapshot has none).
 * Inherited test methods: a test method defined in a base class runs once per collected
   subclass that does not override it (``tests/test_b.py::TestB::test_x`` runs
   ``TestA.test_x``); a base class that pytest does not collect itself (a mixin, a
@@ -19,8 +19,8 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.graph.pytest_rules import DEFAULT_RULES, TestRules
 from warpline.lang.locators import dotted_module
+from warpline.runners.pytest_rules import DEFAULT_RULES, TestRules
 
 _FUNCTION = "python:function:"
 _CLASS = "python:class:"

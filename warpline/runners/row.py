@@ -1,0 +1,107 @@
+"""What every test runner row provides (``warpline.runners``; the contract: docs/runners.md).
+
+A row is data and callables; each callable imports its runner's modules on first call, so
+the table costs nothing to import. Test ids are the runner's own (pytest's node ids), always
+relative to the repository root; ``owns`` tells a row's ids from another's, ``test_file``
+names the file that defines one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from warpline.store.testmaps import RecordedMap
+
+
+class Detect(Protocol):
+    """Whether the repository at ``root`` uses the runner, from its manifests and config
+    files read as data (never run). The one test for "a runner the repository uses"."""
+
+    def __call__(self, root: Path) -> bool: ...
+
+
+class Command(Protocol):
+    """The one shell command running exactly ``ids`` (the runner's own ids, repo-relative,
+    in order, not empty) from the repository root, as printed: ``(command, widened)``,
+    ``widened`` when past the row's ``max_ids`` whole files are named instead (more tests,
+    never fewer). None when ``ids`` is empty."""
+
+    def __call__(self, root: Path, ids: Sequence[str]) -> tuple[str, bool] | None: ...
+
+
+class Collectable(Protocol):
+    """The ids of ``ids`` the runner would collect in the work tree at ``root`` (a deleted
+    test, a file that is no test of this runner dropped), in order. Where a selection is
+    narrowed before its command is rendered."""
+
+    def __call__(self, root: Path, ids: Sequence[str]) -> list[str]: ...
+
+
+class GraphTests(Protocol):
+    """The runner's test ids that run the definition ``locator`` of the edge snapshot's
+    graph (a networkx ``DiGraph``: nodes are locators with ``path``/``kind``; its
+    ``graph["discovery"]`` holds what the built-in extractor learnt of the tests): where it
+    is defined, and wherever the runner runs it again (an inherited test method). Empty
+    for a definition that is no test of this runner."""
+
+    def __call__(self, graph: Any, locator: str) -> list[str]: ...
+
+
+class GraphTestNodes(Protocol):
+    """The definitions of the edge snapshot's graph that are this runner's tests (their
+    locators, sorted): where the static walk from a changed definition stops."""
+
+    def __call__(self, graph: Any) -> list[str]: ...
+
+
+class ImportMap(Protocol):
+    """A per-test map from coverage data the runner's own tooling wrote (``data``: a file
+    or directory), measured at ``commit`` with tests named relative to ``rootdir``
+    (repo-relative, "" for the root): the ``RecordedMap`` the store keeps and
+    ``warpline.testmap.v1`` carries. Raises ``InvalidArgument`` (field ``coverage_file``)
+    for data it cannot read."""
+
+    def __call__(self, root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
+                 data: Path, rootdir: str) -> RecordedMap: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Runner:
+    """One row: how one test runner's tests are found, named, run, mapped and receipted."""
+
+    name: str  # the wire's ``runner`` ("pytest"): selection, receipts, CI, verify records
+    languages: tuple[str, ...]  # ``warpline.lang`` rows whose changes its tests exercise
+    config_files: tuple[str, ...]  # manifests / config files ``detect`` reads (docs)
+    detect: Detect
+    owns: Callable[[str], bool]  # a test id (or test file) is this runner's
+    test_file: Callable[[str], str]  # test id -> the repo-relative file defining it
+    is_test_file: Callable[[str], bool]  # repo-relative path -> a test file by its defaults
+    test_nodes: GraphTestNodes
+    graph_tests: GraphTests
+    command: Command
+    collectable: Collectable
+    # The command running the whole suite from the repository root ("pytest").
+    whole_suite: str
+    # How a map is recorded for it (shown where an answer lacks one); "" while none can be.
+    record_command: str = ""
+    # Its coverage data -> a map (``warpline import-coverage``); None: not yet.
+    import_map: ImportMap | None = None
+    # Past this many ids the command names whole files.
+    max_ids: int = 500
+    # An untracked path that changes what a run collects or imports (a run with one present
+    # did not test the commit): its receipt is not ``clean``.
+    run_input: Callable[[str], bool] = lambda path: False
+    # The command for ``ids`` as separate lines, each runnable alone (pytest: one per
+    # rootdir; ``warpline ci --selection`` writes one per line); None: ``command``'s one.
+    command_lines: Callable[[Path, Sequence[str]], list[str]] | None = None
+    # A change in one of its languages selects it even where ``detect`` finds no config:
+    # the language's default runner (pytest also runs unittest suites and bare test files).
+    language_default: bool = False
+    # Ids the meta-test checks ``owns`` against (this row's, no other's).
+    example_ids: tuple[str, ...] = ()
