@@ -79,12 +79,25 @@ def _gradle(project: JavaProject, ids: list[str]) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
+def _conventional(path: str) -> JavaProject | None:
+    """The Maven project a test file's path names by Maven's layout (``<dir>/src/test/java/``)
+    where no pom was found for it."""
+    at = path.find("src/test/java/")
+    if at < 0 or (at and path[at - 1] != "/"):
+        return None
+    directory = path[:at].rstrip("/")
+    return JavaProject(directory, "maven", (path[:at] + "src/test/java/",),
+                       (path[:at] + "src/main/java/",))
+
+
 def commands(projects: list[JavaProject], ids: list[str]) -> list[str]:
     """One command per build (a Maven reactor, a Gradle build) running exactly ``ids``;
-    ids under no known project are left out (the caller says so)."""
+    an id under no known project goes to the one Maven's layout names for its path; ids
+    under neither are left out (the caller says so)."""
     groups: dict[str, tuple[JavaProject, list[str]]] = {}
     for test_id in dict.fromkeys(ids):
-        project = project_of(projects, split_id(test_id)[0])
+        path = split_id(test_id)[0]
+        project = project_of(projects, path) or _conventional(path)
         if project is None:
             continue
         groups.setdefault(project.directory, (project, []))[1].append(test_id)

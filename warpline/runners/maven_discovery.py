@@ -5,9 +5,11 @@ concrete subclass)."""
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["facts", "graph_tests", "test_nodes"]
+__all__ = ["facts", "floor", "graph_tests", "item_command", "test_nodes", "widen"]
 
 
 def facts(graph: Any) -> dict[str, Any]:
@@ -36,3 +38,50 @@ def graph_tests(graph: Any, locator: str) -> list[str]:
     """The test ids that run the test method ``locator`` (empty for any other)."""
     found = _tests(graph).get(locator)
     return [str(i) for i in found] if isinstance(found, list) else []
+
+
+def floor(graph: Any, paths: Sequence[str | None]) -> list[str] | None:
+    """``maven_select.floor_files`` from the snapshot's facts; None without them."""
+    from warpline.runners.maven_select import floor_files
+
+    found = facts(graph)
+    if not found:
+        return None
+    return floor_files(found, paths)
+
+
+def widen(graph: Any, locators: Sequence[str]) -> list[str]:
+    """The classes whose initializers reach ``locators`` over the graph's calls."""
+    from warpline.runners.maven_select import initializer_classes
+
+    java = [loc for loc in locators if loc.startswith("java:")]
+    if not java or graph is None:
+        return []
+    pred: dict[str, dict[str, Any]] = graph._pred
+    calls: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    frontier = [loc for loc in java if loc in pred]
+    for _ in range(4):  # the edges initializer_classes may walk, and no more
+        step = []
+        for node in frontier:
+            for caller, data in pred[node].items():
+                if any(kind == "calls" for kind, _ in data["links"]):
+                    calls.append((caller, node))
+                    if caller not in seen:
+                        seen.add(caller)
+                        step.append(caller)
+        frontier = step
+    return sorted(initializer_classes(calls, java))
+
+
+def item_command(graph: Any, test_id: str) -> str:
+    """The Maven command running one test, from the projects the snapshot's facts hold."""
+    from warpline.runners.maven_command import commands
+    from warpline.runners.maven_rules import JavaProject
+
+    projects = [JavaProject(p["directory"], p["tool"], tuple(p["test_roots"]),
+                            tuple(p["main_roots"]), wrapper=bool(p.get("wrapper")),
+                            aggregator=bool(p.get("aggregator")))
+                for p in facts(graph).get("projects", []) if isinstance(p, dict)]
+    built = commands([p for p in projects if p.tool == "maven"], [test_id])
+    return built[0] if built else f"mvn {shlex.quote('-Dtest=' + test_id)} test"

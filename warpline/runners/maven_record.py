@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pygit2
 
+from warpline.errors import InvalidArgument
 from warpline.graph.builtin import capture_builtin
 from warpline.runners.maven_jacoco import (
     JACOCO_VERSION,
     SOURCE,
     JavaRecording,
+    RecordFailed,
     entity_lines,
     record,
     source_at,
@@ -22,7 +24,7 @@ from warpline.runners.maven_jacoco import (
 from warpline.runners.maven_rules import JavaProject
 from warpline.store.testmaps import RecordedMap
 
-__all__ = ["java_map", "projects_at"]
+__all__ = ["java_map", "projects_at", "record_map"]
 
 
 def projects_at(repo: pygit2.Repository, commit: pygit2.Commit
@@ -108,7 +110,9 @@ def java_map(root: Path, repo: pygit2.Repository) -> tuple[RecordedMap, JavaReco
     projects, classes = projects_at(repo, commit)
     maven = [p for p in projects if p.tool == "maven" and not p.aggregator]
     if not maven:
-        raise ValueError("no Maven project with tests")
+        raise InvalidArgument("The repository has no Maven project (pom.xml) at HEAD to "
+                              "record: warpline records JUnit tests run under Maven.",
+                              field="runner", value="maven")
     combined: RecordedMap | None = None
     last = JavaRecording()
     with tempfile.TemporaryDirectory(prefix="warpline-jacoco-") as tmp:
@@ -127,8 +131,25 @@ def java_map(root: Path, repo: pygit2.Repository) -> tuple[RecordedMap, JavaReco
                 combined.entity_paths.update(recorded.entity_paths)
                 combined.at_import |= recorded.at_import
     if combined is None:
-        raise ValueError("no test class of the suite was found")
+        raise InvalidArgument("No test class of the suite was found at HEAD (Surefire's "
+                              "includes select none): nothing to record.", field="runner",
+                              value="maven")
     return combined, last
+
+
+def record_map(root: Path, repo: pygit2.Repository
+               ) -> tuple[RecordedMap, dict[str, str], float]:
+    """The row's ``record``: the map, each test's outcome, the recording's seconds. A step
+    that fails (the toolchain missing, the build failing) is ``invalid_argument`` naming
+    the step and its output's tail."""
+    try:
+        recorded, recording = java_map(root, repo)
+    except RecordFailed as failed:
+        raise InvalidArgument(f"Recording the Java map failed at `{failed.step}`: "
+                              f"{failed.detail[-600:]}", field="runner", value="maven",
+                              details={"step": failed.step}) from failed
+    outcomes = {test: outcome for test, (_, outcome) in recorded.tests.items()}
+    return recorded, outcomes, recording.seconds
 
 
 def _in(project: JavaProject, root: Path, cls: str) -> bool:

@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["INITIALIZER_HOPS", "MAX_HOPS", "JavaStatic", "initializer_classes",
-           "static_tests"]
+__all__ = ["INITIALIZER_HOPS", "MAX_HOPS", "JavaStatic", "floor_files",
+           "initializer_classes", "static_tests"]
 
 # Java's call chains run deep (a runner building a class's runner validates its fields 10+
 # calls below the test): measured on junit4's mutants, 6 hops found 0.72 of the failing
@@ -107,6 +107,24 @@ def own_test_files(path: str, facts: dict[str, Any], test_files: set[str]) -> se
     return wanted & test_files
 
 
+def floor_files(facts: dict[str, Any], changed_paths: Iterable[str | None]) -> list[str]:
+    """The test files that run whole for changed files: a changed test file itself, the
+    changed class's own tests by name, and every test file importing or using it."""
+    test_files = {test_id.split("::", 1)[0] for ids in facts.get("tests", {}).values()
+                  for test_id in ids}
+    imports: dict[str, list[str]] = facts.get("test_imports", {})
+    floor: set[str] = set()
+    for path in changed_paths:
+        if not path or not path.endswith(".java"):
+            continue
+        if path in test_files:
+            floor.add(path)
+            continue
+        floor |= own_test_files(path, facts, test_files)
+        floor |= {f for f, used in imports.items() if path in used}
+    return sorted(floor)
+
+
 def static_tests(edges: Iterable[tuple[str, str]], facts: dict[str, Any],
                  changed: list[str], changed_paths: list[str],
                  hops: int = MAX_HOPS) -> JavaStatic:
@@ -115,16 +133,8 @@ def static_tests(edges: Iterable[tuple[str, str]], facts: dict[str, Any],
     for ids in tests.values():
         for test_id in ids:
             by_file.setdefault(test_id.split("::", 1)[0], []).append(test_id)
-    test_files = set(by_file)
     found = reaching(_reverse(edges), tests, changed, hops)
-    floor: set[str] = set()
-    imports: dict[str, list[str]] = facts.get("test_imports", {})
-    for path in changed_paths:
-        if path in test_files:
-            floor.add(path)
-            continue
-        floor |= own_test_files(path, facts, test_files)
-        floor |= {f for f, used in imports.items() if path in used}
+    floor = set(floor_files(facts, changed_paths))
     out = JavaStatic()
     chosen = dict.fromkeys(t for t, _ in sorted(found.items(), key=lambda kv: (kv[1], kv[0])))
     out.reaching = len(chosen)

@@ -71,6 +71,36 @@ class ImportMap(Protocol):
                  data: Path, rootdir: str) -> RecordedMap: ...
 
 
+class StaticFloor(Protocol):
+    """The row's floor for changed files: its test ids or test files that run whatever the
+    graph says (a changed class's own tests by name, test files using the changed file);
+    None when the snapshot holds no facts to tell."""
+
+    def __call__(self, graph: Any, paths: Sequence[str | None]) -> list[str] | None: ...
+
+
+class Widen(Protocol):
+    """Definitions whose tests in a per-test map depend on the changed ones though the map
+    cannot see it (code a class's static initializer runs once per JVM)."""
+
+    def __call__(self, graph: Any, locators: Sequence[str]) -> list[str]: ...
+
+
+class ItemCommand(Protocol):
+    """The command running one test id, from the graph's discovery facts."""
+
+    def __call__(self, graph: Any, test_id: str) -> str: ...
+
+
+class Record(Protocol):
+    """A map of the whole suite at HEAD, recorded by running it: ``(RecordedMap, outcomes:
+    test id -> passed|failed|skipped, seconds)``. Raises ``InvalidArgument`` when the
+    repository cannot be recorded this way (the toolchain, the build failing)."""
+
+    def __call__(self, root: Path, repo: pygit2.Repository
+                 ) -> tuple[RecordedMap, dict[str, str], float]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Runner:
     """One row: how one test runner's tests are found, named, run, mapped and receipted."""
@@ -105,3 +135,21 @@ class Runner:
     language_default: bool = False
     # Ids the meta-test checks ``owns`` against (this row's, no other's).
     example_ids: tuple[str, ...] = ()
+    # How far (call/reference edges) the static walk from a changed definition looks for
+    # this row's tests (a language whose call chains run deep looks further).
+    reach_hops: int = 6
+    # The static floor: (graph, changed files) -> this row's test ids or test files that run
+    # for code the graph cannot see reaching them; None: no floor of its own (pytest's
+    # import floor is the service's default).
+    floor: StaticFloor | None = None
+    # (graph, changed definitions) -> definitions whose tests in a map also depend on them
+    # (Java: classes whose initializers, run once per JVM, reach them); None: none.
+    widen: Widen | None = None
+    # (graph, one of its ids) -> the command running that one test, from what the graph's
+    # discovery facts hold (a per-item suggestion has no work tree at hand); None: the
+    # row's ids are pytest's own (``pytest <id>``).
+    item_command: ItemCommand | None = None
+    # Records a map of the whole suite at HEAD (``warpline record-tests``): (root,
+    # repository) -> the map and the run's outcomes; None: the row records another way
+    # (``record_command``).
+    record: Record | None = None

@@ -1,7 +1,8 @@
-"""Java's tests (issue 37 item 2): found in the source as JUnit and Surefire find them, and
-a selection printed as Maven's own command that runs exactly the selection — run for real
-with ``mvn`` on a small fixture project (``tests/javaproject.py``; ``.ci/run`` warms its
-dependencies once, so the run needs no network)."""
+"""Maven's row (``warpline/runners/maven.py``) and Java's tests (issue 37 item 2): detection
+from the repository's own files, the ids it owns, tests found in the source as JUnit and
+Surefire find them, and a selection printed as Maven's own command that runs exactly the
+selection — run for real with ``mvn`` on small fixture projects (``tests/javaproject.py``;
+``.ci/run`` warms their dependencies once, so the run needs no network)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,37 @@ import pytest
 from tests.gitfixture import FixtureRepo
 from tests.javaproject import FILES, JUPITER_FILES, mvn_available, write
 from warpline.graph.builtin import capture_builtin
+from warpline.runners import owner_of, used_for
+from warpline.runners.maven import MAVEN
 from warpline.runners.maven_command import commands
 from warpline.runners.maven_rules import detect, in_suite
 
 needs_mvn = pytest.mark.skipif(not mvn_available(), reason="mvn and javac are not installed")
+
+
+def test_a_repository_uses_maven_when_it_has_a_pom(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    assert not MAVEN.detect(tmp_path)
+    (tmp_path / "lib" / "pom.xml").write_text("<project/>", encoding="utf-8")
+    assert MAVEN.detect(tmp_path)  # a module one level below the root
+    (tmp_path / "elsewhere.xml").write_text("<project/>", encoding="utf-8")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "pom.xml").symlink_to(tmp_path / "elsewhere.xml")
+    assert not MAVEN.detect(linked)  # a symlinked manifest declares nothing
+    assert used_for(tmp_path, ["java"]) == [MAVEN]
+    assert used_for(tmp_path, ["python"]) != [MAVEN]
+
+
+def test_maven_owns_java_test_ids() -> None:
+    for test_id in ("src/test/java/a/FooTest.java::FooTest#bar", "core/src/test/java/a/B.java",
+                    "src/test/java/a/FooTest.java::FooTest$Inner#baz"):
+        assert MAVEN.owns(test_id) and owner_of(test_id) is MAVEN, test_id
+        assert test_id.startswith(MAVEN.test_file(test_id))
+    for test_id in ("tests/test_a.py::test_x", "pkg/x_test.go::TestX", "tests"):
+        assert not MAVEN.owns(test_id), test_id
+    assert MAVEN.is_test_file("src/test/java/a/FooTest.java")
+    assert not MAVEN.is_test_file("src/main/java/a/Foo.java")
 
 
 def _discovered(root: Path) -> dict[str, list[str]]:
