@@ -102,7 +102,12 @@ def _collectable(root: Path, ids: Sequence[str]) -> list[str]:
 
 
 def _run_input(path: str) -> bool:
-    return path.endswith((".java", "pom.xml", ".properties")) or path.startswith(".mvn/")
+    """An untracked source, manifest or resource changes what Maven builds; its own build
+    output (``target/``) does not."""
+    if path.startswith("target/") or "/target/" in path:
+        return False
+    return path.endswith((".java", "pom.xml", ".properties", ".xml")) \
+        or path.startswith(".mvn/") or "/src/" in f"/{path}"
 
 
 MAVEN = Runner(

@@ -20,12 +20,25 @@ from typing import Any
 import networkx as nx
 
 from warpline.lang.locators import dotted_module
+from warpline.runners import RUNNERS
 from warpline.runners.pytest_discovery import floor_of_paths, imported_modules, rules_of
 from warpline.service.impact import suggest
 
 NO_IMPORT_FACTS = ("The edge snapshot carries no test-import facts (captured by an older "
                    "warpline, or by loomweave alone): the selection lacks the test files "
                    "importing the changed modules. Capture the snapshot again.")
+
+
+def _row_floor(graph: nx.DiGraph | None, paths: list[str | None]) -> list[str]:
+    """The floors of the rows that have their own (``Runner.floor``: Maven's own tests by
+    name and test files using the changed file), for the changed files."""
+    if graph is None:
+        return []
+    out: list[str] = []
+    for runner in RUNNERS:
+        if runner.floor is not None:
+            out.extend(runner.floor(graph, paths) or [])
+    return out
 
 
 @dataclass(slots=True)
@@ -56,6 +69,8 @@ class StaticBasis:
             return False
         if rules_of(self.graph).is_test_file(path):
             return True
+        if _row_floor(self.graph, [path]):
+            return True
         dotted = dotted_module(path)
         modules = imported_modules(self.graph)
         return bool(dotted and modules and dotted in modules)
@@ -67,11 +82,13 @@ class StaticBasis:
             return out
         graph = self.graph
         reaching = suggest.reaching_entries(graph, locators) if graph is not None else []
-        floor = floor_of_paths(graph, [self.paths.get(loc) for loc in locators])
+        paths = [self.paths.get(loc) for loc in locators]
+        floor = floor_of_paths(graph, paths)
         if floor is None:
             floor = []
             if graph is not None:
                 out.warnings.append(NO_IMPORT_FACTS)
+        floor = sorted({*floor, *_row_floor(graph, paths)})
         per_item = [*(self.entries.get(loc, []) for loc in locators), reaching]
         out.tests, out.why = suggest.static_union(per_item, floor)
         out.floor_files = len(floor)

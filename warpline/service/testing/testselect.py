@@ -39,6 +39,7 @@ from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
+from warpline.service.testing import row_rules
 from warpline.service.testing.cached_widen import CachedWidening, warning, widen
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.store.db import Store
@@ -68,6 +69,7 @@ class Selection:
     cached: list[CachedWidening] = field(default_factory=list)
     cosmetic: list[str] = field(default_factory=list)  # changed only cosmetically: no tests
     cosmetic_only: bool = False  # every change is cosmetic: nothing to run
+    record: str = RECORD_COMMAND  # how a map is recorded for these changes' runners
     runs: list[dict[str, Any]] = field(default_factory=list)  # per runner: tests, command
 
     def wire(self) -> dict[str, Any]:
@@ -139,11 +141,12 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
     modules = {s.locator: _module_of(s) for s in seeds}
     executed = tests_executing(store, row.id,
                                [*locators, *(m for m in modules.values() if m is not None)])
-    out = Selection(basis="map", choice=choice, tests_known=row.test_count)
+    out = Selection(basis="map", choice=choice, tests_known=row.test_count,
+                    record=row_rules.record_command(seeds, RECORD_COMMAND))
     chosen: dict[str, None] = {}
     fallback: list[Seed] = []
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed) or row_rules.own_tests(static.graph, seed)
         mapped = executed.get(seed.locator, [])
         tests = own + mapped
         if mapped or own:
@@ -164,9 +167,12 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
         answered = out.per_seed[seed.locator] or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
     widened_static = _widen_cached(out, chosen, store, repo, root, static, seeds)
+    _widen_rows(out, chosen, store, static, seeds)
     known_tests = {node_id for node_id, _ in map_tests(store, row.id)}
     out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
                      if not _covered(t, known_tests)]
+    out.new_tests += row_rules.new_test_files(static.graph, choice.changed_paths_since,
+                                              known_tests)
     chosen.update(dict.fromkeys(out.new_tests))
     out.finish(chosen)
     # A map was consulted: what it could not answer came from the static basis (mixed),
@@ -195,6 +201,31 @@ def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: A
         mine.extend(widened.added)
         out.warnings.append(warning(widened))
     return added_static
+
+
+def _widen_rows(out: Selection, chosen: dict[str, None], store: Store, static: StaticBasis,
+                seeds: list[Seed]) -> None:
+    """The map's tests of definitions a row says depend on a changed one though the map
+    cannot see it (``row_rules.widen_targets``: Java's static initializers), said."""
+    choice = out.choice
+    assert choice is not None
+    targets = row_rules.widen_targets(static.graph, seeds)
+    if not targets:
+        return
+    executed = tests_executing(store, choice.row.id,
+                               sorted({t for found in targets.values() for t in found}))
+    for locator, found in targets.items():
+        tests = list(dict.fromkeys(t for target in found for t in executed.get(target, [])))
+        mine = out.per_seed.setdefault(locator, [])
+        added = [t for t in tests if t not in mine]
+        if not added:
+            continue
+        mine.extend(added)
+        chosen.update(dict.fromkeys(added))
+        out.warnings.append(
+            f"{locator} is called from the initializers of {_named(found)}: a static "
+            "initializer runs once per JVM, so the map saw only the first test reach it; "
+            f"the {len(added)} tests the map saw run those classes are selected too.")
 
 
 def _module_of(seed: Seed) -> str | None:
@@ -276,12 +307,12 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
         out.warnings.append(
             f"The test map ({row.commit_sha[:12]}) was recorded on a commit that is not an "
             "ancestor of HEAD (rebased or another branch): tests may have moved. Record a new "
-            f"map: `{RECORD_COMMAND}`.")
+            f"map: `{out.record}`.")
     elif choice.commits_behind or choice.entities_changed_since:
         out.warnings.append(
             f"The test map is from {row.commit_sha[:12]}, {choice.commits_behind} commits "
             f"behind HEAD; {choice.entities_changed_since} entities changed since, so what "
-            f"their tests execute may differ. Refresh it: `{RECORD_COMMAND}`.")
+            f"their tests execute may differ. Refresh it: `{out.record}`.")
     if row.dirty_paths:
         out.warnings.append(
             f"The test map was recorded with {len(row.dirty_paths)} uncommitted Python files "
@@ -290,7 +321,7 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
         out.warnings.append(
             f"The test map holds {row.test_count} tests from a partial run "
             f"({'; '.join(row.partial)}): tests it never ran are unknown to it. Record the "
-            f"whole suite: `{RECORD_COMMAND}`.")
+            f"whole suite: `{out.record}`.")
     if row.failed_tests:
         out.warnings.append(f"{row.failed_tests} tests failed while the map was recorded: "
                             "what they executed stops where they failed.")
@@ -322,7 +353,7 @@ def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
                     if static.graph is not None else None)
     chosen: dict[str, None] = {}
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed) or row_rules.own_tests(static.graph, seed)
         answered = bool(own) or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
         out.per_seed[seed.locator] = own
@@ -334,10 +365,13 @@ def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
     out.finish(chosen)
     if not out.tests:
         out.basis = "none"
+    out.record = row_rules.record_command(seeds, RECORD_COMMAND)
+    python = out.record == RECORD_COMMAND
     out.warnings.append(
         "No test map: the tests were chosen from the static call graph, which misses calls "
         "made through frameworks, fixtures, properties and registries. Record a map with "
-        f"`{RECORD_COMMAND}` (or `warpline import-coverage .coverage` after `pytest --cov "
-        "--cov-context=test`).")
+        f"`{out.record}`"
+        + (" (or `warpline import-coverage .coverage` after `pytest --cov "
+           "--cov-context=test`)." if python else "."))
     _uncovered_warning(out)
     return out

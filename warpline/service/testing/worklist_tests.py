@@ -17,6 +17,7 @@ from typing import Any
 from warpline.runners import RUNNERS, Runner, partition, used_for
 from warpline.runners.pytest import PYTEST
 from warpline.service.impact.seeds import Seed
+from warpline.service.impact.suggest import item_command
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries
 from warpline.store.testmaps import test_counts
@@ -42,7 +43,7 @@ def _by_seed(items: Iterable[Any], per_item: dict[str, list[dict[str, Any]]]
     return out
 
 
-def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
+def _map_entries(selection: Selection, locator: str, graph: Any) -> list[dict[str, Any]]:
     choice = selection.choice
     commit = choice.row.commit_sha[:12] if choice else "?"
     tests = selection.per_seed.get(locator, [])
@@ -56,7 +57,7 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
         f"It is cached (@{widened.decorator})" if widened.decorator is not None else
         "It is called through cached definitions") + (
         f": this test reaches it through a caller, and may use a result computed before{more}.")
-    return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
+    return [{"kind": "test", "command": item_command(graph, t), "test": None, "test_id": t,
              "distance": None, "callers": [], "why": cached if t in through else seen}
             for t in shown]
 
@@ -81,7 +82,7 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
-                out[locator] = _map_entries(selection, locator)
+                out[locator] = _map_entries(selection, locator, graph)
     commands = commands_of(ctx.root, selection, select_args, runners.used)
     return WorklistTests(selection, out, commands)
 

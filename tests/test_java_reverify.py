@@ -1,0 +1,115 @@
+"""Java end to end (issue 37): ``reverify`` on a Maven project selects the tests of a change
+and prints Surefire's own command, which runs exactly them — statically without a map, and
+map-first after ``warpline record-tests`` (JaCoCo per test), where a bug's failing tests
+are in the selection. Real git, real store, real ``mvn``, the fixture of
+``tests/javaproject.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gitfixture import FixtureRepo
+from tests.javaproject import FILES, mvn_available, write
+
+pytestmark = pytest.mark.skipif(not mvn_available(), reason="mvn and javac are not installed")
+
+CALC = "src/main/java/demo/Calc.java"
+BASE = "src/test/java/demo/"
+
+
+def _warpline(root: Path, *args: str) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARPLINE_")}
+    done = subprocess.run([sys.executable, "-m", "warpline.cli", *args, "--repo", str(root),
+                           "--json"], cwd=root, capture_output=True, text=True, env=env,
+                          timeout=900, check=False)
+    assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+def _maven(selection: dict[str, Any]) -> dict[str, Any]:
+    runs = [r for r in selection["runners"] if r["runner"] == "maven"]
+    assert len(runs) == 1, selection["runners"]
+    return runs[0]
+
+
+def _run(root: Path, command: str) -> tuple[int, set[str], set[str]]:
+    """(exit status, tests run, tests failed) of the printed command, from Surefire's own
+    reports."""
+    reports = root / "target" / "surefire-reports"
+    for old in reports.glob("TEST-*.xml") if reports.is_dir() else ():
+        old.unlink()
+    done = subprocess.run(["bash", "-c", command], cwd=root, capture_output=True, text=True,
+                          timeout=600, check=False)
+    ran, failed = set(), set()
+    for report in reports.glob("TEST-*.xml"):
+        for case in ET.parse(report).getroot().iter("testcase"):
+            name = f"{case.get('classname')}#{case.get('name')}"
+            ran.add(name)
+            if case.find("failure") is not None or case.find("error") is not None:
+                failed.add(name)
+    return done.returncode, ran, failed
+
+
+def _exactly(ids: list[str], ran: set[str]) -> bool:
+    """The run ran every test the ids name and nothing else: a method id its test, a file
+    id (a floor file, run whole) the tests of its class."""
+    methods, classes = set(), set()
+    for test_id in ids:
+        path, _, rest = test_id.partition("::")
+        package = path.removeprefix("src/test/java/").rpartition("/")[0].replace("/", ".")
+        if rest:
+            methods.add(f"{package}.{rest}")
+        else:
+            classes.add(f"{package}.{path.rpartition('/')[2].removesuffix('.java')}")
+    return methods <= ran and all(t in methods or t.partition("#")[0] in classes for t in ran)
+
+
+def test_reverify_selects_and_runs_java_tests_statically_then_map_first(
+        tmp_path: Path) -> None:
+    fixture = FixtureRepo(tmp_path / "calc")
+    fixture.commit(dict(FILES), "calc")
+    root = write(fixture.path)
+    (root / ".gitignore").write_text("target/\n", encoding="utf-8")
+
+    # Without a map: a change to Scale.apply, the static basis (edges and the floor).
+    scaled = FILES["src/main/java/demo/Scale.java"].replace("value * factor",
+                                                           "factor * value")
+    fixture.commit({"src/main/java/demo/Scale.java": scaled}, "scale")
+    write(root, {"src/main/java/demo/Scale.java": scaled})
+    answer = _warpline(root, "reverify", "HEAD~1..HEAD")
+    selection = answer["data"]["selection"]
+    assert selection["basis"] == "static"
+    run = _maven(selection)
+    # reaching Scale.apply over the edges; SubCheckTest names Scale itself: its file whole
+    assert set(run["tests"]) >= {f"{BASE}CalcTest.java::CalcTest#adds",
+                                 f"{BASE}SubCheckTest.java"}
+    assert f"{BASE}CalcTest.java::CalcTest#subtracts" not in run["tests"]
+    status, ran, _ = _run(root, run["command"])
+    assert status == 0 and _exactly(run["tests"], ran)
+    assert "demo.SubCheckTest#scales" in ran and "demo.CalcTest#subtracts" not in ran
+    assert run["command"] in [c["command"] for c in answer["next_actions"]["commands"]]
+
+    # A map of the whole suite at HEAD, then a bug in Calc.sub: map-first.
+    recorded = _warpline(root, "record-tests")
+    assert recorded["maps"][0]["runner"] == "maven"
+    assert recorded["maps"][0]["tests"] == 8 and recorded["maps"][0]["failed"] == 0
+    buggy = FILES[CALC].replace("return a - b;", "return a - b + 1;")
+    fixture.commit({CALC: buggy}, "bug")
+    write(root, {CALC: buggy})
+    selection = _warpline(root, "reverify", "HEAD~1..HEAD")["data"]["selection"]
+    assert selection["basis"] == "map", selection
+    run = _maven(selection)
+    assert sorted(run["tests"]) == [f"{BASE}CalcTest.java::CalcTest#subtracts",
+                                    f"{BASE}LegacyTestCase.java::LegacyTestCase#testSubtracts"]
+    status, ran, failed = _run(root, run["command"])
+    assert status != 0 and _exactly(run["tests"], ran)
+    assert failed == {"demo.CalcTest#subtracts", "demo.LegacyTestCase#testSubtracts"}
