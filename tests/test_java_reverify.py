@@ -113,3 +113,37 @@ def test_reverify_selects_and_runs_java_tests_statically_then_map_first(
     status, ran, failed = _run(root, run["command"])
     assert status != 0 and _exactly(run["tests"], ran)
     assert failed == {"demo.CalcTest#subtracts", "demo.LegacyTestCase#testSubtracts"}
+
+
+def test_a_pull_request_job_on_a_maven_project(tmp_path: Path) -> None:
+    """As the GitHub job test does for Python: on main, `warpline record-tests` records the
+    map and `warpline ci --record` pushes it with the pass; the PR job fetches it and
+    selects map-first, Surefire's own command runs the selection and fails on the bug, and
+    nothing is recorded as passed."""
+    from tests.test_ci_github_job import Forge, _git, _remote_notes, _report
+    from tests.test_ci_github_job import _warpline as _job
+
+    forge = Forge(tmp_path, {**FILES, ".gitignore": "target/\n"})
+    main = _git(forge.dev, "rev-parse", "main")
+    ck, env = forge.push_checkout(main, main, "main-push")
+    recorded = _job(ck, env, "record-tests", "--json")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert json.loads(recorded.stdout)["maps"][0]["clean"] is True
+    done = _job(ck, env, "ci", "--record", "test_pass", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["sync"]["maps"]["pushed"] == 1
+
+    pull = forge.pull_request("bug", [{CALC: FILES[CALC].replace("return a - b;",
+                                                                 "return a - b + 1;")}])
+    pr = forge.github_checkout(pull, 1, "pr")
+    pr_env = forge.github_env(pull, pr)
+    selection = _report(pr, pr_env)["reverify"]["data"]["selection"]
+    assert selection["basis"] == "map" and selection["map_commit"] == main, selection
+    run = _maven(selection)
+    assert f"{BASE}CalcTest.java::CalcTest#subtracts" in run["tests"]
+    status, ran, failed = _run(pr, run["command"])
+    assert status != 0 and _exactly(run["tests"], ran)
+    assert "demo.CalcTest#subtracts" in failed
+    refused = _job(pr, pr_env, "ci", "--record", "test_pass", "--json")
+    assert json.loads(refused.stdout)["error_code"] == "unbacked_pass"
+    assert pull["merge"] not in _remote_notes(forge)
