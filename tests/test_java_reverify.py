@@ -36,7 +36,7 @@ def _warpline(root: Path, *args: str) -> dict[str, Any]:
 
 
 def _maven(selection: dict[str, Any]) -> dict[str, Any]:
-    runs = [r for r in selection["runners"] if r["runner"] == "maven"]
+    runs: list[dict[str, Any]] = [r for r in selection["runners"] if r["runner"] == "maven"]
     assert len(runs) == 1, selection["runners"]
     return runs[0]
 
