@@ -17,6 +17,7 @@ mutant:
   the map links what it calls to the first test only);
 * static: ``runners.maven_select.static_tests`` (edges within 6 hops + the floor);
 * coverage truth: the map's tests of the method (the selection map-first gives);
+* per test class: the whole classes of the map's tests (what a per-class map would give);
 * whether every failing test is in each selection (a class-level failure — its runner
   could not be built, ``Class#initializationError``, or a ``@BeforeClass``/``@AfterClass``
   failed, reported under the class's own name — is caught by any test of that class the
@@ -44,6 +45,7 @@ from warpline.graph.builtin import capture_builtin
 from warpline.runners.maven_jacoco import test_id
 from warpline.runners.maven_record import java_map, projects_at
 from warpline.runners.maven_select import initializer_classes, static_tests
+from warpline.testmap.wire import encode
 
 CORPUS = Path("/work/shared/corpora/junit4.bundle")
 MUTANT = 'if (true) throw new RuntimeException("warpline mutant");'
@@ -175,9 +177,13 @@ def run(root: Path, count: int) -> dict[str, Any]:
                    if hits & initializer_classes(calls, [locator])}
         by_map = executed | widened
         static = set(static_tests(edges, facts, [locator], [path]).tests)
+        per_class = {t for t in recorded.tests if t.partition("#")[0] in
+                     {x.partition("#")[0] for x in by_map}}
         rows.append({
             "locator": locator, "failing": sorted(failing_ids),
             "map_tests": len(by_map), "map_executed": len(executed),
+            "per_class_tests": len(per_class),
+            "per_class_all": _caught(failing_ids, per_class) == len(failing_ids),
             "map_initializers": len(widened - executed), "static_tests": len(static),
             "map_all": _caught(failing_ids, by_map) == len(failing_ids),
             "static_all": _caught(failing_ids, static) == len(failing_ids),
@@ -195,6 +201,11 @@ def run(root: Path, count: int) -> dict[str, Any]:
         "static_recall_over_failing": round(
             sum(r["static_caught"] for r in rows) / failing_total, 4) if failing_total else None,
         "map_share_of_suite": round(sum(r["map_tests"] for r in rows) / (len(rows) * suite), 4),
+        "per_class_share_of_suite": round(
+            sum(r["per_class_tests"] for r in rows) / (len(rows) * suite), 4),
+        "map_kib": round(len(encode(recorded, 0)) / 1024, 1),
+        "map_tests_recorded": len(recorded.tests),
+        "map_links": sum(len(h) for h in recorded.hits.values()),
         "static_share_of_suite": round(
             sum(r["static_tests"] for r in rows) / (len(rows) * suite), 4),
         "static_recall_of_coverage_truth": round(
