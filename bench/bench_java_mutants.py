@@ -18,6 +18,9 @@ mutant:
 * static: ``runners.maven_select.static_tests`` (edges within 6 hops + the floor);
 * coverage truth: the map's tests of the method (the selection map-first gives);
 * per test class: the whole classes of the map's tests (what a per-class map would give);
+* a failing test neither selection holds is run again on the unmutated code (Surefire's
+  own ``-Dtest``): one that fails there too is not the mutant's (a timing test on a loaded
+  machine) and is named under ``flaky``;
 * whether every failing test is in each selection (a class-level failure — its runner
   could not be built, ``Class#initializationError``, or a ``@BeforeClass``/``@AfterClass``
   failed, reported under the class's own name — is caught by any test of that class the
@@ -42,6 +45,7 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from warpline.graph.builtin import capture_builtin
+from warpline.runners.maven_command import commands
 from warpline.runners.maven_jacoco import test_id
 from warpline.runners.maven_record import java_map, projects_at
 from warpline.runners.maven_select import initializer_classes, static_tests
@@ -88,6 +92,28 @@ def body_start(source: str, line: int, name: str) -> int | None:
         elif char == "{" and depth == 0:
             return index + 1
     return None
+
+
+def _still_failing(root: Path, project: Any, ids: set[str]) -> set[str]:
+    """Of ``ids``, the tests that fail on the unmutated code too (Surefire's own -Dtest)."""
+    methods = sorted(i for i in ids if not _class_level(i))
+    if not methods:
+        return set()
+    command = commands([project], methods)[0]
+    reports = root / "target" / "surefire-reports"
+    for old in reports.glob("TEST-*.xml") if reports.is_dir() else ():
+        old.unlink()
+    subprocess.run(["bash", "-c", command + " -q -B"], cwd=root, capture_output=True,
+                   check=False, timeout=3600)
+    again: set[str] = set()
+    for report in reports.glob("TEST-*.xml") if reports.is_dir() else ():
+        for case in ET.parse(report).getroot().iter("testcase"):
+            if case.find("failure") is not None or case.find("error") is not None:
+                name = re.sub(r"\[.*$", "", case.get("name") or "")
+                found = test_id(project, root, f"{case.get('classname')}#{name}")
+                if found:
+                    again.add(found)
+    return again & ids
 
 
 def _class_level(failure: str) -> bool:
@@ -177,6 +203,10 @@ def run(root: Path, count: int) -> dict[str, Any]:
                    if hits & initializer_classes(calls, [locator])}
         by_map = executed | widened
         static = set(static_tests(edges, facts, [locator], [path]).tests)
+        # A failure neither selection holds is run again without the mutant: one that fails
+        # there too (a timing test on a loaded machine) is not the mutant's, and is named.
+        flaky = _still_failing(root, project, failing_ids - (by_map & static))
+        failing_ids -= flaky
         per_class = {t for t in recorded.tests if t.partition("#")[0] in
                      {x.partition("#")[0] for x in by_map}}
         rows.append({
@@ -190,6 +220,7 @@ def run(root: Path, count: int) -> dict[str, Any]:
             "static_caught": _caught(failing_ids, static),
             "static_vs_truth": round(len(static & executed) / len(executed), 3)
             if executed else None,
+            "flaky": sorted(flaky),
         })
         print(json.dumps(rows[-1])[:300], flush=True)
     failing_total = sum(len(r["failing"]) for r in rows)
@@ -213,6 +244,7 @@ def run(root: Path, count: int) -> dict[str, Any]:
         "plain_mvn_test_s": round(plain_s, 1), "record_s": round(record_s, 1),
         "record_overhead_ratio": round(record_s / plain_s, 2),
         "capture_cpu_s": round(capture_s, 2), "failing_at_head": sorted(base_failing),
+        "flaky": sorted({f for r in rows for f in r["flaky"]}),
     }
     return {"summary": summary, "mutants": rows}
 
