@@ -38,6 +38,7 @@ import pygit2
 from warpline.lang import JAVA
 from warpline.lang.java import module_name, read
 from warpline.runners.maven_rules import JavaProject
+from warpline.settings import child_environment
 
 __all__ = ["JACOCO_VERSION", "JavaRecording", "entity_lines", "record", "resolve_tools"]
 
@@ -165,9 +166,9 @@ def record(root: Path, project: JavaProject, classes: list[str], work: Path,
             main, str(out), class_dirs, str(children), *classes]
     # The agent through the environment: a JVM a test starts (a command-line runner under
     # test) inherits it and writes its data for the test that started it.
-    env = {**os.environ, "JAVA_TOOL_OPTIONS": " ".join(filter(None, [
-        os.environ.get("JAVA_TOOL_OPTIONS", ""),
-        f"-javaagent:{agent}=destfile={children},append=true"]))}
+    env = child_environment()
+    env["JAVA_TOOL_OPTIONS"] = " ".join(filter(None, [
+        env.get("JAVA_TOOL_OPTIONS", ""), f"-javaagent:{agent}=destfile={children},append=true"]))
     _run("run the tests", args, project_dir, env=env, check=False)
     if not out.is_file():
         raise RecordFailed("run the tests", "the launcher wrote no recording")

@@ -34,6 +34,8 @@ _OWN = ("{}Test", "{}Tests", "Test{}", "{}TestCase")
 
 @dataclass(slots=True)
 class JavaStatic:
+    """The static selection: its tests (reaching ones nearest first, then the floor's
+    files' tests), how many reached the change over edges, the floor's files, the words."""
     tests: list[str] = field(default_factory=list)
     reaching: int = 0  # tests reached over edges
     floor_files: list[str] = field(default_factory=list)

@@ -81,6 +81,9 @@ _VALUE_OF = frozenset({"Integer", "Long", "Short", "Byte", "Character", "Boolean
 
 @dataclass(slots=True)
 class _Frame:
+    """A scope open at the sweep's position: until ``end``, its declaration (a type, a
+    method, None for a lambda), the entity edges from inside it start at (None: the one
+    around it) and its locals' types."""
     end: int
     decl: TypeDecl | MethodDecl | None  # None: a lambda
     entity: str | None

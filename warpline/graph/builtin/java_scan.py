@@ -78,6 +78,8 @@ class TypeDecl:
 
 @dataclass(eq=False, slots=True)
 class FileScan:
+    """One file: its parse, its query's captures in source order, the walker's entities,
+    its imports and its declarations (by node id)."""
     path: str
     package: str
     tree: Any
