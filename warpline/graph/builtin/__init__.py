@@ -15,9 +15,9 @@ from typing import Any
 
 import pygit2
 
-from warpline.graph.builtin import java, python
+from warpline.graph.builtin import java, python, script
 from warpline.graph.model import EdgeCapture
-from warpline.lang import JAVA, PYTHON, language_of
+from warpline.lang import JAVA, JAVASCRIPT, PYTHON, TSX, TYPESCRIPT, language_of
 
 __all__ = ["BUILTIN_VERSION", "EXTRACTORS", "capture_builtin", "reads", "source_blobs",
            "try_capture_builtin"]
@@ -28,7 +28,12 @@ _SYMLINK_MODE = 0o120000
 # A language's extractor: its files' ``(path, content)`` (sorted by path) at ``commit``
 # -> that language's entities and edges, stamped with the version given.
 Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
-EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture, JAVA.name: java.capture}
+EXTRACTORS: dict[str, Extractor] = {
+    PYTHON.name: python.capture,
+    # One extractor reads the three rows together (a .ts file imports a .js one).
+    TYPESCRIPT.name: script.capture, TSX.name: script.capture, JAVASCRIPT.name: script.capture,
+    JAVA.name: java.capture,
+}
 
 
 def reads(path: str) -> bool:
@@ -74,33 +79,41 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
     """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
     repository it belongs to, kept in the signature for sources that need lookups).
 
-    Python's capture always runs (a repository without Python files gets its empty
-    capture, as before); every other language's runs when the commit has its files, and
-    the captures are joined (``join``)."""
+    Each extractor reads its languages' files (rows sharing an extractor together); the
+    captures are joined (Python's always runs: a repository without Python files gets
+    its empty capture, as before)."""
     blobs = source_blobs(commit)
-    captures = [extract(commit, blobs.get(name, []), BUILTIN_VERSION)
-                for name, extract in EXTRACTORS.items()
-                if name == PYTHON.name or blobs.get(name)]
-    return join(captures)
+    grouped: dict[Extractor, list[tuple[str, bytes]]] = {EXTRACTORS[PYTHON.name]: []}
+    for name, files in blobs.items():
+        grouped.setdefault(EXTRACTORS[name], []).extend(files)
+    captures = [extract(commit, sorted(files), BUILTIN_VERSION)
+                for extract, files in grouped.items()]
+    return _join(captures)
 
 
-def join(captures: list[EdgeCapture]) -> EdgeCapture:
-    """One capture of several languages' (their locators never meet): entities, edges and
-    failures together, unresolved counts summed, Python's discovery facts with each other
-    language's under its own key."""
+def _join(captures: list[EdgeCapture]) -> EdgeCapture:
+    """One capture of several languages' (their locators never overlap)."""
     if len(captures) == 1:
         return captures[0]
     first = captures[0]
-    discovery: dict[str, Any] = dict(first.discovery or {})
-    for other in captures[1:]:
-        discovery.update(other.discovery or {})
-    entities = {e.locator: e for c in reversed(captures) for e in c.entities}
     return replace(
         first,
-        entities=tuple(entities[k] for k in sorted(entities)),
-        edges=tuple(sorted({e for c in captures for e in c.edges},
+        entities=tuple(sorted((e for c in captures for e in c.entities),
+                              key=lambda e: e.locator)),
+        edges=tuple(sorted((e for c in captures for e in c.edges),
                            key=lambda e: (e.source_locator, e.target_locator, e.kind))),
-        failed_entities=tuple(sorted({f for c in captures for f in c.failed_entities})),
+        failed_entities=tuple(sorted(f for c in captures for f in c.failed_entities)),
         unresolved=sum(c.unresolved for c in captures),
-        degraded_files=tuple(d for c in captures for d in c.degraded_files),
-        discovery=discovery)
+        discovery=_discovery(captures))
+
+
+def _discovery(captures: list[EdgeCapture]) -> dict[str, Any] | None:
+    """Python's discovery facts at the top level (where pytest's rules read them), each
+    other language's under its own key (Java's ``java``)."""
+    found = [c.discovery for c in captures if c.discovery]
+    if not found:
+        return None
+    merged: dict[str, Any] = dict(found[0])
+    for other in found[1:]:
+        merged.update(other)
+    return merged
