@@ -34,6 +34,7 @@ TINY: dict[str, list[str]] = {
     "profile_walk.py": ["{tmp}/history", "--limit", "30"],
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
     "bench_cosmetic_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
+    "bench_facts.py": ["{tmp}/history", "--check-derived"],
     "bench_history_truth.py": ["{tmp}/history"],
     "bench_coupling.py": ["{tmp}/history"],
     "bench_rust_ids.py": ["{tmp}/history"],
@@ -56,6 +57,9 @@ TINY: dict[str, list[str]] = {
     # Java (issue 37): javac's truth and two mutants, on the tests' fixture Maven project.
     "bench_java_edges.py": ["--tiny"],
     "bench_java_mutants.py": ["--tiny"],
+    # gotruth is built here (golang.org/x/tools from the Go module proxy).
+    "bench_go_edges.py": ["--tiny", "--goos", "linux"],
+    "bench_go_mutants.py": ["--tiny"],
 }
 
 

@@ -100,8 +100,9 @@ def test_reverify_selects_and_runs_java_tests_statically_then_map_first(
 
     # A map of the whole suite at HEAD, then a bug in Calc.sub: map-first.
     recorded = _warpline(root, "record-tests")
-    assert recorded["maps"][0]["runner"] == "maven"
-    assert recorded["maps"][0]["tests"] == 8 and recorded["maps"][0]["failed"] == 0
+    (found,) = recorded["records"]
+    assert found["runner"] == "maven" and found["source"] == "maven-jacoco"
+    assert found["tests"] == 8 and found["failed_tests"] == [] and found["exit_status"] == 0
     buggy = FILES[CALC].replace("return a - b;", "return a - b + 1;")
     fixture.commit({CALC: buggy}, "bug")
     write(root, {CALC: buggy})
@@ -128,7 +129,7 @@ def test_a_pull_request_job_on_a_maven_project(tmp_path: Path) -> None:
     ck, env = forge.push_checkout(main, main, "main-push")
     recorded = _job(ck, env, "record-tests", "--json")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
-    assert json.loads(recorded.stdout)["maps"][0]["clean"] is True
+    assert json.loads(recorded.stdout)["records"][0]["dirty_paths"] == []
     done = _job(ck, env, "ci", "--record", "test_pass", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["sync"]["maps"]["pushed"] == 1
@@ -144,6 +145,15 @@ def test_a_pull_request_job_on_a_maven_project(tmp_path: Path) -> None:
     status, ran, failed = _run(pr, run["command"])
     assert status != 0 and _exactly(run["tests"], ran)
     assert "demo.CalcTest#subtracts" in failed
+    # warpline run-tests --select (the job's range) runs the same command, watches it and
+    # leaves the receipt of the failure.
+    ran_tests = _job(pr, pr_env, "run-tests", "--select", "--json")
+    assert ran_tests.returncode == 1, ran_tests.stdout + ran_tests.stderr
+    (watched,) = json.loads(ran_tests.stdout)["runs"]
+    assert watched["runner"] == "maven" and watched["tests"] == run["tests"]
+    assert f"{BASE}CalcTest.java::CalcTest#subtracts" in watched["receipt"]["failed_tests"]
+    assert watched["receipt"]["selection"]["basis"] == "map"
     refused = _job(pr, pr_env, "ci", "--record", "test_pass", "--json")
-    assert json.loads(refused.stdout)["error_code"] == "unbacked_pass"
+    error = json.loads(refused.stdout)
+    assert (error["error_code"], error["details"]["reason"]) == ("unbacked_pass", "run_failed")
     assert pull["merge"] not in _remote_notes(forge)

@@ -8,6 +8,8 @@ Maven-specific, behind the row's callables.
   ``-Dtest='pkg/FooTest#a+b'``, ``-pl`` for a module of a reactor, ``./mvnw`` when the
   repository has it);
 * its map: ``maven_record`` (``warpline record-tests``: JaCoCo per test, ``maven_jacoco``);
+* its runs: ``maven_run`` (``warpline run-tests``: the row's own command, each test's
+  outcome read back from Surefire's XML reports);
 * static selection's floor: ``maven_select`` (own tests by name, test files using the
   changed file).
 """
@@ -23,6 +25,7 @@ from warpline.runners.row import Runner
 if TYPE_CHECKING:
     import pygit2
 
+    from warpline.runners.receipt import RunWatchState
     from warpline.store.testmaps import RecordedMap
 
 NAME = "maven"
@@ -85,16 +88,17 @@ def _widen(graph: Any, locators: Sequence[str]) -> list[str]:
     return widen(graph, locators)
 
 
-def _item_command(graph: Any, test_id: str) -> str:
-    from warpline.runners.maven_discovery import item_command
+def _record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
+            jobs: int) -> tuple[RecordedMap, RunWatchState, int]:
+    from warpline.runners.maven_record import record
 
-    return item_command(graph, test_id)
+    return record(root, repo, commit, jobs)
 
 
-def _record(root: Path, repo: pygit2.Repository) -> tuple[RecordedMap, dict[str, str], float]:
-    from warpline.runners.maven_record import record_map
+def _run(root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]:
+    from warpline.runners.maven_run import run
 
-    return record_map(root, repo)
+    return run(root, ids)
 
 
 def _collectable(root: Path, ids: Sequence[str]) -> list[str]:
@@ -133,6 +137,6 @@ MAVEN = Runner(
     reach_hops=64,  # maven_select.MAX_HOPS: Java's call chains run deep (measured)
     floor=_floor,
     widen=_widen,
-    item_command=_item_command,
     record=_record,
+    run=_run,
 )

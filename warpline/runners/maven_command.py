@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from warpline.runners.maven_rules import JavaProject, detect, project_of
+from warpline.runners.row import capped
 
 __all__ = ["command_for", "command_lines", "commands", "projects_in", "split_id",
            "uses_maven"]
@@ -160,21 +161,19 @@ def uses_maven(root: Path) -> bool:
         return False
 
 
-def _widen(ids: list[str], max_ids: int) -> tuple[list[str], bool]:
+def _cap(ids: list[str], max_ids: int) -> tuple[list[str], bool]:
     """Past ``max_ids``: whole test classes (``file::Class``), more tests, never fewer."""
-    if len(ids) <= max_ids:
-        return ids, False
-    return list(dict.fromkeys(i.partition("#")[0] for i in ids)), True
+    return capped(ids, max_ids, lambda test_id: test_id.partition("#")[0])
 
 
 def command_lines(root: Path, ids: list[str], max_ids: int = 500) -> list[str]:
-    unique, _ = _widen(list(dict.fromkeys(ids)), max_ids)
+    unique, _ = _cap(ids, max_ids)
     return commands([p for p in projects_in(root) if p.tool == "maven"], unique)
 
 
 def command_for(root: Path, ids: list[str], max_ids: int = 500) -> tuple[str, bool] | None:
     """One command running exactly ``ids`` from the root (several builds: joined by
     ``&&``); ``widened`` when past ``max_ids`` whole classes are named instead."""
-    unique, widened = _widen(list(dict.fromkeys(ids)), max_ids)
+    unique, widened = _cap(ids, max_ids)
     lines = commands([p for p in projects_in(root) if p.tool == "maven"], unique)
     return (" && ".join(lines), widened) if lines else None

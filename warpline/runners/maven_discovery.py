@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["facts", "floor", "graph_tests", "item_command", "test_nodes", "widen"]
+__all__ = ["facts", "floor", "graph_tests", "test_nodes", "widen"]
 
 
 def facts(graph: Any) -> dict[str, Any]:
@@ -71,16 +71,3 @@ def widen(graph: Any, locators: Sequence[str]) -> list[str]:
                         step.append(caller)
         frontier = step
     return sorted(initializer_classes(calls, java))
-
-
-def item_command(graph: Any, test_id: str) -> str:
-    """The Maven command running one test, from the projects the snapshot's facts hold."""
-    from warpline.runners.maven_command import commands
-    from warpline.runners.maven_rules import JavaProject
-
-    projects = [JavaProject(p["directory"], p["tool"], tuple(p["test_roots"]),
-                            tuple(p["main_roots"]), wrapper=bool(p.get("wrapper")),
-                            aggregator=bool(p.get("aggregator")))
-                for p in facts(graph).get("projects", []) if isinstance(p, dict)]
-    built = commands([p for p in projects if p.tool == "maven"], [test_id])
-    return built[0] if built else "mvn test"  # a path in no Maven layout: the whole suite

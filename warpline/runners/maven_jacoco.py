@@ -45,7 +45,7 @@ __all__ = ["JACOCO_VERSION", "JavaRecording", "entity_lines", "record", "resolve
 JACOCO_VERSION = "0.8.15"
 # Named with its version: a prefix (`dependency:`) asks the registry's metadata every time.
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath"
-SOURCE = "jacoco"
+SOURCE = "maven-jacoco"  # <runner>-<tool>: testselect names the row that records it
 _PARAMS = re.compile(r"\[.*$")
 _TOOLS_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>

@@ -11,20 +11,21 @@ import pygit2
 
 from warpline.errors import InvalidArgument
 from warpline.graph.builtin import capture_builtin
+from warpline.runners import maven_jacoco
 from warpline.runners.maven_jacoco import (
     JACOCO_VERSION,
     SOURCE,
     JavaRecording,
     RecordFailed,
     entity_lines,
-    record,
     source_at,
     test_id,
 )
 from warpline.runners.maven_rules import JavaProject
+from warpline.runners.receipt import RunWatchState, head_sha, run_relevant_changes
 from warpline.store.testmaps import RecordedMap
 
-__all__ = ["java_map", "projects_at", "record_map"]
+__all__ = ["java_map", "projects_at", "record", "record_map"]
 
 
 def projects_at(repo: pygit2.Repository, commit: pygit2.Commit
@@ -120,8 +121,9 @@ def java_map(root: Path, repo: pygit2.Repository) -> tuple[RecordedMap, JavaReco
             mine = [c for c in classes if _in(project, root, c)]
             if not mine:
                 continue
-            last = record(root, project, mine, Path(tmp) / (project.directory or "root"),
-                          assertions=project.assertions)
+            last = maven_jacoco.record(root, project, mine,
+                                       Path(tmp) / (project.directory or "root"),
+                                       assertions=project.assertions)
             recorded = to_map(root, repo, commit, project, last, projects)
             if combined is None:
                 combined = recorded
@@ -150,6 +152,24 @@ def record_map(root: Path, repo: pygit2.Repository
                               details={"step": failed.step}) from failed
     outcomes = {test: outcome for test, (_, outcome) in recorded.tests.items()}
     return recorded, outcomes, recording.seconds
+
+
+def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
+           jobs: int) -> tuple[RecordedMap, RunWatchState, int]:
+    """The row's ``record`` (``jobs`` unused: one JVM runs the classes one test at a time,
+    each test's execution data taken after it): the map, the run's watch state (each
+    test's outcome) and its exit status (1 when a test failed). What ran was the work tree:
+    a map with run-relevant changes (the row's ``run_input``) describes no commit and never
+    travels (``warpline sync``)."""
+    from warpline.runners.maven import MAVEN
+
+    state = RunWatchState(commit_at_start=head_sha(repo))
+    recorded, outcomes, _ = record_map(root, repo)
+    recorded.dirty_paths = run_relevant_changes(repo, MAVEN.run_input)
+    for test, outcome in outcomes.items():
+        state.outcome(test, outcome)
+    state.collected = len(outcomes)
+    return recorded, state, 1 if "failed" in outcomes.values() else 0
 
 
 def _in(project: JavaProject, root: Path, cls: str) -> bool:

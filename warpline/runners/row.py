@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import pygit2
 
+    from warpline.runners.receipt import RunWatchState
     from warpline.store.testmaps import RecordedMap
 
 
@@ -71,34 +72,38 @@ class ImportMap(Protocol):
                  data: Path, rootdir: str) -> RecordedMap: ...
 
 
-class StaticFloor(Protocol):
-    """The row's floor for changed files: its test ids or test files that run whatever the
-    graph says (a changed class's own tests by name, test files using the changed file);
-    None when the snapshot holds no facts to tell."""
+class Floor(Protocol):
+    """The test files (or ids) a static selection runs for changed files ``paths`` of the
+    snapshot's graph beyond what the graph reaches (pytest's import floor is the service's
+    own; Go's: the changed packages' tests and their importers'; Maven's: a changed class's
+    own tests by name and the test files using the changed file); None when the snapshot
+    carries no facts to tell."""
 
     def __call__(self, graph: Any, paths: Sequence[str | None]) -> list[str] | None: ...
 
 
 class Widen(Protocol):
-    """Definitions whose tests in a per-test map depend on the changed ones though the map
-    cannot see it (code a class's static initializer runs once per JVM)."""
+    """Definitions of the snapshot's graph whose tests in a per-test map depend on the
+    changed ``locators`` though the map cannot see it (Maven: classes whose static
+    initializers, run once per JVM, reach them)."""
 
     def __call__(self, graph: Any, locators: Sequence[str]) -> list[str]: ...
 
 
-class ItemCommand(Protocol):
-    """The command running one test id, from the graph's discovery facts."""
-
-    def __call__(self, graph: Any, test_id: str) -> str: ...
-
-
 class Record(Protocol):
-    """A map of the whole suite at HEAD, recorded by running it: ``(RecordedMap, outcomes:
-    test id -> passed|failed|skipped, seconds)``. Raises ``InvalidArgument`` when the
-    repository cannot be recorded this way (the toolchain, the build failing)."""
+    """Run the whole suite under the runner's own coverage, one map for ``commit`` (the
+    work tree's HEAD): ``(the map, the run's watch state, its exit status)``; the caller
+    stores both (``warpline record-tests``)."""
 
-    def __call__(self, root: Path, repo: pygit2.Repository
-                 ) -> tuple[RecordedMap, dict[str, str], float]: ...
+    def __call__(self, root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
+                 jobs: int) -> tuple[RecordedMap, RunWatchState, int]: ...
+
+
+class Run(Protocol):
+    """Run ``ids`` (None: the whole suite) as the row's command does, watching each test's
+    outcome: ``(the watch state, exit status)`` (``warpline run-tests``)."""
+
+    def __call__(self, root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,20 +141,30 @@ class Runner:
     # Ids the meta-test checks ``owns`` against (this row's, no other's).
     example_ids: tuple[str, ...] = ()
     # How far (call/reference edges) the static walk from a changed definition looks for
-    # this row's tests (a language whose call chains run deep looks further).
+    # this row's tests (a language whose call chains run deep looks further: Java's).
     reach_hops: int = 6
-    # The static floor: (graph, changed files) -> this row's test ids or test files that run
-    # for code the graph cannot see reaching them; None: no floor of its own (pytest's
-    # import floor is the service's default).
-    floor: StaticFloor | None = None
+    # Beyond pytest's import floor (the service's own): the row's floor of changed files.
+    floor: Floor | None = None
+    # (root, repo-relative file) -> the ids of the tests defined in that work-tree file (a
+    # test file changed since the map: its tests the map cannot know); None: the graph's
+    # discovery facts name a changed test (``graph_tests``) and a changed test file the map
+    # holds no test of runs whole (Maven's), or Python's rule (pytest's).
+    file_tests: Callable[[Path, str], list[str]] | None = None
     # (graph, changed definitions) -> definitions whose tests in a map also depend on them
-    # (Java: classes whose initializers, run once per JVM, reach them); None: none.
+    # (``Widen``); None: none.
     widen: Widen | None = None
-    # (graph, one of its ids) -> the command running that one test, from what the graph's
-    # discovery facts hold (a per-item suggestion has no work tree at hand); None: the
-    # row's ids are pytest's own (``pytest <id>``).
-    item_command: ItemCommand | None = None
-    # Records a map of the whole suite at HEAD (``warpline record-tests``): (root,
-    # repository) -> the map and the run's outcomes; None: the row records another way
-    # (``record_command``).
+    # A runner without a plugin: warpline runs it (``record-tests``, ``run-tests``) and
+    # writes the receipts of the runs it watched.
     record: Record | None = None
+    run: Run | None = None
+
+
+def capped(ids: Sequence[str], max_ids: int,
+           test_file: Callable[[str], str]) -> tuple[list[str], bool]:
+    """``ids`` once each, in order; past ``max_ids`` their files instead (more tests, never
+    fewer), and whether that happened: what every row's ``command`` names."""
+    unique = list(dict.fromkeys(ids))
+    if len(unique) <= max_ids:
+        return unique, False
+    return list(dict.fromkeys(test_file(i) for i in unique)), True
+

@@ -31,12 +31,12 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.runners import RUNNERS, owner_of, test_ids, test_nodes
+from warpline.runners import RUNNERS, test_ids, test_nodes
 from warpline.runners.pytest_discovery import floor_files, own_id
 from warpline.runners.pytest_rules import DEFAULT_RULES, TestRules
 
-__all__ = ["floor_files", "inspection", "is_test_file", "item_command", "nearest_tests",
-           "pytest_id", "reaching_entries", "reaching_tests", "static_union", "suggestions"]
+__all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
+           "reaching_entries", "reaching_tests", "static_union", "suggestions"]
 
 MAX_HOPS = 6
 PER_ITEM = 5
@@ -168,7 +168,7 @@ def suggestions(graph: nx.DiGraph | None, locator: str,
     out: list[dict[str, Any]] = []
     for test, hops in tests:
         for node_id in test_ids(graph, test) if graph is not None else ():
-            out.append({"kind": "test", "command": item_command(graph, node_id),
+            out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}",
                         "test": test, "test_id": node_id, "distance": hops, "callers": [],
                         "why": "This is the test itself." if hops == 0 else
                         f"This test reaches it through {hops} call/reference edge(s)."})
@@ -193,15 +193,6 @@ def inspection(graph: nx.DiGraph | None, locator: str) -> dict[str, Any]:
                "it; read the change itself.")
     return {"kind": "inspection", "command": None, "test": None, "distance": None,
             "callers": callers, "why": why}
-
-
-def item_command(graph: nx.DiGraph | None, test_id: str) -> str:
-    """The command running one test: its row's (``Runner.item_command``, from the graph's
-    facts), else pytest's ``pytest <id>``."""
-    owner = owner_of(test_id)
-    if owner is not None and owner.item_command is not None and graph is not None:
-        return owner.item_command(graph, test_id)
-    return f"pytest {shlex.quote(test_id)}"
 
 
 def _node_id(entry: dict[str, Any]) -> str:

@@ -3,8 +3,9 @@ language other than Python (pytest's own rules stay in ``testselect``):
 
 * a changed test runs itself: a changed test definition its test ids (``graph_tests``), a
   changed test file (or a definition in one that is no test: a helper, a field) the file
-  whole;
-* tests a map cannot know: a changed test file of the row the map holds no test of runs
+  whole; for a row that names a work-tree file's tests itself (``file_tests``: Go's),
+  ``testselect`` asks it instead;
+* tests a map cannot know: a changed test file of such a row the map holds no test of runs
   whole;
 * what a map cannot see: definitions whose map tests depend on a changed one (``widen``:
   Java's static initializers), their tests added.
@@ -48,6 +49,8 @@ def own_tests(graph: Any, seed: Seed) -> list[str]:
     no test (a helper, a field, the file) runs the file whole."""
     out: list[str] = []
     for runner in rows_of(seed):
+        if runner.file_tests is not None:
+            continue  # testselect asks the work tree's file
         ids = runner.graph_tests(graph, seed.locator) if graph is not None else []
         if ids:
             out.extend(ids)
@@ -63,7 +66,8 @@ def new_test_files(graph: Any, paths: frozenset[str], known: set[str]) -> list[s
     out = []
     for path in sorted(paths):
         for runner in RUNNERS:
-            if runner.language_default or not runner.owns(path):
+            if runner.language_default or runner.file_tests is not None \
+                    or not runner.owns(path):
                 continue
             if (path in test_files(graph, runner) or runner.is_test_file(path)) \
                     and path not in files_known:

@@ -6,7 +6,9 @@ For a set of changed entities, the union of
 * every test from which one of them is reachable (``suggest.reaching_tests``);
 * the import floor: the test files importing a changed entity's module, run whole
   (``discovery.floor_of_paths``), for code reached at run time through frameworks,
-  callbacks and dunders, which the graph cannot see.
+  callbacks and dunders, which the graph cannot see; and each runner row's own floor
+  (``Runner.floor``: Go's is the test files of a changed package and of its importers;
+  Maven's a changed class's own tests by name and the test files using the changed file).
 
 Without a map this is the whole selection; with one, it answers for the changed entities
 the map cannot (``testselect``). Either way it is the same answer.
@@ -27,18 +29,6 @@ from warpline.service.impact import suggest
 NO_IMPORT_FACTS = ("The edge snapshot carries no test-import facts (captured by an older "
                    "warpline, or by loomweave alone): the selection lacks the test files "
                    "importing the changed modules. Capture the snapshot again.")
-
-
-def _row_floor(graph: nx.DiGraph | None, paths: list[str | None]) -> list[str]:
-    """The floors of the rows that have their own (``Runner.floor``: Maven's own tests by
-    name and test files using the changed file), for the changed files."""
-    if graph is None:
-        return []
-    out: list[str] = []
-    for runner in RUNNERS:
-        if runner.floor is not None:
-            out.extend(runner.floor(graph, paths) or [])
-    return out
 
 
 @dataclass(slots=True)
@@ -69,7 +59,7 @@ class StaticBasis:
             return False
         if rules_of(self.graph).is_test_file(path):
             return True
-        if _row_floor(self.graph, [path]):
+        if any(runner.floor(self.graph, [path]) for runner in RUNNERS if runner.floor):
             return True
         dotted = dotted_module(path)
         modules = imported_modules(self.graph)
@@ -88,7 +78,9 @@ class StaticBasis:
             floor = []
             if graph is not None:
                 out.warnings.append(NO_IMPORT_FACTS)
-        floor = sorted({*floor, *_row_floor(graph, paths)})
+        for runner in RUNNERS:  # the rows' own floors (Go: a changed package's tests)
+            found = runner.floor(graph, paths) if runner.floor is not None else None
+            floor.extend(f for f in found or () if f not in floor)
         per_item = [*(self.entries.get(loc, []) for loc in locators), reaching]
         out.tests, out.why = suggest.static_union(per_item, floor)
         out.floor_files = len(floor)

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.runners import RUNNERS, Runner, partition, used_for
+from warpline.runners import RUNNERS, Runner, owner_of, partition, used_for
 from warpline.runners.pytest import PYTEST
 from warpline.service.impact.seeds import Seed
-from warpline.service.impact.suggest import item_command
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries
 from warpline.store.testmaps import test_counts
@@ -43,7 +42,7 @@ def _by_seed(items: Iterable[Any], per_item: dict[str, list[dict[str, Any]]]
     return out
 
 
-def _map_entries(selection: Selection, locator: str, graph: Any) -> list[dict[str, Any]]:
+def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
     choice = selection.choice
     commit = choice.row.commit_sha[:12] if choice else "?"
     tests = selection.per_seed.get(locator, [])
@@ -57,7 +56,7 @@ def _map_entries(selection: Selection, locator: str, graph: Any) -> list[dict[st
         f"It is cached (@{widened.decorator})" if widened.decorator is not None else
         "It is called through cached definitions") + (
         f": this test reaches it through a caller, and may use a result computed before{more}.")
-    return [{"kind": "test", "command": item_command(graph, t), "test": None, "test_id": t,
+    return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None, "test_id": t,
              "distance": None, "callers": [], "why": cached if t in through else seen}
             for t in shown]
 
@@ -82,9 +81,34 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
-                out[locator] = _map_entries(selection, locator, graph)
+                out[locator] = _map_entries(selection, locator)
     commands = commands_of(ctx.root, selection, select_args, runners.used)
-    return WorklistTests(selection, out, commands)
+    return WorklistTests(selection, _in_runners_syntax(ctx.root, out), commands)
+
+
+def _in_runners_syntax(root: Path, per_item: dict[str, list[dict[str, Any]]]
+                       ) -> dict[str, list[dict[str, Any]]]:
+    """Each suggested test's command in its own runner's syntax: its row's ``command`` for
+    that one id (the entries are built as ``pytest <id>`` with the id in ``test_id``; a Go
+    test's is its ``go test … -run``, a Java test's Surefire's ``mvn -Dtest=…``)."""
+    rendered: dict[str, str] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for locator, entries in per_item.items():
+        fixed = []
+        for entry in entries:
+            command = entry.get("command")
+            if isinstance(command, str) and command.startswith("pytest "):
+                test_id = str(entry.get("test_id")
+                              or shlex.split(command[len("pytest "):])[0])
+                runner = owner_of(test_id)
+                if runner is not None and runner is not PYTEST:
+                    if test_id not in rendered:
+                        built = runner.command(root, [test_id])
+                        rendered[test_id] = built[0] if built else runner.whole_suite
+                    entry = {**entry, "command": rendered[test_id]}
+            fixed.append(entry)
+        out[locator] = fixed
+    return out
 
 
 @dataclass(slots=True)
