@@ -54,6 +54,9 @@ TINY: dict[str, list[str]] = {
                                 "--blob-mb", "1", "--note-mb", "1"],
     "bench_shallow_deepen.py": ["--origin", "{tmp}/history", "--depths", "1,5",
                                 "--deepen", "3"],
+    # Java (issue 37): javac's truth and two mutants, on the tests' fixture Maven project.
+    "bench_java_edges.py": ["--tiny"],
+    "bench_java_mutants.py": ["--tiny"],
     # gotruth is built here (golang.org/x/tools from the Go module proxy).
     "bench_go_edges.py": ["--tiny", "--goos", "linux"],
     "bench_go_mutants.py": ["--tiny"],

@@ -34,6 +34,9 @@ class SuggestedVerification(WireModel):
         "null for inspection."
     )
     test: str | None = Field(default=None, description="Locator of the test function.")
+    test_id: str | None = Field(
+        default=None, description="The test's id as its runner names it (kind=test; "
+        "additive): what `command` runs.")
     distance: Count | None = Field(
         default=None, description="Call edges from the test to the item (nearest first)."
     )

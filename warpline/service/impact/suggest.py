@@ -31,7 +31,7 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.runners import test_ids, test_nodes
+from warpline.runners import RUNNERS, test_ids, test_nodes
 from warpline.runners.pytest_discovery import floor_files, own_id
 from warpline.runners.pytest_rules import DEFAULT_RULES, TestRules
 
@@ -108,7 +108,8 @@ def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
     pred: dict[str, dict[str, Any]] = graph._pred
     distance = {t: 0 for t in dict.fromkeys(targets) if t in pred}
     frontier = list(distance)
-    for hop in range(1, hops + 1):
+    reach = _reach(graph, hops)
+    for hop in range(1, max(reach.values(), default=hops) + 1):
         step = []
         for node in frontier:
             for caller in pred[node]:
@@ -116,8 +117,24 @@ def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
                     distance[caller] = hop
                     step.append(caller)
         frontier = step
-    tests = set(test_nodes(graph))
-    return {node: hops_ for node, hops_ in distance.items() if node in tests}
+    return {node: hops_ for node, hops_ in distance.items()
+            if node in reach and hops_ <= reach[node]}
+
+
+def _reach(graph: nx.DiGraph, hops: int) -> dict[str, int]:
+    """Test locator -> how far from a change it may be: ``hops`` (``MAX_HOPS``) for
+    pytest's, a row's own ``reach_hops`` where it is larger (Java's chains run deep)."""
+    if hops != MAX_HOPS or len(RUNNERS) == 1:
+        return dict.fromkeys(test_nodes(graph), hops)
+    key = "warpline_reach_hops"
+    cached: dict[str, int] | None = graph.graph.get(key)
+    if cached is None:
+        cached = {}
+        for runner in RUNNERS:
+            for node in runner.test_nodes(graph):
+                cached[node] = max(cached.get(node, 0), max(hops, runner.reach_hops))
+        graph.graph[key] = cached
+    return cached
 
 
 def reaching_entries(graph: nx.DiGraph, targets: Iterable[str]) -> list[dict[str, Any]]:
@@ -152,7 +169,7 @@ def suggestions(graph: nx.DiGraph | None, locator: str,
     for test, hops in tests:
         for node_id in test_ids(graph, test) if graph is not None else ():
             out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}",
-                        "test": test, "distance": hops, "callers": [],
+                        "test": test, "test_id": node_id, "distance": hops, "callers": [],
                         "why": "This is the test itself." if hops == 0 else
                         f"This test reaches it through {hops} call/reference edge(s)."})
     if out:
@@ -178,8 +195,10 @@ def inspection(graph: nx.DiGraph | None, locator: str) -> dict[str, Any]:
             "callers": callers, "why": why}
 
 
-def _node_id(command: str) -> str:
-    rest = command.removeprefix("pytest ")
+def _node_id(entry: dict[str, Any]) -> str:
+    if entry.get("test_id"):
+        return str(entry["test_id"])
+    rest = str(entry["command"]).removeprefix("pytest ")
     return shlex.split(rest)[0] if rest.startswith("'") else rest
 
 
@@ -195,7 +214,7 @@ def static_union(per_item: Iterable[list[dict[str, Any]]],
         for entry in entries:
             if entry["kind"] != "test":
                 continue
-            node_id = _node_id(entry["command"])
+            node_id = _node_id(entry)
             if node_id.split("::", 1)[0] in floor_set:
                 continue  # its whole file runs
             hops = entry["distance"] or 0

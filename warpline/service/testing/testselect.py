@@ -42,6 +42,7 @@ from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
+from warpline.service.testing import row_rules
 from warpline.service.testing.cached_widen import CachedWidening, warning, widen
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.store.db import Store
@@ -148,7 +149,7 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
     chosen: dict[str, None] = {}
     fallback: list[Seed] = []
     for seed in seeds:
-        own = _own_tests(seed, root)
+        own = _own_tests(seed, root) or row_rules.own_tests(static.graph, seed)
         mapped = executed.get(seed.locator, [])
         tests = own + mapped
         if mapped or own:
@@ -169,9 +170,12 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
         answered = out.per_seed[seed.locator] or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
     widened_static = _widen_cached(out, chosen, store, repo, root, static, seeds)
+    _widen_rows(out, chosen, store, static, seeds)
     known_tests = {node_id for node_id, _ in map_tests(store, row.id)}
     out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
                      if not _covered(t, known_tests)]
+    out.new_tests += row_rules.new_test_files(static.graph, choice.changed_paths_since,
+                                              known_tests)
     chosen.update(dict.fromkeys(out.new_tests))
     out.finish(chosen)
     # A map was consulted: what it could not answer came from the static basis (mixed),
@@ -200,6 +204,31 @@ def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: A
         mine.extend(widened.added)
         out.warnings.append(warning(widened))
     return added_static
+
+
+def _widen_rows(out: Selection, chosen: dict[str, None], store: Store, static: StaticBasis,
+                seeds: list[Seed]) -> None:
+    """The map's tests of definitions a row says depend on a changed one though the map
+    cannot see it (``row_rules.widen_targets``: Java's static initializers), said."""
+    choice = out.choice
+    assert choice is not None
+    targets = row_rules.widen_targets(static.graph, seeds)
+    if not targets:
+        return
+    executed = tests_executing(store, choice.row.id,
+                               sorted({t for found in targets.values() for t in found}))
+    for locator, found in targets.items():
+        tests = list(dict.fromkeys(t for target in found for t in executed.get(target, [])))
+        mine = out.per_seed.setdefault(locator, [])
+        added = [t for t in tests if t not in mine]
+        if not added:
+            continue
+        mine.extend(added)
+        chosen.update(dict.fromkeys(added))
+        out.warnings.append(
+            f"{locator} is called from the initializers of {_named(found)}: a static "
+            "initializer runs once per JVM, so the map saw only the first test reach it; "
+            f"the {len(added)} tests the map saw run those classes are selected too.")
 
 
 def _module_of(seed: Seed, root: Path) -> str | None:
@@ -368,7 +397,7 @@ def _static_only(static: StaticBasis, seeds: list[Seed], root: Path) -> Selectio
                     if static.graph is not None else None)
     chosen: dict[str, None] = {}
     for seed in seeds:
-        own = _own_tests(seed, root)
+        own = _own_tests(seed, root) or row_rules.own_tests(static.graph, seed)
         answered = bool(own) or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
         out.per_seed[seed.locator] = own
@@ -380,10 +409,13 @@ def _static_only(static: StaticBasis, seeds: list[Seed], root: Path) -> Selectio
     out.finish(chosen)
     if not out.tests:
         out.basis = "none"
+    record = row_rules.record_command(seeds, RECORD_COMMAND)
+    python = record == RECORD_COMMAND
     out.warnings.append(
         "No test map: the tests were chosen from the static call graph, which misses calls "
         "made through frameworks, fixtures, properties and registries. Record a map with "
-        f"`{RECORD_COMMAND}` (or `warpline import-coverage .coverage` after `pytest --cov "
-        "--cov-context=test`).")
+        f"`{record}`"
+        + (" (or `warpline import-coverage .coverage` after `pytest --cov "
+           "--cov-context=test`)." if python else "."))
     _uncovered_warning(out)
     return out

@@ -56,7 +56,7 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
         f"It is cached (@{widened.decorator})" if widened.decorator is not None else
         "It is called through cached definitions") + (
         f": this test reaches it through a caller, and may use a result computed before{more}.")
-    return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
+    return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None, "test_id": t,
              "distance": None, "callers": [], "why": cached if t in through else seen}
             for t in shown]
 
@@ -88,8 +88,9 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
 
 def _in_runners_syntax(root: Path, per_item: dict[str, list[dict[str, Any]]]
                        ) -> dict[str, list[dict[str, Any]]]:
-    """Each suggested test's command in its own runner's syntax (the entries are built as
-    ``pytest <id>``; a Go test's is its ``go test … -run``)."""
+    """Each suggested test's command in its own runner's syntax: its row's ``command`` for
+    that one id (the entries are built as ``pytest <id>`` with the id in ``test_id``; a Go
+    test's is its ``go test … -run``, a Java test's Surefire's ``mvn -Dtest=…``)."""
     rendered: dict[str, str] = {}
     out: dict[str, list[dict[str, Any]]] = {}
     for locator, entries in per_item.items():
@@ -97,7 +98,8 @@ def _in_runners_syntax(root: Path, per_item: dict[str, list[dict[str, Any]]]
         for entry in entries:
             command = entry.get("command")
             if isinstance(command, str) and command.startswith("pytest "):
-                test_id = shlex.split(command[len("pytest "):])[0]
+                test_id = str(entry.get("test_id")
+                              or shlex.split(command[len("pytest "):])[0])
                 runner = owner_of(test_id)
                 if runner is not None and runner is not PYTEST:
                     if test_id not in rendered:
