@@ -132,14 +132,9 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
 
 
 def _selection_line(selection: dict[str, Any], runnable: bool) -> str:
-    tests = selection.get("tests") or []
-    if selection.get("cosmetic_only"):
-        return "tests to run: none (every change is cosmetic)"
-    if not tests:
-        return ("tests to run: the whole suite (no test is known to exercise the changes)"
-                if runnable else "tests to run: none proposed (see the warnings)")
-    where = f", map {str(selection['map_commit'])[:10]}" if selection.get("map_commit") else ""
-    return f"tests to run: {len(tests)} (basis {selection.get('basis')}{where})"
+    from warpline.cli.formats import selection_summary
+
+    return "tests to run: " + selection_summary(selection, runnable)
 
 
 def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:

@@ -25,6 +25,7 @@ from warpline.runners.pytest_session import RecordSession, Where, record_request
 from warpline.runners.receipt import selection_facts, store_in_use
 
 _KEY = pytest.StashKey["_Recording"]()
+_RUNNER = "pytest"  # this plugin's row of the table of runners
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -196,18 +197,23 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for warning in planned["warnings"]:
         _note(config, f"warpline: {warning}")
     selection = planned["selection"]
-    if selection.get("cosmetic_only"):
+    nothing = _nothing_to_run(selection)
+    if nothing:
         # What reverify, its formats and `warpline ci` say: nothing to run. No verification
         # can come of it: a run of no test backs no pass (``backing``: nothing_ran).
         if items:
             config.hook.pytest_deselected(items=list(items))
             items[:] = []
         config.stash[_NOTHING_TO_RUN] = True
-        _note(config, f"warpline: every change in {planned['scope']} is cosmetic (comments, "
-                      "layout, docstrings): no test to run.")
+        _note(config, f"warpline: {nothing} in {planned['scope']}: no test to run.")
         return
-    if planned["changed"] and selection["basis"] == "none":
-        _note(config, "warpline: no test is known to exercise the changes: running every test.")
+    whole = [r for r in selection.get("runners") or []
+             if r.get("runner") == _RUNNER and r.get("whole_suite")]
+    if planned["changed"] and (selection["basis"] == "none" or whole):
+        _note(config, "warpline: " + ("configuration the tests read changed" if whole and
+                                      selection.get("non_code") else
+                                      "no test is known to exercise the changes")
+              + ": running every test.")
         return
     chosen = set(planned["tests"])
     keep: list[pytest.Item] = []
@@ -222,6 +228,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                   f"{planned['scope']} (basis {selection['basis']}"
                   + (f", map {selection['map_commit'][:12]}" if selection["map_commit"] else "")
                   + ").")
+
+
+def _nothing_to_run(selection: dict[str, Any]) -> str:
+    """Why the selection runs no test although changes exist ("" when it runs some)."""
+    if selection.get("cosmetic_only"):
+        return "every change is cosmetic (comments, layout, docstrings)"
+    if not selection.get("nothing_to_run"):
+        return ""
+    if selection.get("dropped_tests"):
+        return "every selected test is gone from the work tree"
+    return "every change is documentation or CI configuration"
 
 
 _NOTHING_TO_RUN = pytest.StashKey[bool]()

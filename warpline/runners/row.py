@@ -105,3 +105,14 @@ class Runner:
     language_default: bool = False
     # Ids the meta-test checks ``owns`` against (this row's, no other's).
     example_ids: tuple[str, ...] = ()
+    # Besides ``config_files``, the files its tests read (glob patterns: a name, or a path
+    # when it holds "/"): dependency manifests, lock files. A change to one runs its
+    # whole suite, with the reason (``service.testing.filekinds``).
+    suite_files: tuple[str, ...] = ()
+    # (root, repo-relative path of a documentation file) -> whether the project's run of
+    # this runner reads it as a test (pytest: ``test*.txt`` doctest files, the project's
+    # ``--doctest-glob``): then it is no mere documentation.
+    reads_docs: Callable[[Path, str], bool] = lambda root, path: False
+    # (root) -> whether the project's run of this runner runs the docstrings of its code
+    # as tests (pytest's ``--doctest-modules``): a docstring change is then behavioural.
+    runs_doctests: Callable[[Path], bool] = lambda root: False

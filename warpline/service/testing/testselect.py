@@ -69,6 +69,9 @@ class Selection:
     cosmetic: list[str] = field(default_factory=list)  # changed only cosmetically: no tests
     cosmetic_only: bool = False  # every change is cosmetic: nothing to run
     runs: list[dict[str, Any]] = field(default_factory=list)  # per runner: tests, command
+    dropped: list[str] = field(default_factory=list)  # selected, but gone or not collected
+    non_code: list[dict[str, Any]] = field(default_factory=list)  # filekinds.NonCode.wire
+    nothing_to_run: bool = False  # changes exist, none asks for a test
 
     def wire(self) -> dict[str, Any]:
         choice = self.choice
@@ -93,6 +96,11 @@ class Selection:
             "cosmetic_entities": self.cosmetic[:50],
             "cosmetic_only": self.cosmetic_only,
             "runners": [dict(run) for run in self.runs],
+            "dropped_tests": self.dropped[:50],
+            "non_code": list(self.non_code),
+            "nothing_to_run": self.nothing_to_run or self.cosmetic_only or bool(
+                self.dropped and not self.tests and not any(r["whole_suite"]
+                                                            for r in self.runs)),
         }
 
     def finish(self, chosen: dict[str, None]) -> None:
@@ -263,7 +271,7 @@ def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
     return out
 
 
-def _named(locators: list[str]) -> str:
+def named(locators: list[str]) -> str:
     shown = ", ".join(locators[:MAX_NAMED])
     return shown + (f" and {len(locators) - MAX_NAMED} more" if len(locators) > MAX_NAMED else "")
 
@@ -285,7 +293,7 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
     if row.dirty_paths:
         out.warnings.append(
             f"The test map was recorded with {len(row.dirty_paths)} uncommitted Python files "
-            f"({_named(row.dirty_paths)}).")
+            f"({named(row.dirty_paths)}).")
     if row.partial:
         out.warnings.append(
             f"The test map holds {row.test_count} tests from a partial run "
@@ -298,7 +306,7 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
         import_only = [loc for loc in out.from_static if known.get(loc)]
         out.warnings.append(
             f"No recorded test executed {len(out.from_static)} changed entities "
-            f"({_named(out.from_static)}): their tests come from the static graph and the "
+            f"({named(out.from_static)}): their tests come from the static graph and the "
             "test files importing their modules, which may miss calls made through "
             "frameworks, fixtures and registries."
             + (f" {len(import_only)} of them ran only at import time: the tests that ran "
@@ -313,7 +321,7 @@ def _uncovered_warning(out: Selection) -> None:
     if out.uncovered:
         out.warnings.append(
             f"No test is known to exercise {len(out.uncovered)} changed entities "
-            f"({_named(out.uncovered)}): neither a test map nor the static graph has one, and "
+            f"({named(out.uncovered)}): neither a test map nor the static graph has one, and "
             f"no test file imports their modules. Run the whole suite (`{PYTEST.whole_suite}`).")
 
 

@@ -17,8 +17,9 @@ from typing import Any
 from warpline.runners import RUNNERS, Runner, partition, used_for
 from warpline.runners.pytest import PYTEST
 from warpline.service.impact.seeds import Seed
+from warpline.service.testing import filekinds
 from warpline.service.testing.static_basis import StaticBasis
-from warpline.service.testing.testselect import Selection, select, static_entries
+from warpline.service.testing.testselect import Selection, named, select, static_entries
 from warpline.store.testmaps import test_counts
 
 MAP_PER_ITEM = 20
@@ -68,21 +69,31 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     the change's tests run under (``warpline.runners.used_for``: never a runner the
     repository does not use). Code no row's runner tests gets no command, and a warning
     names its own ecosystem's (``Runners``)."""
+    kinds = filekinds.split(ctx.root, seeds)
+    seeds = kinds.active
+    whole = kinds.whole_suites()
     static = _by_seed(items, per_item)
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
         static.update(static_entries(graph, unlisted))
     basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
     runners = Runners.of(ctx.root, seeds)
+    runners.used += [r for r in RUNNERS if r.name in whole and r not in runners.used]
     selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds) \
-        if runners.used else Selection(basis="none")
-    selection.warnings += runners.warnings()
+        if runners.seeds else Selection(basis="none")
+    selection.warnings += runners.warnings() + kinds.warnings()
+    selection.non_code = kinds.wire()
     out = dict(per_item)
+    for locator in kinds.kinds:
+        out[locator] = kinds.inspection(locator)
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
                 out[locator] = _map_entries(selection, locator)
-    commands = commands_of(ctx.root, selection, select_args, runners.used)
+    if kinds.kinds and not seeds and not whole:
+        selection.nothing_to_run = True  # documentation and CI configuration only
+        return WorklistTests(selection, out, [])
+    commands = commands_of(ctx.root, selection, select_args, runners.used, whole)
     return WorklistTests(selection, out, commands)
 
 
@@ -129,14 +140,21 @@ class Runners:
 
 
 def commands_of(root: Path, selection: Selection, select_args: str | None,
-                used: list[Runner] | None = None) -> list[dict[str, str]]:
+                used: list[Runner] | None = None,
+                whole: dict[str, str] | None = None) -> list[dict[str, str]]:
     """``next_actions.commands`` for the selection: one command per runner ``used``
     (default: the rows owning its tests, else the languages' default runners), each
     running exactly its share of ``selection.tests`` (its whole suite when no test is
     known), in the table's order; then the plugin's own way to the same selection. Sets
-    ``selection.runs`` (the wire's ``selection.runners``)."""
+    ``selection.runs`` (the wire's ``selection.runners``). ``whole``: runner name -> why
+    its whole suite runs whatever was selected (configuration its tests read changed);
+    its ids leave ``selection.tests``, so every output runs the same."""
+    whole = whole or {}
     ids = selection.tests
     shares = partition(ids)
+    if whole:
+        forced = {t for name in whole for t in shares.get(name, [])}
+        ids = selection.tests = [t for t in ids if t not in forced]
     if used is None:
         used = [r for r in RUNNERS if r.name in shares] or \
             [r for r in RUNNERS if r.language_default]
@@ -150,8 +168,19 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
         why = ""
     commands: list[dict[str, str]] = []
     runs: list[dict[str, Any]] = []
+    dropped: list[str] = []
     for runner in used:
-        own = runner.collectable(root, shares.get(runner.name, []))
+        if runner.name in whole:
+            runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
+                         "whole_suite": True})
+            commands.append({"command": runner.whole_suite, "why": whole[runner.name]})
+            continue
+        share = shares.get(runner.name, [])
+        own = runner.collectable(root, share) if share else []
+        kept = set(own)
+        dropped += [t for t in share if t not in kept]
+        if share and not own:
+            continue  # every test selected for it is gone: nothing of it to run
         built = runner.command(root, own) if own else None
         if built is None:
             runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
@@ -165,6 +194,8 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
         widened = f" (more than {runner.max_ids} ids: their whole files)" \
             if selection.widened or built[1] else ""
         commands.append({"command": built[0], "why": why + widened})
+    if dropped:
+        _drop(selection, dropped)
     selection.runs = runs
     if select_args is not None and any(r.name == PYTEST.name and run["tests"]
                                        for r, run in zip(used, runs, strict=True)):
@@ -172,6 +203,18 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
                          "why": "The same selection, made by warpline's pytest plugin "
                                 "(needs warpline installed where pytest runs)."})
     return commands
+
+
+def _drop(selection: Selection, dropped: list[str]) -> None:
+    """Leaves ``dropped`` out of the selection (what every output runs) and says so."""
+    gone = set(dropped)
+    selection.tests = [t for t in selection.tests if t not in gone]
+    selection.dropped = dropped
+    left = "" if selection.tests else " Nothing selected is left to run."
+    selection.warnings.append(
+        f"{len(dropped)} selected tests are left out of the command ({named(dropped)}): "
+        "they no longer exist in the work tree (deleted in the range or since), or their "
+        f"files are no test files their runner collects (helpers, conftest files).{left}")
 
 
 def map_counts(ctx: Any, selection: Selection, locators: list[str]) -> dict[str, int]:
