@@ -58,9 +58,11 @@ def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str])
         return None
 
 
-def _write_report(args: argparse.Namespace, markdown: str) -> tuple[Path, str | None]:
+def _write_report(args: argparse.Namespace, markdown: str,
+                  root: Path) -> tuple[Path, str | None]:
     target = Path(args.markdown or DEFAULT_MARKDOWN)
     target.write_text(markdown + "\n", encoding="utf-8")
+    _ours(root, [target])
     summary_file = settings.step_summary_file()
     if summary_file:
         with open(summary_file, "a", encoding="utf-8") as handle:
@@ -68,14 +70,25 @@ def _write_report(args: argparse.Namespace, markdown: str) -> tuple[Path, str | 
     return target, summary_file or None
 
 
-def _no_range(args: argparse.Namespace, exc: WarplineError, kind: str) -> int:
+def _ours(root: Path, written: list[Path]) -> None:
+    """The files just written are warpline's, not the change (``own_files``)."""
+    from warpline.service.shared.own_files import remember_outputs
+
+    try:
+        remember_outputs(root, written)
+    except (OSError, WarplineError):
+        pass  # an unwritable state directory: the report itself still stands
+
+
+def _no_range(args: argparse.Namespace, exc: WarplineError, kind: str, root: Path) -> int:
     """A CI job whose range cannot be found still gets its (advisory) report: why."""
     why = f"{exc.code}: {exc.hint}"
     markdown = ("## warpline: no re-verify report\n\nThe range of this job could not be "
                 f"found, so nothing was selected or checked:\n\n> {why}\n")
-    target, summary_file = _write_report(args, markdown)
+    target, summary_file = _write_report(args, markdown, root)
     if args.selection:
         Path(args.selection).write_text("", encoding="utf-8")
+        _ours(root, [Path(args.selection)])
     if args.json:
         emit_json({"ci": None, "provider": kind, "error": exc.to_payload(),
                    "markdown": str(target), "step_summary": summary_file, "selection": [],
@@ -98,7 +111,7 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
     except WarplineError as exc:
         if kind == "local":
             raise
-        return _no_range(args, exc, kind)
+        return _no_range(args, exc, kind, root)
     warnings: list[str] = []
     notes = None if args.no_fetch else _fetch_notes(root, repo, args.remote, warnings)
     arguments: dict[str, Any] = {"repo": str(root), "rev_range": found.rev_range}
@@ -106,10 +119,11 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
         arguments["verified_kinds"] = args.verified_kind
     envelope = call_tool(REVERIFY, arguments, cwd=Path.cwd())
     markdown = render_format(REVERIFY, envelope, "markdown")
-    target, summary_file = _write_report(args, markdown)
+    target, summary_file = _write_report(args, markdown, root)
     selection = _selection(root, envelope)
     if args.selection:
         Path(args.selection).write_text("".join(f"{c}\n" for c in selection), encoding="utf-8")
+        _ours(root, [Path(args.selection)])
     counts = envelope["data"].get("verification_summary") or {}
     if args.json:
         emit_json({"ci": found.to_dict(), "notes": notes, "markdown": str(target),

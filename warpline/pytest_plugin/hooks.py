@@ -112,7 +112,7 @@ class _Recording:
             self.items_collected = max(self.items_collected or 0,
                                        int(output["warpline_collected"]))
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session,
                              exitstatus: int) -> Generator[None, Any, None]:
         yield
@@ -126,21 +126,34 @@ class _Recording:
             output["warpline_collected"] = self.items_collected
             return
         partial = partial_reasons(config, session, self.deselected)
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
         try:
             row = self.session.finish(self.items_collected, partial)
         except Exception as exc:  # never fail the user's test run over the map
-            _say(reporter, f"warpline: the test map was not recorded: {exc}")
+            say(config, f"warpline: the test map was not recorded: {exc}")
             return
-        _say(reporter, f"warpline: test map {row.id} recorded at {row.commit_sha[:12]}: "
-                       f"{row.test_count} tests, {row.entity_count} entities, "
-                       f"{row.hit_count} test-entity links"
-                       + (f" (partial: {'; '.join(partial)})" if partial else ""))
+        say(config, f"warpline: test map {row.id} recorded at {row.commit_sha[:12]}: "
+                    f"{row.test_count} tests, {row.entity_count} entities, "
+                    f"{row.hit_count} test-entity links"
+                    + (f" (partial: {'; '.join(partial)})" if partial else ""))
 
 
-def _say(reporter: Any, text: str) -> None:
-    if reporter is not None:
-        reporter.write_line(text)
+_SUMMARY = pytest.StashKey[list[str]]()
+
+
+def say(config: pytest.Config, text: str) -> None:
+    """A line for the end of the run, printed on its own line in pytest's terminal
+    summary (``pytest_terminal_summary``), never glued to the progress line."""
+    config.stash.setdefault(_SUMMARY, []).append(text)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
+    lines = config.stash.get(_SUMMARY, [])
+    if lines:
+        terminalreporter.ensure_newline()
+        for line in lines:
+            terminalreporter.write_line(line)
+        lines.clear()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -58,7 +58,8 @@ class RunWatch:
             return
         if config.getoption("collectonly", False):
             return
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        from warpline.pytest_plugin.hooks import say
+
         try:
             # session.exitstatus: the status the run ends with (the plugin may have
             # turned a selection with nothing to run into a success).
@@ -68,11 +69,11 @@ class RunWatch:
                             self.where.rootdir, PYTEST,
                             own_paths(self.where.root, self.where.repo))
         except Exception as exc:  # never fail the user's test run over the receipt
-            _say(reporter, f"warpline: no run receipt was written: {exc}")
+            say(config, f"warpline: no run receipt was written: {exc}")
             return
         kind = config.getoption("warpline_verify")
         if kind:
-            _say(reporter, verify(self.where, receipt, str(kind)))
+            say(config, verify(self.where, receipt, str(kind)))
 
 
 def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
@@ -83,7 +84,9 @@ def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
 
     if receipt["exit_status"] != 0:
         return (f"warpline: verify_record {kind} not recorded: the run did not pass "
-                f"(exit status {receipt['exit_status']}).")
+                f"(exit status {receipt['exit_status']}"
+                + (f", {receipt['tests_failed']} failed" if receipt.get("tests_failed") else
+                   ": it stopped before its tests") + ").")
     if receipt["commit"] is None:
         return (f"warpline: verify_record {kind} not recorded: HEAD moved during the run (or "
                 "there is no commit).")
@@ -102,7 +105,3 @@ def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
     return (f"warpline: verify_record {kind} {data['idempotency']} for "
             f"{str(data['commit_sha'])[:12]} (scope {data['scope']}).")
 
-
-def _say(reporter: Any, text: str) -> None:
-    if reporter is not None:
-        reporter.write_line(text)

@@ -29,6 +29,17 @@ def _failed(receipt: dict[str, Any]) -> bool:
     return receipt["exit_status"] != 0 or int(receipt.get("tests_failed") or 0) > 0
 
 
+def _how_it_failed(receipt: dict[str, Any]) -> str:
+    """How a run failed, in words: its failed tests, or that it stopped before any failed."""
+    failed = receipt.get("failed_tests") or []
+    if failed or int(receipt.get("tests_failed") or 0):
+        return (f"did not pass: {receipt.get('tests_failed')} tests failed "
+                f"({', '.join(failed)[:300]})")
+    return (f"did not pass: it ended with exit status {receipt['exit_status']} and no failed "
+            "test, so it stopped before its tests (a usage or configuration error, a "
+            "collection error, no test collected, or an interruption: its output says which)")
+
+
 def _refuse(reason: str, hint: str, sha: str, **details: Any) -> UnbackedPass:
     return UnbackedPass(f"{hint} {_FIX}", field="commit", value=sha,
                         details={"reason": reason, **details})
@@ -63,11 +74,9 @@ def backing_receipt(root: Path, sha: str) -> dict[str, Any]:
                       sha, receipt_commit=last["commit"] if last else None)
     newest = clean[0]
     if _failed(newest):
-        raise _refuse(
-            "run_failed", f"The newest test run at {sha[:12]} did not pass (exit status "
-            f"{newest['exit_status']}, {newest.get('tests_failed')} failed: "
-            f"{', '.join(newest.get('failed_tests') or [])[:300]}).", sha,
-            failed_tests=newest.get("failed_tests") or [])
+        raise _refuse("run_failed", f"The newest test run at {sha[:12]} {_how_it_failed(newest)}.",
+                      sha, failed_tests=newest.get("failed_tests") or [],
+                      exit_status=newest["exit_status"])
     if not newest.get("tests_run"):
         raise _refuse("nothing_ran", f"The newest test run at {sha[:12]} ran no test.", sha)
     if newest.get("extent") == "whole_suite":

@@ -65,6 +65,7 @@ class Item:
 
 def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[str, Any]:
     with graph_call(params, cwd) as call:
+        params = call.params
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
         warnings.extend(seed_warnings(view, seeds, len(seeds.items)))
@@ -100,7 +101,8 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             tests = worklist_tests(
                 ctx, view.graph, looks.active,
                 [i for i in items[:MAX_SUGGEST_ITEMS] if i.locator not in looks.cosmetic],
-                per_item, select_flag(params.rev_range) if params.rev_range else None)
+                per_item, select_flag(params.rev_range) if params.rev_range else None,
+                (seeds.range or {}).get("base_commit"))
             tests.selection.cosmetic = sorted(looks.cosmetic)
         per_item = tests.per_item
         linked = map_counts(ctx, tests.selection, [i.locator for i in page])

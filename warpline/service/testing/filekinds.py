@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Any
 
 from warpline.lang import of_change
 from warpline.runners import RUNNERS, Runner
@@ -86,7 +87,7 @@ class NonCode:
     def of_kind(self, kind: str) -> list[str]:
         return sorted(loc for loc, k in self.kinds.items() if k == kind)
 
-    def wire(self) -> list[dict[str, object]]:
+    def wire(self) -> list[dict[str, Any]]:
         return [{"locator": loc, "kind": kind, "runners": self.runners.get(loc, [])}
                 for loc, kind in sorted(self.kinds.items())][:50]
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import pygit2
 
 from warpline.lang.locators import dotted_module, entity_locator
 from warpline.lang.pyentities import parse_entities
@@ -136,8 +137,9 @@ def static_entries(graph: nx.DiGraph | None,
 
 
 def select(store: Store, repo: Any, root: Path, static: StaticBasis,
-           seeds: list[Seed]) -> Selection:
-    """The selection for ``seeds``; ``static`` answers where no map does."""
+           seeds: list[Seed], base: str | None = None) -> Selection:
+    """The selection for ``seeds``; ``static`` answers where no map does. ``base``: the
+    range's base commit (a pull request's): a map recorded there is current for it."""
     choice = choose_map(store, repo)
     if choice is None:
         return _static_only(static, seeds)
@@ -181,8 +183,26 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
     # never "static", which means no usable map.
     out.basis = "none" if not out.tests else \
         "mixed" if out.from_static or widened_static else "map"
-    _map_warnings(out, known)
+    _map_warnings(out, known, _behind_base(repo, choice, base))
     return out
+
+
+def _behind_base(repo: Any, choice: Choice[MapRow], base: str | None) -> int | None:
+    """Commits from the map's commit to the range's ``base`` when the map is an ancestor
+    of it (0: the map is the base's, as current as a map for this range can be); None
+    without a base or when the map is not behind it."""
+    if base is None or not choice.is_ancestor:
+        return None
+    sha = choice.row.commit_sha
+    if sha == base:
+        return 0
+    try:
+        if not repo.descendant_of(pygit2.Oid(hex=base), pygit2.Oid(hex=sha)):
+            return None
+        ahead, _ = repo.ahead_behind(pygit2.Oid(hex=base), pygit2.Oid(hex=sha))
+    except (ValueError, KeyError, pygit2.GitError):  # a commit the clone lacks
+        return None
+    return int(ahead)
 
 
 def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: Any, root: Path,
@@ -276,11 +296,18 @@ def named(locators: list[str]) -> str:
     return shown + (f" and {len(locators) - MAX_NAMED} more" if len(locators) > MAX_NAMED else "")
 
 
-def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
+def _map_warnings(out: Selection, known: dict[str, bool], behind_base: int | None) -> None:
     choice = out.choice
     assert choice is not None
     row = choice.row
-    if not choice.is_ancestor:
+    if behind_base == 0:
+        pass  # the range's base's map (a pull request's): its own commits are the change
+    elif behind_base is not None:
+        out.warnings.append(
+            f"The test map is from {row.commit_sha[:12]}, {behind_base} commits behind the "
+            "range's base: what the tests executed may have changed in them. Record a map "
+            f"on the base branch: `{RECORD_COMMAND}`.")
+    elif not choice.is_ancestor:
         out.warnings.append(
             f"The test map ({row.commit_sha[:12]}) was recorded on a commit that is not an "
             "ancestor of HEAD (rebased or another branch): tests may have moved. Record a new "

@@ -64,7 +64,7 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
 
 def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
                    per_item: dict[str, list[dict[str, Any]]],
-                   select_args: str | None) -> WorklistTests:
+                   select_args: str | None, base: str | None = None) -> WorklistTests:
     """The one selection of a worklist (``testselect.select``) and one command per runner
     the change's tests run under (``warpline.runners.used_for``: never a runner the
     repository does not use). Code no row's runner tests gets no command, and a warning
@@ -79,7 +79,7 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
     runners = Runners.of(ctx.root, seeds)
     runners.used += [r for r in RUNNERS if r.name in whole and r not in runners.used]
-    selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds) \
+    selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds, base) \
         if runners.seeds else Selection(basis="none")
     selection.warnings += runners.warnings() + kinds.warnings()
     selection.non_code = kinds.wire()
