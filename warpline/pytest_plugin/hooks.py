@@ -298,7 +298,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     where = Where.find(Path(config.rootpath))
     if where is not None:
-        config.pluginmanager.register(RunWatch(where), "warpline-runwatch")
+        config.pluginmanager.register(RunWatch(where, config), "warpline-runwatch")
 
 
 def _ci_range(config: pytest.Config, where: Where) -> str | None:
