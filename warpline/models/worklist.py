@@ -33,6 +33,10 @@ class SuggestedVerification(WireModel):
         "null for inspection."
     )
     test: str | None = Field(default=None, description="Locator of the test function.")
+    test_id: str | None = Field(
+        default=None, description="For kind=test: the runner's own id of the test the "
+        "command runs (repository-relative, e.g. tests/t.py::TestA::test_x), from the row "
+        "of warpline's table of runners owning it (additive).")
     distance: Count | None = Field(
         default=None, description="Call edges from the test to the item (nearest first)."
     )

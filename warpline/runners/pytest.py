@@ -95,6 +95,18 @@ def _runs_doctests(root: Path) -> bool:
     return runs_doctests(root)
 
 
+def _file_tests(path: str) -> list[str]:
+    from warpline.runners.pytest_discovery import file_tests
+
+    return file_tests(path)
+
+
+def _select_command(rev_range: str | None) -> str:
+    import shlex
+
+    return "pytest --warpline-select" + (f"={shlex.quote(rev_range)}" if rev_range else "")
+
+
 def _import_map(root: Path, repo: pygit2.Repository, commit: pygit2.Commit, data: Path,
                 rootdir: str) -> RecordedMap:
     from warpline.runners.pytest_covimport import recorded_map
@@ -134,6 +146,8 @@ PYTEST = Runner(
                  ".coveragerc", "MANIFEST.in"),
     reads_docs=_reads_docs,
     runs_doctests=_runs_doctests,
+    file_tests=_file_tests,
+    select_command=_select_command,
     example_ids=("tests/test_a.py::TestA::test_x[1-2]", "tests/test_a.py", "tests/unit", ".",
                  "src/pkg/mod.py::pkg.mod.f", "README.rst::README.rst"),
 )

@@ -116,3 +116,9 @@ class Runner:
     # (root) -> whether the project's run of this runner runs the docstrings of its code
     # as tests (pytest's ``--doctest-modules``): a docstring change is then behavioural.
     runs_doctests: Callable[[Path], bool] = lambda root: False
+    # (repo-relative path of a file changed as a whole: a test file, a fixture file) -> the
+    # ids that run it (pytest: a test file itself; a ``conftest.py``, its directory).
+    file_tests: Callable[[str], list[str]] = lambda path: []
+    # (rev range or None) -> the runner's own command making warpline's selection for that
+    # range itself (pytest: ``pytest --warpline-select=RANGE``); None: it has none.
+    select_command: Callable[[str | None], str] | None = None

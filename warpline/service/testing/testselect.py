@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-import pygit2
 
+from warpline.git.lookups import ancestry
 from warpline.lang.locators import dotted_module, entity_locator
 from warpline.lang.pyentities import parse_entities
-from warpline.runners import by_name, partition
-from warpline.runners.pytest import PYTEST
+from warpline.runners import RUNNERS, by_name, changed_tests, owner_of, partition, test_nodes
 from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
@@ -45,7 +44,9 @@ from warpline.service.testing.static_basis import StaticBasis
 from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
-RECORD_COMMAND = PYTEST.record_command
+# How a map is recorded: every row's way (``Runner.record_command``).
+RECORD_COMMAND = " or ".join(r.record_command for r in RUNNERS if r.record_command)
+WHOLE_SUITES = " / ".join(f"`{r.whole_suite}`" for r in RUNNERS)
 MAX_NAMED = 5
 _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
 
@@ -124,16 +125,15 @@ def graph_test_count(graph: nx.DiGraph | None) -> int:
         return 0
     cached = graph.graph.get("warpline_test_count")
     if cached is None:
-        cached = sum(1 for node, attrs in graph._node.items()
-                     if suggest.pytest_id(node, attrs.get("path")) is not None)
+        cached = len(test_nodes(graph))
         graph.graph["warpline_test_count"] = cached
     return int(cached)
 
 
-def static_entries(graph: nx.DiGraph | None,
-                   locators: list[str]) -> dict[str, list[dict[str, Any]]]:
+def static_entries(graph: nx.DiGraph | None, locators: list[str],
+                   root: Path) -> dict[str, list[dict[str, Any]]]:
     labels = suggest.nearest_tests(graph, locators) if graph is not None else {}
-    return {loc: suggest.suggestions(graph, loc, labels.get(loc, [])) for loc in locators}
+    return {loc: suggest.suggestions(graph, loc, labels.get(loc, []), root) for loc in locators}
 
 
 def select(store: Store, repo: Any, root: Path, static: StaticBasis,
@@ -153,7 +153,7 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
     chosen: dict[str, None] = {}
     fallback: list[Seed] = []
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed, static.graph)
         mapped = executed.get(seed.locator, [])
         tests = own + mapped
         if mapped or own:
@@ -175,7 +175,8 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
         (out.from_static if answered else out.uncovered).append(seed.locator)
     widened_static = _widen_cached(out, chosen, store, repo, root, static, seeds)
     known_tests = {node_id for node_id, _ in map_tests(store, row.id)}
-    out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
+    out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since,
+                                                      static.graph)
                      if not _covered(t, known_tests)]
     chosen.update(dict.fromkeys(out.new_tests))
     out.finish(chosen)
@@ -188,21 +189,13 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
 
 
 def _behind_base(repo: Any, choice: Choice[MapRow], base: str | None) -> int | None:
-    """Commits from the map's commit to the range's ``base`` when the map is an ancestor
-    of it (0: the map is the base's, as current as a map for this range can be); None
-    without a base or when the map is not behind it."""
-    if base is None or not choice.is_ancestor:
+    """Commits from the map's commit to the range's ``base`` when the map is it or an
+    ancestor of it (0: the map is the base's, as current as a map for this range can be);
+    None without a base or when the map is not behind it."""
+    if base is None or not choice.is_ancestor or base not in repo:
         return None
-    sha = choice.row.commit_sha
-    if sha == base:
-        return 0
-    try:
-        if not repo.descendant_of(pygit2.Oid(hex=base), pygit2.Oid(hex=sha)):
-            return None
-        ahead, _ = repo.ahead_behind(pygit2.Oid(hex=base), pygit2.Oid(hex=sha))
-    except (ValueError, KeyError, pygit2.GitError):  # a commit the clone lacks
-        return None
-    return int(ahead)
+    found, behind = ancestry(repo, repo[base].id, choice.row.commit_sha)
+    return behind if found else None
 
 
 def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: Any, root: Path,
@@ -230,29 +223,11 @@ def _module_of(seed: Seed) -> str | None:
     return entity_locator("module", dotted, "") if dotted else None
 
 
-def _collectable(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-
-
-def _own_tests(seed: Seed) -> list[str]:
-    """A changed test function runs itself; a changed test module runs its file; a changed
-    ``conftest.py`` module (hooks, plugins, module-level fixtures) runs its directory."""
-    path = seed.path or ""
-    if path.rsplit("/", 1)[-1] == "conftest.py":  # not a test file by pytest's own rules
-        dotted = dotted_module(path)
-        if dotted is not None and seed.locator == entity_locator("module", dotted, ""):
-            return [path.rsplit("/", 1)[0] if "/" in path else "."]
-        return []
-    if not path or not suggest.is_test_file(path):
-        return []
-    node_id = suggest.pytest_id(seed.locator, path)
-    if node_id is not None:
-        return [node_id]
-    dotted = dotted_module(path)
-    if dotted is None or seed.locator != entity_locator("module", dotted, ""):
-        return []
-    return [path] if _collectable(path) else []
+def _own_tests(seed: Seed, graph: nx.DiGraph | None) -> list[str]:
+    """What a change to a test runs by itself, as its runner's row says
+    (``runners.changed_tests``): a changed test function runs itself; a changed test module
+    its file; a changed ``conftest.py`` module its directory."""
+    return changed_tests(graph, seed.locator, seed.path, seed.kind)
 
 
 def _covered(node_id: str, known: set[str]) -> bool:
@@ -263,12 +238,15 @@ def _covered(node_id: str, known: set[str]) -> bool:
     return any(k.startswith(prefix) for k in known)
 
 
-def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
-    """The collectable tests defined, in the working tree, in ``paths``' test files."""
+def _tests_in_changed_files(root: Path, paths: frozenset[str],
+                            graph: nx.DiGraph | None) -> list[str]:
+    """The tests defined, in the working tree, in ``paths``' test files (their runner's
+    ids, ``runners.changed_tests``; Python's files are read for their definitions)."""
     out: list[str] = []
     for path in sorted(paths):
         dotted = dotted_module(path)
-        if dotted is None or not suggest.is_test_file(path):
+        owner = owner_of(path)
+        if dotted is None or owner is None or not owner.is_test_file(path):
             continue
         disk = root / path
         try:
@@ -278,16 +256,13 @@ def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
             parsed = parse_entities(disk.read_bytes())
         except OSError:
             continue
-        if parsed is None:
-            if _collectable(path):
-                out.append(path)  # unparsable now: run the file, pytest will say why
+        if parsed is None:  # unparsable now: run the file, its runner will say why
+            out += owner.file_tests(path)
             continue
         for entity in parsed.entities:
-            if entity.kind != "function":
-                continue
-            node_id = suggest.pytest_id(entity_locator("function", dotted, entity.qualname), path)
-            if node_id is not None:
-                out.append(node_id)
+            if entity.kind == "function":
+                out += changed_tests(graph, entity_locator("function", dotted, entity.qualname),
+                                     path, "function")
     return out
 
 
@@ -345,11 +320,15 @@ def _map_warnings(out: Selection, known: dict[str, bool], behind_base: int | Non
 
 
 def _uncovered_warning(out: Selection) -> None:
-    if out.uncovered:
-        out.warnings.append(
-            f"No test is known to exercise {len(out.uncovered)} changed entities "
-            f"({named(out.uncovered)}): neither a test map nor the static graph has one, and "
-            f"no test file imports their modules. Run the whole suite (`{PYTEST.whole_suite}`).")
+    if not out.uncovered:
+        return
+    # With tests selected, the command runs them: the words must not say it runs the suite.
+    advice = (f"The selection does not cover them; the whole suite ({WHOLE_SUITES}) would."
+              if out.tests else f"Run the whole suite ({WHOLE_SUITES}).")
+    out.warnings.append(
+        f"No test is known to exercise {len(out.uncovered)} changed entities "
+        f"({named(out.uncovered)}): neither a test map nor the static graph has one, and "
+        f"no test file imports their modules. {advice}")
 
 
 def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
@@ -357,7 +336,7 @@ def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
                     if static.graph is not None else None)
     chosen: dict[str, None] = {}
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed, static.graph)
         answered = bool(own) or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
         out.per_seed[seed.locator] = own
@@ -372,7 +351,7 @@ def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
     out.warnings.append(
         "No test map: the tests were chosen from the static call graph, which misses calls "
         "made through frameworks, fixtures, properties and registries. Record a map with "
-        f"`{RECORD_COMMAND}` (or `warpline import-coverage .coverage` after `pytest --cov "
-        "--cov-context=test`).")
+        f"`{RECORD_COMMAND}` (or `warpline import-coverage` from the runner's own per-test "
+        "coverage data).")
     _uncovered_warning(out)
     return out

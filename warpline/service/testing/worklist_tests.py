@@ -8,15 +8,14 @@ running the selection: one per runner (``warpline.runners``).
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.runners import RUNNERS, Runner, partition, used_for
-from warpline.runners.pytest import PYTEST
+from warpline.runners import RUNNERS, Runner, by_name, partition, used_for
 from warpline.service.impact.seeds import Seed
+from warpline.service.impact.suggest import test_command
 from warpline.service.testing import filekinds
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, named, select, static_entries
@@ -43,7 +42,7 @@ def _by_seed(items: Iterable[Any], per_item: dict[str, list[dict[str, Any]]]
     return out
 
 
-def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
+def _map_entries(selection: Selection, locator: str, root: Path) -> list[dict[str, Any]]:
     choice = selection.choice
     commit = choice.row.commit_sha[:12] if choice else "?"
     tests = selection.per_seed.get(locator, [])
@@ -57,14 +56,14 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
         f"It is cached (@{widened.decorator})" if widened.decorator is not None else
         "It is called through cached definitions") + (
         f": this test reaches it through a caller, and may use a result computed before{more}.")
-    return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
+    return [{"kind": "test", "command": test_command(root, t), "test_id": t, "test": None,
              "distance": None, "callers": [], "why": cached if t in through else seen}
             for t in shown]
 
 
 def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
                    per_item: dict[str, list[dict[str, Any]]],
-                   select_args: str | None, base: str | None = None) -> WorklistTests:
+                   select_range: str | None, base: str | None = None) -> WorklistTests:
     """The one selection of a worklist (``testselect.select``) and one command per runner
     the change's tests run under (``warpline.runners.used_for``: never a runner the
     repository does not use). Code no row's runner tests gets no command, and a warning
@@ -75,7 +74,7 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     static = _by_seed(items, per_item)
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
-        static.update(static_entries(graph, unlisted))
+        static.update(static_entries(graph, unlisted, ctx.root))
     basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
     runners = Runners.of(ctx.root, seeds)
     runners.used += [r for r in RUNNERS if r.name in whole and r not in runners.used]
@@ -89,11 +88,11 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
-                out[locator] = _map_entries(selection, locator)
+                out[locator] = _map_entries(selection, locator, ctx.root)
     if kinds.kinds and not seeds and not whole:
         selection.nothing_to_run = True  # documentation and CI configuration only
         return WorklistTests(selection, out, [])
-    commands = commands_of(ctx.root, selection, select_args, runners.used, whole)
+    commands = commands_of(ctx.root, selection, select_range, runners.used, whole)
     return WorklistTests(selection, out, commands)
 
 
@@ -139,7 +138,7 @@ class Runners:
                 + ")."]
 
 
-def commands_of(root: Path, selection: Selection, select_args: str | None,
+def commands_of(root: Path, selection: Selection, select_range: str | None,
                 used: list[Runner] | None = None,
                 whole: dict[str, str] | None = None) -> list[dict[str, str]]:
     """``next_actions.commands`` for the selection: one command per runner ``used``
@@ -197,11 +196,14 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
     if dropped:
         _drop(selection, dropped)
     selection.runs = runs
-    if select_args is not None and any(r.name == PYTEST.name and run["tests"]
-                                       for r, run in zip(used, runs, strict=True)):
-        commands.append({"command": f"{PYTEST.whole_suite} {select_args}".rstrip(),
-                         "why": "The same selection, made by warpline's pytest plugin "
-                                "(needs warpline installed where pytest runs)."})
+    for run in runs:
+        row = by_name(run["runner"])
+        if select_range is not None and run["tests"] and row is not None \
+                and row.select_command is not None:
+            commands.append({"command": row.select_command(select_range),
+                             "why": f"The same selection, made by warpline's {row.name} "
+                                    f"plugin (needs warpline installed where {row.name} "
+                                    "runs)."})
     return commands
 
 
@@ -224,8 +226,3 @@ def map_counts(ctx: Any, selection: Selection, locators: list[str]) -> dict[str,
     if choice is None or not locators:
         return {}
     return test_counts(ctx.store, choice.row.id, locators)
-
-
-def select_flag(rev_range: str | None) -> str:
-    """The ``--warpline-select`` flag reproducing a reverify call's range."""
-    return "--warpline-select" + (f"={shlex.quote(rev_range)}" if rev_range else "")
