@@ -3,13 +3,12 @@
 For each corpus (requests, pip) the newest ``--ranges`` commits that change Python code are
 checked out one by one (detached) and their one-commit range ``C~1..C`` asked of
 ``reverify``; then the same with a test the range selects deleted from the work tree
-(``--worktree``). Every form of the command is run with pytest's ``--collect-only``
+(``--worktree``). The selection's command and the plugin are run with pytest's ``--collect-only``
 (collection is where "not found", usage errors and "no tests collected" show: exit 4, 2, 5):
 
-* ``data.selection.runners[pytest].command`` (= ``next_actions.commands[0]``, the table's
-  ``next:`` and the markdown's block: ``tests/test_selection_outputs.py`` holds them equal);
-* ``reverify --format pytest``;
-* ``warpline ci --selection`` (its lines, each run);
+* ``data.selection.runners[pytest].command``: what ``next_actions.commands[0]`` (checked),
+  the table's ``next:``, the markdown's block, ``--format pytest``, ``warpline ci`` and its
+  ``--selection`` file print (``tests/test_selection_outputs.py`` holds them equal);
 * ``pytest --warpline-select=C~1..C`` (the plugin, on the whole collection).
 
 Prints the exit codes per form, and the selections that were narrowed (``dropped_tests``).
@@ -30,7 +29,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,7 @@ from typing import Any
 from _requests_corpus import corpora_dir
 
 BENCH = Path(__file__).resolve().parent
-PYTEST_WORD = re.compile(r"(^|&& |\(cd [^&]+ && )pytest ")
+PYTEST_WORD = re.compile(r"(^|&& |\(cd [^&]+ && )pytest(?= |$|\))")
 COLLECT = "-m pytest --collect-only -q -p no:cacheprovider "
 
 
@@ -74,8 +72,8 @@ class Corpus:
 
     def collect(self, command: str) -> int:
         """The exit status of ``command`` with every pytest in it only collecting."""
-        shell = PYTEST_WORD.sub(lambda m: f"{m.group(1)}{shlex.quote(self.python)} {COLLECT}",
-                                command)
+        shell = PYTEST_WORD.sub(
+            lambda m: f"{m.group(1)}{shlex.quote(self.python)} {COLLECT.rstrip()}", command)
         return _run(["sh", "-c", shell], self.repo, self.env).returncode
 
     def plugin(self, rev_range: str) -> int:
@@ -89,16 +87,19 @@ def _commits(repo: Path, count: int) -> list[str]:
     return out.split()[:count]
 
 
-def _forms(corpus: Corpus, rev_range: str, worktree: bool, tmp: Path) -> dict[str, Any]:
+def _forms(corpus: Corpus, rev_range: str, worktree: bool) -> dict[str, Any]:
+    """One state's selection and the exit status of its forms: the runner entry's command
+    (which ``next_actions.commands[0]``, the table's ``next:``, the markdown, ``--format
+    pytest`` and ``warpline ci --selection`` print, as ``tests/test_selection_outputs.py``
+    holds; checked here against ``commands[0]``) and the plugin's own selection."""
     extra = ["--worktree"] if worktree else []
     answer = corpus.warpline("reverify", rev_range, *extra, "--json", "--limit", "1")
     envelope = json.loads(answer.stdout)
     selection = envelope["data"]["selection"]
     runs = [r for r in selection.get("runners") or [] if r.get("runner") == "pytest"]
     first = (envelope["next_actions"].get("commands") or [{}])[0].get("command")
-    formats = corpus.warpline("reverify", rev_range, *extra, "--format", "pytest").stdout.strip()
     out: dict[str, Any] = {
-        "tests": len(selection.get("tests") or []),
+        "tests": selection.get("tests") or [],
         "dropped": selection.get("dropped_tests") or [],
         "whole_suite": any(r.get("whole_suite") for r in runs),
         "nothing_to_run": bool(selection.get("nothing_to_run") or selection.get("cosmetic_only")),
@@ -106,26 +107,14 @@ def _forms(corpus: Corpus, rev_range: str, worktree: bool, tmp: Path) -> dict[st
         "exit": {},
     }
     if runs:
-        out["exit"]["runners"] = corpus.collect(runs[0]["command"])
-    if formats:
-        out["exit"]["format_pytest"] = corpus.collect(formats)
-    if not worktree:
-        lines_file = tmp / "tests.txt"
-        corpus.warpline("ci", "--base", rev_range.split("..")[0], "--head",
-                        rev_range.split("..")[1], "--no-fetch", "--markdown",
-                        str(tmp / "ci.md"), "--selection", str(lines_file))
-        lines = [line for line in lines_file.read_text().splitlines() if line.strip()] \
-            if lines_file.exists() else []
-        if lines:
-            out["exit"]["ci_selection"] = max(corpus.collect(line) for line in lines)
+        out["exit"]["command"] = corpus.collect(runs[0]["command"])
     out["exit"]["plugin"] = corpus.plugin(rev_range)
     return out
 
 
-def _delete_a_selected_test(corpus: Corpus, rev_range: str) -> str | None:
+def _delete_a_selected_test(corpus: Corpus, selected: list[str]) -> str | None:
     """Deletes (from the work tree) the file of a test the range selects; its path."""
-    envelope = json.loads(corpus.warpline("reverify", rev_range, "--json", "--limit", "1").stdout)
-    for test_id in envelope["data"]["selection"].get("tests") or []:
+    for test_id in selected:
         path = test_id.split("::", 1)[0]
         if path.endswith(".py") and (corpus.repo / path).is_file():
             (corpus.repo / path).unlink()
@@ -135,22 +124,26 @@ def _delete_a_selected_test(corpus: Corpus, rev_range: str) -> str | None:
 
 def bench(corpus: Corpus, count: int, capture: bool) -> list[dict[str, Any]]:
     rows = []
-    with tempfile.TemporaryDirectory() as scratch:
-        tmp = Path(scratch)
-        for sha in _commits(corpus.repo, count):
-            _git(corpus.repo, "checkout", "-q", "--detach", sha)
-            if capture:
-                corpus.warpline("capture-snapshot")
-            rev_range = f"{sha[:12]}~1..{sha[:12]}"
-            row = {"corpus": corpus.name, "range": rev_range,
-                   "committed": _forms(corpus, rev_range, False, tmp)}
-            deleted = _delete_a_selected_test(corpus, rev_range)
-            if deleted is not None:
-                row["deleted"] = deleted
-                row["worktree"] = _forms(corpus, rev_range, True, tmp)
+    for sha in _commits(corpus.repo, count):
+        _git(corpus.repo, "checkout", "-q", "--detach", sha)
+        if capture:
+            corpus.warpline("capture-snapshot")
+        rev_range = f"{sha[:12]}~1..{sha[:12]}"
+        committed = _forms(corpus, rev_range, False)
+        row: dict[str, Any] = {"corpus": corpus.name, "range": rev_range,
+                               "committed": committed}
+        deleted = _delete_a_selected_test(corpus, committed["tests"])
+        if deleted is not None:
+            row["deleted"] = deleted
+            try:
+                row["worktree"] = _forms(corpus, rev_range, True)
+            finally:
                 _git(corpus.repo, "checkout", "-q", "--", deleted)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+        for state in ("committed", "worktree"):
+            if state in row:
+                row[state]["tests"] = len(row[state]["tests"])
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     return rows
 
 
