@@ -161,7 +161,7 @@ def test_configuration_the_tests_read_runs_the_whole_suite_with_the_reason(
     selection = envelope["data"]["selection"]
     (run,) = selection["runners"]
     assert run["whole_suite"] and run["command"] == "pytest" and run["tests"] == []
-    assert selection["tests"] == []  # was the code's selection, under a whole-suite warning  # what runs is the suite, not a selection beside it
+    assert selection["tests"] == []  # was the code's selection, under a whole-suite warning
     assert {"locator": f"core:file:{path}", "kind": "test_config",
             "runners": ["pytest"]} in selection["non_code"]
     first = envelope["next_actions"]["commands"][0]
