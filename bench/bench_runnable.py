@@ -178,6 +178,9 @@ def main() -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     for name in args.corpus or ["requests", "pip"]:
+        if not (corpora_dir() / f"{name}.bundle").is_file():
+            print(f"{name}: no {name}.bundle in {corpora_dir()}: skipped")
+            continue
         python = args.pip_python if name == "pip" else sys.executable
         corpus = Corpus(name, args.workdir, python, args.code)
         head = _git(corpus.repo, "rev-parse", "HEAD").strip()

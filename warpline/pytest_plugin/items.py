@@ -6,13 +6,13 @@ of the fixture closure (pytest-xdist and testmon read it too).
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from warpline import settings
 from warpline.runners.pytest_receipt import narrowing
 from warpline.runners.pytest_session import Where
 
@@ -55,7 +55,7 @@ def partial_reasons(config: pytest.Config, session: pytest.Session,
         if given and given != whole:
             reasons.append("explicit paths: " + " ".join(config.invocation_params.args[:5]))
     given = [*config.invocation_params.args,
-             *_split(os.environ.get("PYTEST_ADDOPTS", ""))]
+             *_split(settings.pytest_addopts())]
     reasons += [f"given {option}" for option in narrowing([str(a) for a in given])]
     if session.shouldstop or session.shouldfail:
         reasons.append("the run stopped early")
