@@ -17,7 +17,8 @@ from warpline.runners.docs import DOCS_PAGE, markdown_table, page
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = [pytest.param(runner, id=runner.name) for runner in RUNNERS]
-_OPTIONAL = {"record_command", "import_map", "command_lines"}
+_OPTIONAL = {"record_command", "import_map", "command_lines", "floor", "file_tests", "record",
+             "run"}
 
 
 def test_names_are_unique_words_the_wire_can_carry() -> None:
@@ -85,9 +86,9 @@ def test_the_runners_page_holds_the_generated_table_and_every_field() -> None:
 
 
 def test_a_selection_is_split_by_owner_in_order() -> None:
-    ids = ["tests/test_b.py::test_y", "tests/test_a.py", "README.rst::README.rst",
-           "src/main.go"]
-    assert partition(ids) == {"pytest": ids[:3]}
+    ids = ["tests/test_b.py::test_y", "tests/test_a.py", "src/main_test.go::TestMain",
+           "README.rst::README.rst"]
+    assert partition(ids) == {"pytest": [ids[0], ids[1], ids[3]], "go": [ids[2]]}
 
 
 def test_no_module_outside_the_plugin_imports_pytest() -> None:

@@ -15,13 +15,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from warpline.runners.gotest import GO_TEST
 from warpline.runners.pytest import PYTEST
 from warpline.runners.row import Runner
 
 __all__ = ["RUNNERS", "Runner", "by_name", "changed_tests", "owner_of", "partition", "test_ids",
            "test_nodes", "used_for"]
 
-RUNNERS: tuple[Runner, ...] = (PYTEST,)
+RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST)
 
 _BY_NAME = {runner.name: runner for runner in RUNNERS}
 
@@ -79,14 +80,14 @@ def changed_tests(graph: Any, locator: str, path: str | None, kind: str | None) 
     """The test ids a change to one entity runs by itself, every row's: a changed test
     definition runs itself (``graph_tests``; a definition the snapshot does not hold yet is
     asked of a one-node graph with the snapshot's discovery facts), a file or module
-    changed as a whole runs what ``file_tests`` says."""
+    changed as a whole runs what ``file_runs`` says."""
     if not path:
         return []
     owner = owner_of(path)
     if owner is None:
         return []
     if kind in ("file", "module"):
-        return owner.file_tests(path)
+        return owner.file_runs(path)
     if graph is None or locator not in graph:
         import networkx as nx
 

@@ -95,10 +95,10 @@ def _runs_doctests(root: Path) -> bool:
     return runs_doctests(root)
 
 
-def _file_tests(path: str) -> list[str]:
-    from warpline.runners.pytest_discovery import file_tests
+def _file_runs(path: str) -> list[str]:
+    from warpline.runners.pytest_discovery import file_runs
 
-    return file_tests(path)
+    return file_runs(path)
 
 
 def _select_command(rev_range: str | None) -> str:
@@ -146,7 +146,7 @@ PYTEST = Runner(
                  ".coveragerc", "MANIFEST.in"),
     reads_docs=_reads_docs,
     runs_doctests=_runs_doctests,
-    file_tests=_file_tests,
+    file_runs=_file_runs,
     select_command=_select_command,
     example_ids=("tests/test_a.py::TestA::test_x[1-2]", "tests/test_a.py", "tests/unit", ".",
                  "src/pkg/mod.py::pkg.mod.f", "README.rst::README.rst"),

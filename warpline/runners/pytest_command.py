@@ -18,6 +18,8 @@ import shlex
 from functools import lru_cache
 from pathlib import Path
 
+from warpline.runners.row import capped
+
 MAX_IDS = 500
 _CONFIG_MARKERS = (
     ("pytest.ini", None),
@@ -82,20 +84,20 @@ def grouped(root: Path, ids: list[str]) -> dict[str, list[str]]:
 
 def command_for(root: Path, ids: list[str], base: str = "pytest") -> tuple[str, bool] | None:
     """(the command, whether ids were widened to whole files); None without ids."""
-    unique = list(dict.fromkeys(ids))
+    unique, widened = capped(ids, MAX_IDS, file_of)
     if not unique:
         return None
-    widened = len(unique) > MAX_IDS
-    if widened:
-        unique = list(dict.fromkeys(file_of(i) for i in unique))
     return " && ".join(group_commands(root, unique, base)), widened
 
 
 def group_commands(root: Path, ids: list[str], base: str = "pytest") -> list[str]:
     """One command per pytest rootdir (``pytest ids`` or ``(cd DIR && pytest ids)``), the
     root group first; empty without ids."""
-    parts = []
-    for directory, inner in grouped(root, list(dict.fromkeys(ids))).items():
+    from warpline.testmap.nodeids import is_test_id
+
+    parts = []  # an id pytest would read as an option or an argument file is never passed
+    safe = [i for i in dict.fromkeys(ids) if is_test_id(i)]
+    for directory, inner in grouped(root, safe).items():
         line = base + " " + " ".join(shlex.quote(i) for i in inner)
         parts.append(line if not directory else f"(cd {shlex.quote(directory)} && {line})")
     return parts

@@ -198,7 +198,7 @@ def imported_modules(graph: nx.DiGraph | None) -> set[str] | None:
     return found
 
 
-def file_tests(path: str) -> list[str]:
+def file_runs(path: str) -> list[str]:
     """What a change to ``path`` as a whole runs: a ``conftest.py`` (hooks, plugins,
     module-level fixtures) its directory; a test module pytest collects by its default
     names, the file."""
