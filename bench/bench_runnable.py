@@ -81,10 +81,10 @@ class Corpus:
                     self.repo, self.plugin_env).returncode
 
 
-def _commits(repo: Path, count: int) -> list[str]:
-    out = _git(repo, "log", "--no-merges", "--format=%H", "-n", str(count * 3), "HEAD", "--",
-               "*.py")
-    return out.split()[:count]
+def _commits(repo: Path, count: int, skip: int = 0) -> list[str]:
+    out = _git(repo, "log", "--no-merges", "--format=%H", "-n", str((count + skip) * 3),
+               "HEAD", "--", "*.py")
+    return out.split()[skip:skip + count]
 
 
 def _forms(corpus: Corpus, rev_range: str, worktree: bool) -> dict[str, Any]:
@@ -122,9 +122,9 @@ def _delete_a_selected_test(corpus: Corpus, selected: list[str]) -> str | None:
     return None
 
 
-def bench(corpus: Corpus, count: int, capture: bool) -> list[dict[str, Any]]:
+def bench(corpus: Corpus, count: int, capture: bool, skip: int = 0) -> list[dict[str, Any]]:
     rows = []
-    for sha in _commits(corpus.repo, count):
+    for sha in _commits(corpus.repo, count, skip):
         _git(corpus.repo, "checkout", "-q", "--detach", sha)
         if capture:
             corpus.warpline("capture-snapshot")
@@ -168,6 +168,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--ranges", type=int, default=15)
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave out the newest N such commits (resume a run)")
     parser.add_argument("--corpus", action="append", choices=("requests", "pip"))
     parser.add_argument("--pip-python", default=sys.executable)
     parser.add_argument("--code", help="another checkout's warpline (PYTHONPATH)")
@@ -186,7 +188,7 @@ def main() -> int:
         head = _git(corpus.repo, "rev-parse", "HEAD").strip()
         corpus.warpline("backfill")
         try:
-            rows += bench(corpus, args.ranges, not args.no_capture)
+            rows += bench(corpus, args.ranges, not args.no_capture, args.skip)
         finally:
             _git(corpus.repo, "checkout", "-q", "--detach", head)
     if args.out:
