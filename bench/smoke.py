@@ -47,6 +47,8 @@ TINY: dict[str, list[str]] = {
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],
     "bench_mapsync.py": ["--tiny"],
+    "bench_runnable.py": ["--workdir", "{tmp}/runnable", "--corpus", "requests", "--ranges", "1",
+                          "--no-capture"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
     "bench_mcp_fuzz.py": ["--lines", "200"],

@@ -102,7 +102,14 @@ def _run(root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]:
 
 
 def _collectable(root: Path, ids: Sequence[str]) -> list[str]:
-    return list(ids)
+    """The ids whose test file the work tree still holds (Surefire fails a ``-Dtest`` that
+    matches no class); a method is kept while its file is there (it may be inherited)."""
+    out = []
+    for test_id in ids:
+        disk = root / _file_of(test_id)
+        if disk.is_file() and not disk.is_symlink():
+            out.append(test_id)
+    return out
 
 
 def _run_input(path: str) -> bool:
@@ -139,4 +146,7 @@ MAVEN = Runner(
     widen=_widen,
     record=_record,
     run=_run,
+    # Maven's own configuration beside pom.xml (config_files) and its wrapper's pin.
+    suite_files=(".mvn/maven.config", ".mvn/jvm.config", ".mvn/extensions.xml",
+                 ".mvn/wrapper/maven-wrapper.properties"),
 )

@@ -11,7 +11,7 @@ import pygit2
 
 from warpline.errors import InvalidArgument
 from warpline.graph.builtin import capture_builtin
-from warpline.runners import maven_jacoco
+from warpline.runners import maven_jacoco, receipt_seal
 from warpline.runners.maven_jacoco import (
     JACOCO_VERSION,
     SOURCE,
@@ -163,7 +163,7 @@ def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
     travels (``warpline sync``)."""
     from warpline.runners.maven import MAVEN
 
-    state = RunWatchState(commit_at_start=head_sha(repo))
+    state = RunWatchState(commit_at_start=head_sha(repo), key=receipt_seal.for_run(root))
     recorded, outcomes, _ = record_map(root, repo)
     recorded.dirty_paths = run_relevant_changes(repo, MAVEN.run_input)
     for test, outcome in outcomes.items():

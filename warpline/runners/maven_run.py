@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
+from warpline.runners import receipt_seal
 from warpline.runners.maven_command import command_lines, projects_in
 from warpline.runners.maven_jacoco import test_id
 from warpline.runners.maven_rules import JavaProject
@@ -49,7 +50,8 @@ def run(root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]:
     from warpline.git.lookups import open_repository
 
     repo = open_repository(str(root))
-    state = RunWatchState(commit_at_start=head_sha(repo) if repo is not None else None)
+    state = RunWatchState(commit_at_start=head_sha(repo) if repo is not None else None,
+                          key=receipt_seal.for_run(root))
     projects = projects_in(root)
     lines = whole_suite_lines(projects) if ids is None else command_lines(root, list(ids))
     status = 0

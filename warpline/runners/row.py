@@ -157,6 +157,23 @@ class Runner:
     # writes the receipts of the runs it watched.
     record: Record | None = None
     run: Run | None = None
+    # Besides ``config_files``, the files its tests read (glob patterns: a name, or a path
+    # when it holds "/"): dependency manifests, lock files. A change to one runs its
+    # whole suite, with the reason (``service.testing.filekinds``).
+    suite_files: tuple[str, ...] = ()
+    # (root, repo-relative path of a documentation file) -> whether the project's run of
+    # this runner reads it as a test (pytest: ``test*.txt`` doctest files, the project's
+    # ``--doctest-glob``): then it is no mere documentation.
+    reads_docs: Callable[[Path, str], bool] = lambda root, path: False
+    # (root) -> whether the project's run of this runner runs the docstrings of its code
+    # as tests (pytest's ``--doctest-modules``): a docstring change is then behavioural.
+    runs_doctests: Callable[[Path], bool] = lambda root: False
+    # (repo-relative path of a file changed as a whole: a test file, a fixture file) -> the
+    # ids that run it (pytest: a test file itself; a ``conftest.py``, its directory).
+    file_runs: Callable[[str], list[str]] = lambda path: []
+    # (rev range or None) -> the runner's own command making warpline's selection for that
+    # range itself (pytest: ``pytest --warpline-select=RANGE``); None: it has none.
+    select_command: Callable[[str | None], str] | None = None
 
 
 def capped(ids: Sequence[str], max_ids: int,

@@ -21,7 +21,6 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.errors import MissingRequiredField
 from warpline.lang import language_of
 from warpline.service.history.ranges import commits_of_range
 from warpline.service.impact.capture_scope import parse_changed_refs
@@ -63,12 +62,11 @@ class Seeds:
         return [s.locator for s in self.items]
 
 
-def require_seed_arguments(params: Any) -> None:
-    if (params.rev_range is None and params.changed_refs is None
-            and params.changed_entity_key_ids is None and not params.include_worktree):
-        raise MissingRequiredField(
-            "Say what changed: pass `rev_range` (e.g. HEAD~1..HEAD), `changed_refs`, "
-            "`changed_entity_key_ids` or `include_worktree: true`.", field="rev_range")
+def has_seed_arguments(params: Any) -> bool:
+    """Whether the call says what changed (else it means "my work")."""
+    return not (params.rev_range is None and params.changed_refs is None
+                and params.changed_entity_key_ids is None and not params.include_worktree)
+
 
 
 def _seed(row: EntityRow) -> Seed:

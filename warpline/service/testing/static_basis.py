@@ -52,7 +52,7 @@ class StaticBasis:
     def covered(self, locator: str) -> bool:
         """Whether the static basis has any test for ``locator``: one reaching it, or a
         test file importing its module."""
-        if any(e["kind"] == "test" and e["command"] for e in self.entries.get(locator, [])):
+        if any(e["kind"] == "test" and e.get("test_id") for e in self.entries.get(locator, [])):
             return True
         path = self.paths.get(locator)
         if not path or self.graph is None:
