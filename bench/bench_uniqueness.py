@@ -101,8 +101,8 @@ def _python_branches(data: bytes) -> dict[str, list[_Branch]]:
     def walk(stmts: list[ast.stmt], prefix: str, path: _Branch) -> None:
         for stmt in stmts:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                stub = any(isinstance(d, ast.Name) and d.id == "overload"
-                           or isinstance(d, ast.Attribute) and d.attr == "overload"
+                stub = any((isinstance(d, ast.Name) and d.id == "overload")
+                           or (isinstance(d, ast.Attribute) and d.attr == "overload")
                            for d in stmt.decorator_list)
                 name = prefix + stmt.name
                 if not stub or isinstance(stmt, ast.ClassDef):

@@ -15,7 +15,6 @@ import pygit2
 import pytest
 
 from tests.gitfixture import FixtureRepo
-
 from warpline.lang import GO, JAVA, JAVASCRIPT, PYTHON, RUST, TSX, TYPESCRIPT, Language
 from warpline.lang.entities import EntityKey
 from warpline.lang.script import overload_groups

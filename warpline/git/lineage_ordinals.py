@@ -55,10 +55,8 @@ def follow_ordinals(changes: list[EntityChange], sides: SideIndex) -> list[Entit
     extra: list[EntityChange] = []
     for path, kind, base in sorted(groups):
         events = {c.locator: c for c in changes if c.path == path}
-        found = _follow(path, kind, base, events, sides)
-        if found is None:
-            continue
-        for old, new in found:
+        swaps = _follow(path, kind, base, events, sides)
+        for old, new in swaps or ():
             if new.change_kind == "moved":
                 first.append(new)  # ahead of the rest, in chain order
             elif old is None:

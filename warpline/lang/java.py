@@ -96,7 +96,7 @@ def _collide(entries: list[tuple[Rec, list[Any]]]) -> bool:
     seen: set[tuple[str, str]] = set()
     for rec, children in entries:
         key = (rec.data[0], rec.data[1])
-        if key[1] and key in seen or _collide(children):
+        if (key[1] and key in seen) or _collide(children):
             return True
         seen.add(key)
     return False
@@ -139,7 +139,8 @@ def _qualified(entries: list[tuple[Rec, list[Any]]], names: list[str],
         for i, full in zip(indexes, written, strict=True):
             label, _, params = names[i].partition("(")
             simple = params[:-1].split(",") if params[:-1] else []
-            out[i] = f"{label}({','.join(full[at] if differ[at] else simple[at] for at in range(width))})"
+            chosen = (full[at] if differ[at] else simple[at] for at in range(width))
+            out[i] = f"{label}({','.join(chosen)})"
     return out
 
 
