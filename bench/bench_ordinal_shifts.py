@@ -1,0 +1,126 @@
+"""Ordinal shifts over whole histories (issue 35): a same-named definition inserted before
+others renames each later one (``helper`` -> ``helper~2``, docs/languages.md); lineage
+follows the definition (``git/lineage_ordinals.py``).
+
+    python bench/bench_ordinal_shifts.py [BUNDLE_OR_REPO ...] [--main PATH]
+
+Default: express, got, immer and luxon from ``/work/shared/corpora``. Each is backfilled
+into a fresh store in a temporary clone; printed: the event digest (``_event_digest``),
+and the commits' ordinal events:
+
+* ``left``: an ``added`` ordinal (``x~N``) beside a ``modified`` namesake of its base
+  name in the same file and commit (the shift read as an edit plus an addition: the
+  history follows the position);
+* ``followed``: ``moved`` events whose previous locator is the same file's locator with
+  other ordinals (the history follows the definition);
+* ``ordinal events``: events on locators carrying an ordinal.
+
+``--main PATH``: the same with the warpline tree at PATH (``PYTHONPATH``), in a
+subprocess, for a before/after beside it. JSON to ``bench/out/bench_ordinal_shifts.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _event_digest import event_digest
+
+CORPORA = Path("/work/shared/corpora")
+DEFAULT = ("express", "got", "immer", "luxon")
+_ORDINAL = re.compile(r"~[0-9]+(?=\.|$)")
+
+
+def _backfill(path: Path) -> None:
+    from warpline.git.repo import head_commit, open_repo
+    from warpline.store.db import Store
+    from warpline.store.ingest import Ingestor
+
+    repo = open_repo(path)
+    with Store.open(path) as store:
+        Ingestor(store, repo).catch_up(head_commit(repo), budget_s=None)
+
+
+def _counts(db: Path) -> dict[str, int]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT ev.commit_id, e.locator, ev.change_kind, ev.path, ev.previous_locator, "
+            "ev.previous_path FROM change_events ev JOIN entities e ON e.id = ev.entity_id "
+            "WHERE e.locator LIKE 'ts:%'").fetchall()
+    finally:
+        conn.close()
+    by_commit: dict[tuple[int, str], list[tuple[str, str]]] = defaultdict(list)
+    ordinal = followed = 0
+    for commit, locator, kind, path, previous, previous_path in rows:
+        by_commit[(commit, path)].append((locator, kind))
+        if _ORDINAL.search(locator.rpartition(":")[2]):
+            ordinal += 1
+        if (kind == "moved" and previous and previous != locator and previous_path == path
+                and _ORDINAL.sub("", previous) == _ORDINAL.sub("", locator)):
+            followed += 1
+    left = 0
+    for events in by_commit.values():
+        modified = {_ORDINAL.sub("", loc) for loc, kind in events if kind == "modified"}
+        left += sum(1 for loc, kind in events if kind == "added"
+                    and _ORDINAL.search(loc.rpartition(":")[2])
+                    and _ORDINAL.sub("", loc) in modified)
+    return {"events": len(rows), "ordinal_events": ordinal, "left": left,
+            "followed": followed}
+
+
+def measure(source: Path) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="ordinals-") as tmp:
+        path = Path(tmp) / source.stem
+        subprocess.run(["git", "clone", "-q", str(source), str(path)], check=True)
+        _backfill(path)
+        db = path / ".weft" / "warpline" / "warpline.db"
+        return {"corpus": source.stem, "digest": event_digest(db), **_counts(db)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sources", nargs="*", type=Path)
+    parser.add_argument("--main", type=Path, help="another warpline tree to compare")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    sources = args.sources or [CORPORA / f"{name}.bundle" for name in DEFAULT]
+    results: list[dict[str, Any]] = []
+    for source in sources:
+        result = {"branch": measure(source)}
+        if args.main is not None:
+            env = {**os.environ, "PYTHONPATH": str(args.main)}
+            out = subprocess.run([sys.executable, __file__, "--json", str(source)], env=env,
+                                 capture_output=True, text=True, check=True, cwd="/tmp").stdout
+            result["main"] = json.loads(out)[0]["branch"]
+        results.append(result)
+        if not args.json:
+            for side, found in result.items():
+                digest = found["digest"]
+                print(f"{found['corpus']:8} {side:6} events {digest['events']:6} "
+                      f"sha256 {str(digest['sha256'])[:16]} lineage "
+                      f"{str(digest['lineage_sha256'])[:16]}  TS/JS events "
+                      f"{found['events']}, ordinal {found['ordinal_events']}, "
+                      f"left {found['left']}, followed {found['followed']}")
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    out_dir = Path(__file__).resolve().parent / "out"
+    out_dir.mkdir(exist_ok=True)
+    (out_dir / "bench_ordinal_shifts.json").write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
