@@ -13,6 +13,8 @@ and the commits' ordinal events:
   history follows the position);
 * ``followed``: ``moved`` events whose previous locator is the same file's locator with
   other ordinals (the history follows the definition);
+* ``removed``: a ``removed`` ordinal beside a ``modified`` namesake (a definition removed
+  before its namesakes: the later ones shift down; not followed);
 * ``ordinal events``: events on locators carrying an ordinal.
 
 ``--main PATH``: the same with the warpline tree at PATH (``PYTHONPATH``), in a
@@ -70,14 +72,15 @@ def _counts(db: Path) -> dict[str, int]:
         if (kind == "moved" and previous and previous != locator and previous_path == path
                 and _ORDINAL.sub("", previous) == _ORDINAL.sub("", locator)):
             followed += 1
-    left = 0
+    left = removed = 0
     for events in by_commit.values():
         modified = {_ORDINAL.sub("", loc) for loc, kind in events if kind == "modified"}
-        left += sum(1 for loc, kind in events if kind == "added"
-                    and _ORDINAL.search(loc.rpartition(":")[2])
-                    and _ORDINAL.sub("", loc) in modified)
+        shifted = [kind for loc, kind in events if _ORDINAL.search(loc.rpartition(":")[2])
+                   and _ORDINAL.sub("", loc) in modified]
+        left += shifted.count("added")
+        removed += shifted.count("removed")
     return {"events": len(rows), "ordinal_events": ordinal, "left": left,
-            "followed": followed}
+            "removed": removed, "followed": followed}
 
 
 def measure(source: Path) -> dict[str, Any]:
@@ -112,7 +115,8 @@ def main() -> int:
                       f"sha256 {str(digest['sha256'])[:16]} lineage "
                       f"{str(digest['lineage_sha256'])[:16]}  TS/JS events "
                       f"{found['events']}, ordinal {found['ordinal_events']}, "
-                      f"left {found['left']}, followed {found['followed']}")
+                      f"left {found['left']}, removed {found['removed']}, "
+                      f"followed {found['followed']}")
     if args.json:
         print(json.dumps(results))
         return 0

@@ -185,7 +185,8 @@ def score(source: Path, count: int, sample: int) -> dict[str, Any]:
             lines = data.decode("utf-8", "replace").split("\n")
             for key, n in sorted(many.items()):
                 spans = next(e.spans for e in found.entities if e.key == key)
-                what = _kind(lang.prefix, key, data, lines, spans)
+                what = ("overloads or get/set" if key in groups
+                        else _kind(lang.prefix, key, data, lines, spans))
                 if key in groups or what in _DOCUMENTED:
                     grouped[f"{lang.name}: {what}"] += 1
                     continue
