@@ -34,6 +34,7 @@ TINY: dict[str, list[str]] = {
     "profile_walk.py": ["{tmp}/history", "--limit", "30"],
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
     "bench_cosmetic_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
+    "bench_facts.py": ["{tmp}/history", "--check-derived"],
     "bench_history_truth.py": ["{tmp}/history"],
     "bench_coupling.py": ["{tmp}/history"],
     "bench_rust_ids.py": ["{tmp}/history"],
@@ -54,6 +55,9 @@ TINY: dict[str, list[str]] = {
                                 "--blob-mb", "1", "--note-mb", "1"],
     "bench_shallow_deepen.py": ["--origin", "{tmp}/history", "--depths", "1,5",
                                 "--deepen", "3"],
+    # gotruth is built here (golang.org/x/tools from the Go module proxy).
+    "bench_go_edges.py": ["--tiny", "--goos", "linux"],
+    "bench_go_mutants.py": ["--tiny"],
 }
 
 

@@ -20,10 +20,11 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import open_repo
+from warpline.ingest import driver as ingest
+from warpline.ingest import lock as ingestlock
+from warpline.ingest.driver import Ingestor
 from warpline.registry import call_tool
-from warpline.store import ingest, ingestlock
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import Ingestor
 
 
 def _history(tmp_path: Path, commits: int = 30) -> tuple[FixtureRepo, list[str]]:

@@ -307,8 +307,8 @@ def test_graph_queries_reject_bad_arguments_with_the_right_code(
 def test_a_wholly_ingested_range_is_not_partial_while_the_store_is_behind(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from warpline.git.repo import open_repo
+    from warpline.ingest.driver import Ingestor
     from warpline.store.db import Store
-    from warpline.store.ingest import Ingestor
 
     repo = make_repo(tmp_path / "repo")
     for n in range(3):

@@ -21,8 +21,9 @@ from warpline.store import receipts
 from warpline.store.db import Store
 
 _FIX = ("Run the tests at this commit with warpline installed (pytest leaves a receipt in "
-        ".weft/warpline/ when warpline is in use or a --warpline-* option is given), then "
-        "record again; `warpline verify-record` records an attestation instead.")
+        ".weft/warpline/ when warpline is in use or a --warpline-* option is given; for a "
+        "runner without a plugin, such as go test, `warpline run-tests` does), then record "
+        "again; `warpline verify-record` records an attestation instead.")
 
 
 def _failed(receipt: dict[str, Any]) -> bool:

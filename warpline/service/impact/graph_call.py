@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from warpline.ingest.report import IngestReport
 from warpline.service.impact.gcpause import gc_paused
 from warpline.service.impact.graph_entities import EntityBook
 from warpline.service.impact.graph_query import GraphView, open_graph
 from warpline.service.impact.seeds import Seeds, collect, require_seed_arguments
 from warpline.service.shared.context import RepoContext, behind_warning, catch_up, open_context
-from warpline.store.report import IngestReport
 
 
 @dataclass(slots=True)

@@ -9,8 +9,9 @@ change (a locator, qualname, path or SEI of untouched code) is looked up in the 
 graph, so "what depends on X" works for any X the graph knows. A ref that names nothing
 is not an error: it is counted and warned about.
 
-A Python file's ``core:file:`` seed is folded into the file's own entity seeds when there
-are any (the file event only restates them); other files' seeds stay.
+A code file's ``core:file:`` seed (a file some language row reads) is folded into the
+file's own entity seeds when there are any (the file event only restates them); other
+files' seeds stay.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from typing import Any
 import networkx as nx
 
 from warpline.errors import MissingRequiredField
-from warpline.lang.locators import is_python_path
+from warpline.lang import language_of
 from warpline.service.history.ranges import commits_of_range
 from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
+from warpline.service.shared.facts import read_facts
 from warpline.service.shared.nature import combined, nature_of, runs_doctests
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
@@ -184,6 +186,7 @@ def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
     doctests = runs_doctests(ctx.root)
+    warnings.extend(read_facts(ctx, shas=shas or [])[1])
     events = facts_in(ctx.store, shas or [])
     return [replace(_seed(row), nature=combined(
         [nature_of(*event, doctests) for event in events.get(row.id, [])]))
@@ -216,5 +219,5 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
 def _fold_files(seeds: list[Seed]) -> list[Seed]:
     covered = {s.path for s in seeds if s.kind != "file" and s.path}
     return [s for s in seeds
-            if not (s.kind == "file" and s.path and is_python_path(s.path)
+            if not (s.kind == "file" and s.path and language_of(s.path) is not None
                     and s.path in covered)]
