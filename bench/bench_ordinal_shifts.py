@@ -15,10 +15,13 @@ and the commits' ordinal events:
   other ordinals (the history follows the definition);
 * ``removed``: a ``removed`` ordinal beside a ``modified`` namesake (a definition removed
   before its namesakes: the later ones shift down; not followed);
-* ``ordinal events``: events on locators carrying an ordinal.
+* ``ordinal events``: events on locators carrying an ordinal;
+* ``chained``: moves (any language) out of a locator another move of the commit moves
+  into, where the store's order of moves matters (``lineages.assign``).
 
-``--main PATH``: the same with the warpline tree at PATH (``PYTHONPATH``), in a
-subprocess, for a before/after beside it. JSON to ``bench/out/bench_ordinal_shifts.json``.
+``--main PATH``: the same with the warpline tree at PATH (``PYTHONPATH``; e.g. ``git
+archive main | tar -x -C PATH``), in a subprocess run from ``/tmp`` (the editable install
+must not shadow it), for a before/after beside it. JSON to ``bench/out/bench_ordinal_shifts.json``.
 """
 
 from __future__ import annotations
@@ -38,20 +41,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _event_digest import event_digest
+from bench_backfill import warpline_backfill
 
 CORPORA = Path("/work/shared/corpora")
 DEFAULT = ("express", "got", "immer", "luxon")
 _ORDINAL = re.compile(r"~[0-9]+(?=\.|$)")
-
-
-def _backfill(path: Path) -> None:
-    from warpline.git.repo import head_commit, open_repo
-    from warpline.store.db import Store
-    from warpline.store.ingest import Ingestor
-
-    repo = open_repo(path)
-    with Store.open(path) as store:
-        Ingestor(store, repo).catch_up(head_commit(repo), budget_s=None)
 
 
 def _counts(db: Path) -> dict[str, int]:
@@ -61,6 +55,10 @@ def _counts(db: Path) -> dict[str, int]:
             "SELECT ev.commit_id, e.locator, ev.change_kind, ev.path, ev.previous_locator, "
             "ev.previous_path FROM change_events ev JOIN entities e ON e.id = ev.entity_id "
             "WHERE e.locator LIKE 'ts:%'").fetchall()
+        moves = conn.execute(
+            "SELECT ev.commit_id, e.locator, ev.previous_locator FROM change_events ev "
+            "JOIN entities e ON e.id = ev.entity_id WHERE ev.change_kind = 'moved' "
+            "AND ev.previous_locator != e.locator").fetchall()
     finally:
         conn.close()
     by_commit: dict[tuple[int, str], list[tuple[str, str]]] = defaultdict(list)
@@ -79,15 +77,19 @@ def _counts(db: Path) -> dict[str, int]:
                    and _ORDINAL.sub("", loc) in modified]
         left += shifted.count("added")
         removed += shifted.count("removed")
+    targets: dict[int, set[str]] = defaultdict(set)
+    for commit, locator, _ in moves:
+        targets[commit].add(locator)
+    chained = sum(1 for commit, _, previous in moves if previous in targets[commit])
     return {"events": len(rows), "ordinal_events": ordinal, "left": left,
-            "removed": removed, "followed": followed}
+            "removed": removed, "followed": followed, "chained_moves": chained}
 
 
 def measure(source: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="ordinals-") as tmp:
         path = Path(tmp) / source.stem
         subprocess.run(["git", "clone", "-q", str(source), str(path)], check=True)
-        _backfill(path)
+        warpline_backfill(path)
         db = path / ".weft" / "warpline" / "warpline.db"
         return {"corpus": source.stem, "digest": event_digest(db), **_counts(db)}
 
@@ -116,7 +118,7 @@ def main() -> int:
                       f"{str(digest['lineage_sha256'])[:16]}  TS/JS events "
                       f"{found['events']}, ordinal {found['ordinal_events']}, "
                       f"left {found['left']}, removed {found['removed']}, "
-                      f"followed {found['followed']}")
+                      f"followed {found['followed']}, chained {found['chained_moves']}")
     if args.json:
         print(json.dumps(results))
         return 0
