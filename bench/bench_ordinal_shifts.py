@@ -21,7 +21,7 @@ and the commits' ordinal events:
 
 ``--main PATH``: the same with the warpline tree at PATH (``PYTHONPATH``; e.g. ``git
 archive main | tar -x -C PATH``), in a subprocess run from ``/tmp`` (the editable install
-must not shadow it), for a before/after beside it. JSON to ``bench/out/bench_ordinal_shifts.json``.
+must not shadow it), for a before/after beside it. JSON to ``bench/out/``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _bench_util import write_report
 from _event_digest import event_digest
 from bench_backfill import warpline_backfill
 
@@ -122,9 +123,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(results))
         return 0
-    out_dir = Path(__file__).resolve().parent / "out"
-    out_dir.mkdir(exist_ok=True)
-    (out_dir / "bench_ordinal_shifts.json").write_text(json.dumps(results, indent=2))
+    write_report("bench_ordinal_shifts", {"results": results})
     return 0
 
 
