@@ -8,13 +8,13 @@ Default: express, got, immer and luxon from ``/work/shared/corpora``. Each is ba
 into a fresh store in a temporary clone; printed: the event digest (``_event_digest``),
 and the commits' ordinal events:
 
-* ``left``: an ``added`` ordinal (``x~N``) beside a ``modified`` namesake of its base
-  name in the same file and commit (the shift read as an edit plus an addition: the
-  history follows the position);
+* ``left``: (commit, file, base name) groups with an ``added`` ordinal (``x~N``) beside a
+  ``modified`` namesake and no ordinal move: a shift read as an edit plus an addition
+  (the history follows the position), or an edit beside a real addition (read them);
 * ``followed``: ``moved`` events whose previous locator is the same file's locator with
   other ordinals (the history follows the definition);
-* ``removed``: a ``removed`` ordinal beside a ``modified`` namesake (a definition removed
-  before its namesakes: the later ones shift down; not followed);
+* ``removed``: such groups with a ``removed`` ordinal (a definition removed before its
+  namesakes shifts the later ones down: not followed; or a real removal);
 * ``ordinal events``: events on locators carrying an ordinal;
 * ``chained``: moves (any language) out of a locator another move of the commit moves
   into, where the store's order of moves matters (``lineages.assign``).
@@ -62,22 +62,27 @@ def _counts(db: Path) -> dict[str, int]:
             "AND ev.previous_locator != e.locator").fetchall()
     finally:
         conn.close()
-    by_commit: dict[tuple[int, str], list[tuple[str, str]]] = defaultdict(list)
+    # (commit, path, base locator) -> the change kinds of its locators, and whether an
+    # ordinal move (same file, same base) happened there
+    groups: dict[tuple[int, str, str], list[tuple[str, str]]] = defaultdict(list)
+    shifted: set[tuple[int, str, str]] = set()
     ordinal = followed = 0
     for commit, locator, kind, path, previous, previous_path in rows:
-        by_commit[(commit, path)].append((locator, kind))
+        base = _ORDINAL.sub("", locator)
+        groups[(commit, path, base)].append((locator, kind))
         if _ORDINAL.search(locator.rpartition(":")[2]):
             ordinal += 1
         if (kind == "moved" and previous and previous != locator and previous_path == path
-                and _ORDINAL.sub("", previous) == _ORDINAL.sub("", locator)):
+                and _ORDINAL.sub("", previous) == base):
             followed += 1
+            shifted.add((commit, path, base))
     left = removed = 0
-    for events in by_commit.values():
-        modified = {_ORDINAL.sub("", loc) for loc, kind in events if kind == "modified"}
-        shifted = [kind for loc, kind in events if _ORDINAL.search(loc.rpartition(":")[2])
-                   and _ORDINAL.sub("", loc) in modified]
-        left += shifted.count("added")
-        removed += shifted.count("removed")
+    for at, events in groups.items():
+        if at in shifted or not any(kind == "modified" for _, kind in events):
+            continue
+        kinds = [kind for loc, kind in events if _ORDINAL.search(loc.rpartition(":")[2])]
+        left += "added" in kinds
+        removed += "removed" in kinds
     targets: dict[int, set[str]] = defaultdict(set)
     for commit, locator, _ in moves:
         targets[commit].add(locator)
