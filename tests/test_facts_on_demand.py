@@ -172,8 +172,8 @@ def test_facts_projected_past_the_budget_are_left_at_once(
     monkeypatch.setattr(facts, "_clock", lambda: float(next(ticks)))
     handle = open_repo(history.path)
     with Store.open(history.path) as store:
-        report = fill(store, handle, budget_s=10.0)  # probe at 1.5 s: two commits read
-    assert report.projected_s is not None and report.projected_s > 10.0
+        report = fill(store, handle, budget_s=30.0)  # probe at 1.5 s: two commits read
+    assert report.projected_s is not None and report.projected_s > 30.0
     assert 0 < report.read < pending and report.left == pending - report.read
     with Store.open(history.path) as store:
         report = fill(store, handle, budget_s=10_000.0)

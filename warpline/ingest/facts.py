@@ -45,7 +45,7 @@ __all__ = ["FactsReport", "fill"]
 FLUSH = 2000
 ASK_EVERY_S = 0.5
 # The share of an answer's budget read before the rest is projected from the rate so far.
-PROBE_SHARE = 0.15
+PROBE_SHARE = 0.05
 _clock = time.monotonic  # the tests' slow reader replaces it
 
 
