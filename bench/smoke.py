@@ -46,6 +46,9 @@ TINY: dict[str, list[str]] = {
     "bench_mapsync.py": ["--tiny"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
+    # gotruth is built here (golang.org/x/tools from the Go module proxy).
+    "bench_go_edges.py": ["--tiny", "--goos", "linux"],
+    "bench_go_mutants.py": ["--tiny"],
 }
 
 

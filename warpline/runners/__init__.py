@@ -15,13 +15,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from warpline.runners.gotest import GO_TEST
 from warpline.runners.pytest import PYTEST
 from warpline.runners.row import Runner
 
 __all__ = ["RUNNERS", "Runner", "by_name", "owner_of", "partition", "test_ids", "test_nodes",
            "used_for"]
 
-RUNNERS: tuple[Runner, ...] = (PYTEST,)
+RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST)
 
 _BY_NAME = {runner.name: runner for runner in RUNNERS}
 

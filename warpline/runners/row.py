@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import pygit2
 
+    from warpline.runners.receipt import RunWatchState
     from warpline.store.testmaps import RecordedMap
 
 
@@ -71,6 +72,31 @@ class ImportMap(Protocol):
                  data: Path, rootdir: str) -> RecordedMap: ...
 
 
+class Floor(Protocol):
+    """The test files (or ids) a static selection runs for changed files ``paths`` of the
+    snapshot's graph beyond what the graph reaches (pytest's import floor is the service's
+    own; Go's: the changed packages' tests and their importers'); None when the snapshot
+    carries no facts to tell."""
+
+    def __call__(self, graph: Any, paths: Sequence[str | None]) -> list[str] | None: ...
+
+
+class Record(Protocol):
+    """Run the whole suite under the runner's own coverage, one map for ``commit`` (the
+    work tree's HEAD): ``(the map, the run's watch state, its exit status)``; the caller
+    stores both (``warpline record-tests``)."""
+
+    def __call__(self, root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
+                 jobs: int) -> tuple[RecordedMap, RunWatchState, int]: ...
+
+
+class Run(Protocol):
+    """Run ``ids`` (None: the whole suite) as the row's command does, watching each test's
+    outcome: ``(the watch state, exit status)`` (``warpline run-tests``)."""
+
+    def __call__(self, root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Runner:
     """One row: how one test runner's tests are found, named, run, mapped and receipted."""
@@ -105,3 +131,23 @@ class Runner:
     language_default: bool = False
     # Ids the meta-test checks ``owns`` against (this row's, no other's).
     example_ids: tuple[str, ...] = ()
+    # Beyond pytest's import floor (the service's own): the row's floor of changed files.
+    floor: Floor | None = None
+    # (root, repo-relative file) -> the ids of the tests defined in that work-tree file (a
+    # test file changed since the map: its tests the map cannot know); None: Python's rule.
+    file_tests: Callable[[Path, str], list[str]] | None = None
+    # A runner without a plugin: warpline runs it (``record-tests``, ``run-tests``) and
+    # writes the receipts of the runs it watched.
+    record: Record | None = None
+    run: Run | None = None
+
+
+def capped(ids: Sequence[str], max_ids: int,
+           test_file: Callable[[str], str]) -> tuple[list[str], bool]:
+    """``ids`` once each, in order; past ``max_ids`` their files instead (more tests, never
+    fewer), and whether that happened: what every row's ``command`` names."""
+    unique = list(dict.fromkeys(ids))
+    if len(unique) <= max_ids:
+        return unique, False
+    return list(dict.fromkeys(test_file(i) for i in unique)), True
+

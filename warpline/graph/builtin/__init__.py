@@ -10,15 +10,23 @@ in the capture (``reads`` says which files are).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pygit2
 
-from warpline.graph.builtin import python
+from warpline.graph.builtin import go, python
 from warpline.graph.model import EdgeCapture
-from warpline.lang import PYTHON, language_of
+from warpline.lang import GO, PYTHON, language_of
 
-__all__ = ["BUILTIN_VERSION", "EXTRACTORS", "capture_builtin", "reads", "source_blobs",
-           "try_capture_builtin"]
+__all__ = [
+    "BUILTIN_VERSION",
+    "EXTRACTORS",
+    "capture_builtin",
+    "join",
+    "reads",
+    "source_blobs",
+    "try_capture_builtin",
+]
 
 BUILTIN_VERSION = "warpline-builtin-1"
 _SYMLINK_MODE = 0o120000
@@ -26,7 +34,7 @@ _SYMLINK_MODE = 0o120000
 # A language's extractor: its files' ``(path, content)`` (sorted by path) at ``commit``
 # -> that language's entities and edges, stamped with the version given.
 Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
-EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture}
+EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture, GO.name: go.capture}
 
 
 def reads(path: str) -> bool:
@@ -72,8 +80,32 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
     """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
     repository it belongs to, kept in the signature for sources that need lookups).
 
-    One language has an extractor so far: its capture is the commit's (a repository
-    without Python files gets Python's empty capture, as before). Joining several
-    languages' captures comes with the second extractor."""
+    Python's capture always runs (a repository without Python files gets its empty
+    capture, as before); every other language's runs when the commit holds its files,
+    and the captures are joined (``join``)."""
     blobs = source_blobs(commit)
-    return EXTRACTORS[PYTHON.name](commit, blobs.get(PYTHON.name, []), BUILTIN_VERSION)
+    captures = [EXTRACTORS[PYTHON.name](commit, blobs.get(PYTHON.name, []), BUILTIN_VERSION)]
+    captures.extend(EXTRACTORS[name](commit, found, BUILTIN_VERSION)
+                    for name, found in sorted(blobs.items()) if name != PYTHON.name)
+    return join(captures)
+
+
+def join(captures: list[EdgeCapture]) -> EdgeCapture:
+    """One capture of several languages' (their locators never collide: each language has
+    its prefix; a file belongs to one language). Python's discovery facts stay at the top
+    level, where the pytest rules read them; another language's are under its own key."""
+    first, *rest = captures
+    if not rest:
+        return first
+    discovery = dict(first.discovery or {})
+    for other in rest:
+        discovery.update(other.discovery or {})
+    return replace(
+        first,
+        entities=tuple(sorted((e for c in captures for e in c.entities),
+                              key=lambda e: e.locator)),
+        edges=tuple(sorted((e for c in captures for e in c.edges),
+                           key=lambda e: (e.source_locator, e.target_locator, e.kind))),
+        failed_entities=tuple(sorted(f for c in captures for f in c.failed_entities)),
+        unresolved=sum(c.unresolved for c in captures),
+        discovery=discovery)

@@ -6,7 +6,8 @@ For a set of changed entities, the union of
 * every test from which one of them is reachable (``suggest.reaching_tests``);
 * the import floor: the test files importing a changed entity's module, run whole
   (``discovery.floor_of_paths``), for code reached at run time through frameworks,
-  callbacks and dunders, which the graph cannot see.
+  callbacks and dunders, which the graph cannot see; and each runner row's own floor
+  (``Runner.floor``: Go's is the test files of a changed package and of its importers).
 
 Without a map this is the whole selection; with one, it answers for the changed entities
 the map cannot (``testselect``). Either way it is the same answer.
@@ -20,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from warpline.lang.locators import dotted_module
+from warpline.runners import RUNNERS
 from warpline.runners.pytest_discovery import floor_of_paths, imported_modules, rules_of
 from warpline.service.impact import suggest
 
@@ -56,6 +58,8 @@ class StaticBasis:
             return False
         if rules_of(self.graph).is_test_file(path):
             return True
+        if any(runner.floor(self.graph, [path]) for runner in RUNNERS if runner.floor):
+            return True
         dotted = dotted_module(path)
         modules = imported_modules(self.graph)
         return bool(dotted and modules and dotted in modules)
@@ -67,11 +71,15 @@ class StaticBasis:
             return out
         graph = self.graph
         reaching = suggest.reaching_entries(graph, locators) if graph is not None else []
-        floor = floor_of_paths(graph, [self.paths.get(loc) for loc in locators])
+        paths = [self.paths.get(loc) for loc in locators]
+        floor = floor_of_paths(graph, paths)
         if floor is None:
             floor = []
             if graph is not None:
                 out.warnings.append(NO_IMPORT_FACTS)
+        for runner in RUNNERS:  # the rows' own floors (Go: a changed package's tests)
+            found = runner.floor(graph, paths) if runner.floor is not None else None
+            floor.extend(f for f in found or () if f not in floor)
         per_item = [*(self.entries.get(loc, []) for loc in locators), reaching]
         out.tests, out.why = suggest.static_union(per_item, floor)
         out.floor_files = len(floor)

@@ -31,9 +31,12 @@ from typing import Any
 
 import networkx as nx
 
+from warpline.git.worktree import DiskFiles
+from warpline.lang import PYTHON, language_of
+from warpline.lang.entities import MODULE_KEY
 from warpline.lang.locators import dotted_module, entity_locator
 from warpline.lang.pyentities import parse_entities
-from warpline.runners import by_name, partition
+from warpline.runners import RUNNERS, by_name, owner_of, partition
 from warpline.runners.pytest import PYTEST
 from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
@@ -132,18 +135,18 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
     """The selection for ``seeds``; ``static`` answers where no map does."""
     choice = choose_map(store, repo)
     if choice is None:
-        return _static_only(static, seeds)
+        return _static_only(static, seeds, root)
     row = choice.row
     locators = [s.locator for s in seeds]
     known = known_entities(store, row.id, locators)
-    modules = {s.locator: _module_of(s) for s in seeds}
+    modules = {s.locator: _module_of(s, root) for s in seeds}
     executed = tests_executing(store, row.id,
                                [*locators, *(m for m in modules.values() if m is not None)])
     out = Selection(basis="map", choice=choice, tests_known=row.test_count)
     chosen: dict[str, None] = {}
     fallback: list[Seed] = []
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed, root)
         mapped = executed.get(seed.locator, [])
         tests = own + mapped
         if mapped or own:
@@ -197,9 +200,34 @@ def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: A
     return added_static
 
 
-def _module_of(seed: Seed) -> str | None:
+def _module_of(seed: Seed, root: Path) -> str | None:
+    lang = language_of(seed.path) if seed.path else None
+    if lang is not None and lang is not PYTHON and seed.path:
+        # Another row's module (a Go package): named from the work tree's manifests.
+        module = lang.module(seed.path, DiskFiles(str(root)))
+        return lang.locator(MODULE_KEY, module) if module else None
     dotted = dotted_module(seed.path) if seed.path else None
     return entity_locator("module", dotted, "") if dotted else None
+
+
+def _row_tests(seed: Seed, root: Path) -> list[str] | None:
+    """A changed test of a runner that names a file's tests itself (``file_tests``): the
+    test function runs itself; the file's own lines (its package-level code) run its file.
+    None: the file is no such runner's."""
+    path = seed.path or ""
+    runner = owner_of(path) if path else None
+    if runner is None or runner.file_tests is None:
+        return None
+    if not runner.is_test_file(path):
+        return []
+    lang = language_of(path)
+    module = _module_of(seed, root)
+    if module is not None and seed.locator == module:
+        return [path]
+    if lang is None:
+        return []
+    return [i for i in runner.file_tests(root, path)
+            if seed.locator.endswith("." + i.split("::", 1)[-1].split("/", 1)[0])]
 
 
 def _collectable(path: str) -> bool:
@@ -207,9 +235,12 @@ def _collectable(path: str) -> bool:
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
-def _own_tests(seed: Seed) -> list[str]:
+def _own_tests(seed: Seed, root: Path) -> list[str]:
     """A changed test function runs itself; a changed test module runs its file; a changed
     ``conftest.py`` module (hooks, plugins, module-level fixtures) runs its directory."""
+    row = _row_tests(seed, root)
+    if row is not None:
+        return row
     path = seed.path or ""
     if path.rsplit("/", 1)[-1] == "conftest.py":  # not a test file by pytest's own rules
         dotted = dotted_module(path)
@@ -239,6 +270,11 @@ def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
     """The collectable tests defined, in the working tree, in ``paths``' test files."""
     out: list[str] = []
     for path in sorted(paths):
+        runner = owner_of(path)
+        if runner is not None and runner.file_tests is not None:
+            if runner.is_test_file(path):
+                out.extend(runner.file_tests(root, path))
+            continue
         dotted = dotted_module(path)
         if dotted is None or not suggest.is_test_file(path):
             continue
@@ -268,20 +304,28 @@ def _named(locators: list[str]) -> str:
     return shown + (f" and {len(locators) - MAX_NAMED} more" if len(locators) > MAX_NAMED else "")
 
 
+def _record_command(row: MapRow) -> str:
+    """How the map's runner records a map again (a row warpline runs itself names its
+    maps' source ``<runner>-…``: Go's ``go-cover``)."""
+    return next((r.record_command for r in RUNNERS if r.record is not None
+                 and row.source.startswith(f"{r.name}-")), RECORD_COMMAND)
+
+
 def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
     choice = out.choice
     assert choice is not None
     row = choice.row
+    record = _record_command(row)
     if not choice.is_ancestor:
         out.warnings.append(
             f"The test map ({row.commit_sha[:12]}) was recorded on a commit that is not an "
             "ancestor of HEAD (rebased or another branch): tests may have moved. Record a new "
-            f"map: `{RECORD_COMMAND}`.")
+            f"map: `{record}`.")
     elif choice.commits_behind or choice.entities_changed_since:
         out.warnings.append(
             f"The test map is from {row.commit_sha[:12]}, {choice.commits_behind} commits "
             f"behind HEAD; {choice.entities_changed_since} entities changed since, so what "
-            f"their tests execute may differ. Refresh it: `{RECORD_COMMAND}`.")
+            f"their tests execute may differ. Refresh it: `{record}`.")
     if row.dirty_paths:
         out.warnings.append(
             f"The test map was recorded with {len(row.dirty_paths)} uncommitted Python files "
@@ -290,7 +334,7 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
         out.warnings.append(
             f"The test map holds {row.test_count} tests from a partial run "
             f"({'; '.join(row.partial)}): tests it never ran are unknown to it. Record the "
-            f"whole suite: `{RECORD_COMMAND}`.")
+            f"whole suite: `{record}`.")
     if row.failed_tests:
         out.warnings.append(f"{row.failed_tests} tests failed while the map was recorded: "
                             "what they executed stops where they failed.")
@@ -317,12 +361,12 @@ def _uncovered_warning(out: Selection) -> None:
             f"no test file imports their modules. Run the whole suite (`{PYTEST.whole_suite}`).")
 
 
-def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
+def _static_only(static: StaticBasis, seeds: list[Seed], root: Path) -> Selection:
     out = Selection(basis="static", tests_known=graph_test_count(static.graph)
                     if static.graph is not None else None)
     chosen: dict[str, None] = {}
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed, root)
         answered = bool(own) or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
         out.per_seed[seed.locator] = own
