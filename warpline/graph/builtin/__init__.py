@@ -14,9 +14,9 @@ from dataclasses import replace
 
 import pygit2
 
-from warpline.graph.builtin import go, python
+from warpline.graph.builtin import go, python, rust
 from warpline.graph.model import EdgeCapture
-from warpline.lang import GO, PYTHON, language_of
+from warpline.lang import GO, PYTHON, RUST, language_of
 
 __all__ = [
     "BUILTIN_VERSION",
@@ -34,7 +34,8 @@ _SYMLINK_MODE = 0o120000
 # A language's extractor: its files' ``(path, content)`` (sorted by path) at ``commit``
 # -> that language's entities and edges, stamped with the version given.
 Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
-EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture, GO.name: go.capture}
+EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture, GO.name: go.capture,
+                                    RUST.name: rust.capture}
 
 
 def reads(path: str) -> bool:
