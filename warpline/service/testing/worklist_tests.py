@@ -16,6 +16,7 @@ from typing import Any
 
 from warpline.runners import RUNNERS, Runner, owner_of, partition, used_for
 from warpline.runners.pytest import PYTEST
+from warpline.runners.row import suite_command
 from warpline.service.impact.seeds import Seed
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.service.testing.testselect import Selection, select, static_entries
@@ -102,7 +103,7 @@ def _in_runners_syntax(root: Path, per_item: dict[str, list[dict[str, Any]]]
                 if runner is not None and runner is not PYTEST:
                     if test_id not in rendered:
                         built = runner.command(root, [test_id])
-                        rendered[test_id] = built[0] if built else runner.whole_suite
+                        rendered[test_id] = built[0] if built else suite_command(runner, root)
                     entry = {**entry, "command": rendered[test_id]}
             fixed.append(entry)
         out[locator] = fixed
@@ -177,9 +178,10 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
         own = runner.collectable(root, shares.get(runner.name, []))
         built = runner.command(root, own) if own else None
         if built is None:
-            runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
+            suite = suite_command(runner, root)
+            runs.append({"runner": runner.name, "tests": [], "command": suite,
                          "whole_suite": True})
-            commands.append({"command": runner.whole_suite,
+            commands.append({"command": suite,
                              "why": "No test is known to exercise the changed entities: "
                                     "run the whole suite."})
             continue
