@@ -116,6 +116,9 @@ def _called(node: Any) -> bool:
     parent = node.parent
     if parent is None:
         return False
+    if parent.type == "token_tree":  # inside a macro's arguments: `f(`, `x.m(`, `T::f(`
+        after = node.next_sibling
+        return after is not None and after.type == "token_tree" and after.text[:1] == b"("
     if parent.type == "scoped_identifier" and parent.child_by_field_name("name") == node:
         node, parent = parent, parent.parent
     elif parent.type == "field_expression" and parent.child_by_field_name("field") == node:

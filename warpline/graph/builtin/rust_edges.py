@@ -42,9 +42,37 @@ _SKIP_TYPE_PARENTS = frozenset({
     "scoped_type_identifier", "struct_item", "enum_item", "union_item", "trait_item",
     "type_item", "type_parameter", "type_parameters", "constrained_type_parameter",
     "associated_type", "optional_type_parameter"})
+_SKIP_ID_PARENTS = _SKIP_PATH_PARENTS | frozenset({
+    "function_item", "function_signature_item", "const_item", "static_item", "parameter",
+    "let_declaration", "mod_item", "macro_definition", "enum_variant", "field_pattern",
+    "closure_parameters", "tuple_pattern", "ref_pattern", "mut_pattern", "struct_item",
+    "shorthand_field_initializer", "field_initializer", "lifetime", "label",
+    "match_pattern", "tuple_struct_pattern", "or_pattern", "captured_pattern", "arguments",
+    "token_tree"})
 _VALUE_KINDS = frozenset({"function", "const", "static"})
 _TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type_alias"})
 _ENTITY_KINDS = _VALUE_KINDS | _TYPE_KINDS
+
+
+def _use_paths(node: Any, prefix: tuple[str, ...]) -> list[list[str]]:
+    """The paths a ``use`` inside a function names (a ``*`` import: its module or type)."""
+    kind = node.type
+    if kind in ("identifier", "scoped_identifier"):
+        return [[*prefix, *segments(text(node))]]
+    if kind == "use_as_clause":
+        path = node.child_by_field_name("path")
+        return [[*prefix, *segments(text(path))]] if path is not None else []
+    if kind == "use_wildcard":
+        inner = node.named_children[0] if node.named_children else None
+        return [[*prefix, *segments(text(inner))]] if inner is not None else []
+    if kind == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        listing = node.child_by_field_name("list")
+        inner = (*prefix, *segments(text(path))) if path is not None else prefix
+        return _use_paths(listing, inner) if listing is not None else []
+    if kind == "use_list":
+        return [p for child in node.named_children for p in _use_paths(child, prefix)]
+    return []
 
 
 class Emitter:
@@ -106,14 +134,26 @@ class Emitter:
             if name == "Self":
                 impl = ctx.impl()
                 ty = self.r.self_type(impl) if impl is not None else None
-                if ty is not None and ty.locator:
-                    self._edge(source, ty.locator, "references")
+                own = impl is not None and impl.kind == "trait"
+                for target in ([ty.locator] if ty.locator else list(ty.traits) if own else []) \
+                        if ty is not None else []:
+                    self._edge(source, target, "references")
                 return
             self._types([name], ctx, source)
-        elif what == "arg":
+        elif what in ("arg", "id"):
             name = text(node)
+            if what == "id" and (name not in self.r.value_names
+                                 or parent_type in _SKIP_ID_PARENTS
+                                 or (parent_type == "call_expression"
+                                     and parent.child_by_field_name("function") == node)):
+                return
             if ctx.local(name, at) is None:
                 self._path([name], ctx, source, _VALUE_KINDS)
+        elif what == "use":
+            argument = node.child_by_field_name("argument")
+            if argument is not None and ctx.kind == "fn":
+                for path in _use_paths(argument, ()):
+                    self._path(path, ctx, source, None)
         elif what == "macro":
             self._macro(scan, node, ctx, source, at, depth)
 
@@ -203,7 +243,10 @@ class Emitter:
             segs = segments(text(macro))
             name = segs[-1]
             local = self.r.resolve(segs, ctx.module, ctx)[0] if len(segs) > 1 else []
-            targets = [t for k, t in local if k == "macro"] or self.r.macros.get(name, [])
+            root = self.r.mods[ctx.module].root if ctx.module in self.r.mods else None
+            targets = [t for k, t in local if k == "macro"] or [
+                t for t in self.r.macros.get(name, [])
+                if root and self.r.crate_of(t) == root]
             for target in targets[:1] if len(targets) > 1 else targets:
                 if len(targets) == 1:
                     self._edge(source, target, "calls")

@@ -28,10 +28,14 @@ from warpline.lang import RUST
 __all__ = ["Mod", "Resolver", "Ty"]
 
 _TRANSPARENT = frozenset({"Box", "Rc", "Arc", "Cow", "RefMut", "Ref", "MutexGuard"})
-_UNWRAP = frozenset({"Result", "Option"})
+_UNWRAP = frozenset({"Result", "Option", "RefCell", "Cell", "Mutex", "RwLock"})
+# Methods of those wrappers giving their content (``RefCell::borrow_mut``, ``Mutex::lock``).
+_INNER = frozenset({"borrow", "borrow_mut", "into_inner", "get_mut", "lock", "read",
+                    "write", "as_ref", "as_mut", "as_deref", "as_deref_mut"})
 _UNWRAPPING = frozenset({"unwrap", "expect", "unwrap_or_default", "unwrap_or",
                          "unwrap_or_else", "unwrap_unchecked"})
 _MAX_DEPTH = 8
+_SAME = frozenset({"clone", "to_owned", "by_ref"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,10 @@ class Resolver:
         self.implementors: dict[str, list[Impl]] = {}  # trait locator -> impls
         self.methods_named: dict[str, list[str]] = {}
         self.macros: dict[str, list[str]] = {}
+        # A function's nested items (``f.~fn.NAME``): function locator -> name -> targets.
+        self.nested: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self.value_names: set[str] = set()
+        self.module_of: dict[str, str] = {}
         self._memo: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._declared: set[tuple[str, str]] | None = None
         self._build()
@@ -120,8 +128,20 @@ class Resolver:
             for key, methods in scan.traits.items():
                 self.traits[RUST.locator(key, scan.module)] = {
                     n: RUST.locator(k, scan.module) for n, k in methods.items()}
-            for locators in scan.defs.entities:
-                self.kinds[RUST.locator(locators.key, scan.module)] = locators.kind
+            for entity in scan.defs.entities:
+                locator = RUST.locator(entity.key, scan.module)
+                self.kinds[locator] = entity.kind
+                self.module_of[locator] = scan.module
+                if ".~fn." in entity.qualname:
+                    outer, _, name = entity.qualname.rpartition(".~fn.")
+                    if "." in name:
+                        continue
+                    fn = RUST.locator(("function", outer), scan.module)
+                    self.nested.setdefault(fn, {}).setdefault(name.split("@", 1)[0], []).append(
+                        (entity.kind, locator))
+                if entity.kind in ("const", "static", "function") and "." not in \
+                        entity.qualname.replace(".~fn.", ""):
+                    self.value_names.add(entity.qualname.rsplit(".", 1)[-1].split("@", 1)[0])
             del mod
         for scan in self.scans:
             if scan.path not in reached:
@@ -178,6 +198,11 @@ class Resolver:
         for name, locator in loc_methods.items():
             self.methods_named.setdefault(name, []).append(locator)
 
+    def crate_of(self, locator: str) -> str | None:
+        """The root module of the crate defining ``locator``."""
+        mod = self.mods.get(self.module_of.get(locator, ""))
+        return mod.root if mod is not None else None
+
     # -- names ------------------------------------------------------------------------------
     def lookup(self, module: str, name: str, depth: int = 0) -> list[tuple[str, str]]:
         """What ``name`` means in ``module``: ``(kind, locator)`` pairs (``module`` kind:
@@ -227,13 +252,14 @@ class Resolver:
         elif first == "Self" and ctx is not None:
             impl = ctx.impl()
             ty = self.self_type(impl) if impl is not None else Ty()
+            own = "trait" if impl is not None and impl.kind == "trait" else "bound"
             current = [(self.kinds.get(ty.locator, "struct"), ty.locator)] if ty.locator \
-                else [("trait", t) for t in ty.traits]
-        elif ctx is not None and ctx.generic(first):
+                else [(own, t) for t in ty.traits]
+        elif ctx is not None and ctx.generic(first) is not None:
             bounds = ctx.generic(first) or []
-            current = [("trait", t) for t in self._traits(bounds, ctx).traits]
+            current = [("bound", t) for t in self._traits(bounds, ctx).traits]
         else:
-            current = self._scoped(first, module)
+            current = self._scoped(first, module, ctx)
             if not current and first in self.crates:
                 current = [("module", self.crates[first])]
         named: list[tuple[str, str]] = []
@@ -250,9 +276,16 @@ class Resolver:
             current = nxt
         return current, named
 
-    def _scoped(self, name: str, module: str) -> list[tuple[str, str]]:
-        """A name in ``module``, then in the modules around it for a name only an inline
-        module's parent defines (a function-local scope is not followed)."""
+    def _scoped(self, name: str, module: str, ctx: Ctx | None) -> list[tuple[str, str]]:
+        """A name in the functions around the use (their nested items), then in
+        ``module``."""
+        fn = ctx
+        while fn is not None:
+            if fn.kind == "fn" and fn.locator is not None:
+                found = self.nested.get(fn.locator, {}).get(name)
+                if found:
+                    return found
+            fn = fn.parent
         return self.lookup(module, name)
 
     def associated(self, target: str, name: str) -> list[str]:
@@ -383,23 +416,46 @@ class Resolver:
             found = self.fields.get(ty.locator)
             if found is None or text(name) not in found[1]:
                 return None
-            return found[1][text(name)], found[0]
+            typ, where = found[1][text(name)], found[0]
+            if typ is not None and typ.type == "type_identifier" \
+                    and where.generic(text(typ)) is not None:
+                return typ, ctx  # a type parameter: the impl around the use bounds it
+            return typ, where
         if kind == "try_expression":
             inner = self.expr_type(expr.named_children[0] if expr.named_children else None,
                                    ctx, at, depth + 1)
             return self.unwrapped(*inner) if inner is not None else None
+        if kind == "block":
+            last = expr.named_children[-1] if expr.named_children else None
+            if last is None or last.type in ("expression_statement", "let_declaration"):
+                return None
+            return self.expr_type(last, ctx, at, depth + 1)
         if kind == "call_expression":
             function = expr.child_by_field_name("function")
             if function is not None and function.type == "field_expression":
                 name = function.child_by_field_name("field")
-                if name is not None and text(name) in _UNWRAPPING:
+                if name is not None and text(name) in _SAME:
+                    return self.expr_type(function.child_by_field_name("value"), ctx, at,
+                                          depth + 1)
+                if name is not None and text(name) in _UNWRAPPING | _INNER:
                     inner = self.expr_type(function.child_by_field_name("value"), ctx, at,
                                            depth + 1)
-                    return self.unwrapped(*inner) if inner is not None else None
+                    if inner is None:
+                        return None
+                    return self.unwrapped(*inner) or (
+                        inner if text(name) in _UNWRAPPING else None)
             targets = self.callees(function, ctx, at, depth + 1)
             fns = [self.fns[t] for t in targets if t in self.fns]
             if len(fns) == 1 and fns[0].returns is not None:
                 return fns[0].returns, fns[0]
+            if not targets and function is not None and function.type == "scoped_identifier":
+                # `T::new()`/`T::default()` of a repository type whose function is not
+                # written in the repository (a derived Default): a T.
+                segs = segments(text(function))
+                if segs[-1] in ("new", "default") and len(segs) > 1:
+                    owner, _ = self.resolve(segs[:-1], ctx.module, ctx)
+                    if any(k in ("struct", "enum", "union") for k, _ in owner):
+                        return function.child_by_field_name("path"), ctx
         return None
 
     def _fn_ctx(self, ctx: Ctx) -> Ctx:

@@ -363,13 +363,15 @@ def _path_attr(node: Any) -> str | None:
 def _fields(node: Any) -> dict[str, Any]:
     body = node.child_by_field_name("body")
     out: dict[str, Any] = {}
-    for index, decl in enumerate(body.named_children if body is not None else ()):
+    if body is not None and body.type == "ordered_field_declaration_list":
+        types = [c for c in body.named_children
+                 if c.type not in ("visibility_modifier", "attribute_item")]
+        return {str(index): typ for index, typ in enumerate(types)}
+    for decl in body.named_children if body is not None else ():
         if decl.type == "field_declaration":
             name = decl.child_by_field_name("name")
             if name is not None:
                 out[text(name)] = decl.child_by_field_name("type")
-        elif body is not None and body.type == "ordered_field_declaration_list":
-            out[str(index)] = decl
     return out
 
 

@@ -11,3 +11,5 @@
 (for_expression pattern: (_) @bind)
 (match_pattern) @bind
 (closure_parameters) @bind
+(identifier) @id
+(use_declaration) @use
