@@ -64,6 +64,14 @@ def recorded_map(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
 
 def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
            jobs: int) -> tuple[RecordedMap, RunWatchState, int]:
+    from warpline.errors import InvalidArgument
+    from warpline.runners.cargo_command import detect
+
+    if not detect(root):
+        raise InvalidArgument(
+            f"No Cargo.toml at {root} or below it: cargo cannot run here. Name the runner "
+            "the repository uses (`--runner`), or run from the workspace's root.",
+            field="runner", value="cargo")
     state = RunWatchState(commit_at_start=head_sha(repo))
     found = record_coverage(root, jobs=jobs)
     recorded = recorded_map(root, repo, commit, found)

@@ -24,7 +24,7 @@ __all__ = ["names", "run", "watch_line"]
 
 RUN_TIMEOUT_S = 3 * 3600
 _RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+) \((.+)\)\s*$")
-_RESULT = re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored)(?:,.*)?$")
+_RESULT = re.compile(r"^test (\S+)(?: - should panic)? \.\.\. (ok|FAILED|ignored)(?:,.*)?$")
 _OUTCOME = {"ok": "passed", "FAILED": "failed", "ignored": "skipped"}
 
 
@@ -71,11 +71,20 @@ def watch_line(line: str, binary: list[str], known: dict[tuple[str, str], str],
 
 def run(root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]:
     """Run ``ids`` (None: the whole suite) as the row prints them, and watch each test."""
+    from warpline.errors import InvalidArgument
     from warpline.git.lookups import open_repository
+    from warpline.runners.cargo_command import detect
 
+    if not detect(root):
+        raise InvalidArgument(
+            f"No Cargo.toml at {root} or below it: cargo cannot run here. Name the runner "
+            "the repository uses (`--runner`), or run from the workspace's root.",
+            field="runner", value="cargo")
     repo = open_repository(str(root))
     state = RunWatchState(commit_at_start=head_sha(repo) if repo is not None else None)
-    lines = [whole_suite(root)] if ids is None else command_lines(root, ids)
+    # The whole suite runs every binary (cargo stops at the first failing one otherwise).
+    lines = [f"{whole_suite(root)} --no-fail-fast"] if ids is None \
+        else command_lines(root, ids)
     known = names(root)
     status = 0
     for line in lines:
