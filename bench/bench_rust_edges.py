@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -118,7 +118,8 @@ def _called(node: Any) -> bool:
         return False
     if parent.type == "token_tree":  # inside a macro's arguments: `f(`, `x.m(`, `T::f(`
         after = node.next_sibling
-        return after is not None and after.type == "token_tree" and after.text[:1] == b"("
+        return bool(after is not None and after.type == "token_tree"
+                    and after.text[:1] == b"(")
     if parent.type == "scoped_identifier" and parent.child_by_field_name("name") == node:
         node, parent = parent, parent.parent
     elif parent.type == "field_expression" and parent.child_by_field_name("field") == node:
@@ -129,10 +130,14 @@ def _called(node: Any) -> bool:
         return False
     if parent.type == "call_expression" and parent.child_by_field_name("function") == node:
         return True
-    return parent.type == "macro_invocation" and parent.child_by_field_name("macro") == node
+    return bool(parent.type == "macro_invocation"
+                and parent.child_by_field_name("macro") == node)
 
 
-def truth_from_lsif(lsif: Path, repo: Path, files: Files, scope: str) -> set[Edge]:
+def truth_from_lsif(lsif: Path, repo: Path, files: Files, scope: str,
+                    seen: set[str] | None = None) -> set[Edge]:
+    """The truth's edges; ``seen`` collects every definition holding a name the truth
+    answered for (code a ``cfg`` leaves out of its build holds none)."""
     ranges: dict[int, tuple[int, int]] = {}
     docs: dict[int, str] = {}
     range_doc: dict[int, int] = {}
@@ -166,6 +171,10 @@ def truth_from_lsif(lsif: Path, repo: Path, files: Files, scope: str) -> set[Edg
         path = docs.get(range_doc.get(rid, -1), "")
         if not path.startswith(scope) or "/src/" not in f"/{path}":
             continue
+        if seen is not None:
+            owner = files.owner(path, line + 1)
+            if owner is not None:
+                seen.add(owner)
         result = defres.get(nxt.get(rid, -1), -1)
         targets = items.get(result, [])
         if not targets or rid in targets:
@@ -240,7 +249,8 @@ def score(repo_path: Path, scratch: Path, scope: str, lsif: Path | None, show: i
     capture = capture_builtin(repo, commit)
     cost = time.process_time() - start
     entities = {e.locator: e.path for e in capture.entities}
-    ours_all = {(e.source_locator, e.target_locator, e.kind): e.confidence
+    ours_all: dict[Edge, str | None] = {
+        (e.source_locator, e.target_locator, str(e.kind)): e.confidence
                 for e in capture.edges
                 if _in_scope(entities.get(e.source_locator), scope)
                 and _in_scope(entities.get(e.target_locator), scope)
@@ -250,12 +260,18 @@ def score(repo_path: Path, scratch: Path, scope: str, lsif: Path | None, show: i
     candidates = {e for e, c in ours_all.items() if c != "resolved"}
     files = Files(repo)
     lsif_file = lsif or lsif_of(repo_path, scratch / "index.lsif")
-    truth = truth_from_lsif(lsif_file, repo_path, files, scope)
+    seen: set[str] = set()
+    truth = truth_from_lsif(lsif_file, repo_path, files, scope, seen)
+    # Code the truth's build leaves out (a `cfg` false on this platform or with default
+    # features) holds no name it answered for: its edges are not the truth's to judge.
+    judged = {e for e in certain if e[0] in seen and e[1] in seen}
     report: dict[str, Any] = {
         "repo": repo_path.name, "commit": str(commit.id)[:12], "files": len(blobs),
         "capture_cpu_s": round(cost, 3), "read_blobs_cpu_s": round(bound, 3),
         "edges_in_scope": len(ours_all), "unresolved": capture.unresolved,
         "rust_analyzer": _score(certain, truth),
+        "rust_analyzer_net_of_cfg": _score(judged, truth),
+        "outside_the_truths_build": len(certain - judged),
         "candidates": {"edges": len(candidates), "in_truth": len(candidates & truth)},
         "with_candidates": _score(certain | candidates, truth),
         "missed": sorted(truth - certain)[:show], "extra": sorted(certain - truth)[:show],

@@ -91,7 +91,7 @@ def suite_failures(root: Path, env: dict[str, str]) -> tuple[set[str] | None, in
     from warpline.runners.cargo_run import _watch_streams, names
     from warpline.runners.receipt import RunWatchState
 
-    wall, _, status, out, err = timed(["cargo", "test", "--workspace", "--no-fail-fast"],
+    _, _, status, out, err = timed(["cargo", "test", "--workspace", "--no-fail-fast"],
                                       root, env, SUITE_TIMEOUT_S)
     if status == -1 or "error: could not compile" in err:
         return None, 0
@@ -167,13 +167,13 @@ def candidates(root: Path, mapped: dict[str, set[str]], paths: dict[str, str],
 def mutate(root: Path, locator: str, path: str) -> bytes | None:
     """The file with ``panic!`` first in the function ``locator``'s body; None when the
     function has no body there (a signature, a ``const fn``)."""
-    from warpline.graph.builtin.rust import TreeFiles
-    from warpline.lang import RUST
-    from warpline.lang.rust import module_name, read
-
     import pygit2
     import tree_sitter
     import tree_sitter_rust
+
+    from warpline.graph.builtin.rust import TreeFiles
+    from warpline.lang import RUST
+    from warpline.lang.rust import module_name, read
 
     repo = pygit2.Repository(str(root))
     source = (root / path).read_bytes()
@@ -197,7 +197,7 @@ def mutate(root: Path, locator: str, path: str) -> bytes | None:
             continue
         modifiers = next((c for c in node.named_children if c.type == "function_modifiers"),
                          None)
-        if modifiers is not None and b"const" in modifiers.text:
+        if modifiers is not None and b"const" in (modifiers.text or b""):
             return None
         at = body.start_byte + 1
         return source[:at] + b' panic!("warpline mutant"); ' + source[at:]

@@ -80,6 +80,12 @@ def test_record_tests_maps_each_test_to_what_it_ran(repo: FixtureRepo, target: P
     assert f"{SHAPES}.double" in hits["shapes/src/lib.rs::tests::generated_two"]
     assert "shapes/src/lib.rs::tests::slow" not in recorded.tests
     assert all(outcome == "passed" for _, outcome in recorded.tests.values())
+    # A changed test runs itself (and nothing the map does not tie to the change).
+    repo.commit({"shapes/src/area.rs": FILES["shapes/src/area.rs"].replace(
+        "assert_eq!(s.area(), 9);", "assert_eq!(s.area(), 3 * 3);")}, "edit a test")
+    done = _warpline(repo.path, target, "reverify", "HEAD~1..HEAD", "--json")
+    selection = json.loads(done.stdout)["data"]["selection"]
+    assert selection["tests"] == ["shapes/src/area.rs::area::tests::square_area"]
 
 
 @needs_cargo
@@ -87,7 +93,7 @@ def test_record_tests_maps_each_test_to_what_it_ran(repo: FixtureRepo, target: P
 def test_run_tests_select_runs_the_map_s_selection_and_leaves_its_receipt(
         repo: FixtureRepo, target: Path) -> None:
     assert _warpline(repo.path, target, "record-tests").returncode == 0
-    repo.commit(BUG, "bug")
+    repo.commit(dict(BUG), "bug")
     done = _warpline(repo.path, target, "run-tests", "--select", "HEAD~1..HEAD", "--json")
     assert done.returncode == 1, done.stdout + done.stderr
     (run,) = json.loads(done.stdout)["runs"]
@@ -113,8 +119,8 @@ def test_run_tests_select_runs_the_map_s_selection_and_leaves_its_receipt(
 @needs_cargo
 def test_without_a_map_the_static_selection_reaches_tests_and_the_floor(
         repo: FixtureRepo, target: Path) -> None:
-    repo.commit({"shapes/src/area.rs": FILES["shapes/src/area.rs"].replace(
-        "Square { side }", "Square { side: side + 1 }")}, "bug")
+    repo.commit(dict({"shapes/src/area.rs": FILES["shapes/src/area.rs"].replace(
+        "Square { side }", "Square { side: side + 1 }")}), "bug")
     done = _warpline(repo.path, target, "reverify", "HEAD~1..HEAD", "--json")
     assert done.returncode == 0, done.stderr
     selection = json.loads(done.stdout)["data"]["selection"]

@@ -40,7 +40,7 @@ def _env(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture()
 def analyzed(tmp_path: Path) -> FixtureRepo:
     repo = FixtureRepo(tmp_path / "repo")
-    repo.commit(FILES, "shop")
+    repo.commit(dict(FILES), "shop")
     home = tmp_path / "home"
     home.mkdir()
     env = {**os.environ, "HOME": str(home)}

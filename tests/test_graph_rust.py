@@ -183,7 +183,7 @@ CANDIDATES = {
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory: pytest.TempPathFactory) -> EdgeCapture:
     repo = FixtureRepo(tmp_path_factory.mktemp("rustgraph"))
-    repo.commit(FILES)
+    repo.commit(dict(FILES))
     handle = pygit2.Repository(str(repo.path))
     return capture_builtin(handle, handle.head.peel(pygit2.Commit))
 
@@ -219,7 +219,7 @@ def test_tests_are_discovered_with_their_targets(captured: EdgeCapture) -> None:
 
 def test_the_cargo_fixture_captures_its_generated_test(tmp_path: Path) -> None:
     repo = FixtureRepo(tmp_path)
-    repo.commit(CARGO_FILES)
+    repo.commit(dict(CARGO_FILES))
     handle = pygit2.Repository(str(repo.path))
     capture = capture_builtin(handle, handle.head.peel(pygit2.Commit))
     tests = {row[0]: row for row in (capture.discovery or {})["cargo"]["tests"]}

@@ -37,7 +37,7 @@ from pathlib import Path
 from warpline.errors import InvalidArgument
 from warpline.runners.cargo_command import suite
 
-__all__ = ["CargoRecording", "Binary", "llvm_tool", "record"]
+__all__ = ["Binary", "CargoRecording", "llvm_tool", "record"]
 
 RUN_TIMEOUT_S = 600
 _RESULT = re.compile(r"test result: (ok|FAILED)\. (\d+) passed; (\d+) failed")

@@ -130,7 +130,8 @@ def targets(directory: str, manifest: dict[str, Any], read: Read,
         found = entry.get("required-features", [])
         return tuple(str(f) for f in found) if isinstance(found, list) else ()
 
-    lib = manifest.get("lib") if isinstance(manifest.get("lib"), dict) else {}
+    found_lib = manifest.get("lib")
+    lib: dict[str, Any] = found_lib if isinstance(found_lib, dict) else {}
     lib_path = _join(directory, str(lib.get("path", "src/lib.rs")))
     if read(lib_path) is not None:
         out.append(Target(name, directory, "lib",
@@ -143,7 +144,7 @@ def targets(directory: str, manifest: dict[str, Any], read: Read,
         for entry in entries if isinstance(entries, list) else []:
             if not isinstance(entry, dict) or "name" not in entry:
                 continue
-            default = f"src/main.rs" if kind == "bin" and entry["name"] == name \
+            default = "src/main.rs" if kind == "bin" and entry["name"] == name \
                 else f"src/bin/{entry['name']}.rs" if kind == "bin" \
                 else f"tests/{entry['name']}.rs"
             root = _join(directory, str(entry.get("path", default)))

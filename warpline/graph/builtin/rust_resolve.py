@@ -103,8 +103,8 @@ class Resolver:
                 if target is None:
                     continue
                 reached.add(target.path)
-                child = self.mods.setdefault(target.module, Mod(target.module))
-                child.parent = decl.module
+                linked = self.mods.setdefault(target.module, Mod(target.module))
+                linked.parent = decl.module
                 self.mods.setdefault(decl.module, Mod(decl.module)).children[decl.name] = \
                     target.module
             for module, name, kind, qualname in scan.items:
@@ -136,9 +136,9 @@ class Resolver:
                     outer, _, name = entity.qualname.rpartition(".~fn.")
                     if "." in name:
                         continue
-                    fn = RUST.locator(("function", outer), scan.module)
-                    self.nested.setdefault(fn, {}).setdefault(name.split("@", 1)[0], []).append(
-                        (entity.kind, locator))
+                    holder = RUST.locator(("function", outer), scan.module)
+                    self.nested.setdefault(holder, {}).setdefault(
+                        name.split("@", 1)[0], []).append((entity.kind, locator))
                 if entity.kind in ("const", "static", "function") and "." not in \
                         entity.qualname.replace(".~fn.", ""):
                     self.value_names.add(entity.qualname.rsplit(".", 1)[-1].split("@", 1)[0])
@@ -453,8 +453,8 @@ class Resolver:
                 # written in the repository (a derived Default): a T.
                 segs = segments(text(function))
                 if segs[-1] in ("new", "default") and len(segs) > 1:
-                    owner, _ = self.resolve(segs[:-1], ctx.module, ctx)
-                    if any(k in ("struct", "enum", "union") for k, _ in owner):
+                    typed, _ = self.resolve(segs[:-1], ctx.module, ctx)
+                    if any(k in ("struct", "enum", "union") for k, _ in typed):
                         return function.child_by_field_name("path"), ctx
         return None
 

@@ -105,7 +105,7 @@ def discovery_facts(files: Files, scans: list[FileScan]) -> dict[str, Any]:
         if where is None:
             continue
         target, modpath = where
-        for key, fn in scan.fns.items():
+        for key in scan.fns:
             attrs = scan.attrs.get(key, [])
             qualname = key[1]
             if not is_test(attrs) or "~" in qualname or ".impl" in qualname:

@@ -227,7 +227,8 @@ def _row_tests(seed: Seed, root: Path) -> list[str] | None:
     if lang is None:
         return []
     return [i for i in runner.file_tests(root, path)
-            if seed.locator.endswith("." + i.split("::", 1)[-1].split("/", 1)[0])]
+            if seed.locator.endswith(
+                "." + i.split("::", 1)[-1].split("/", 1)[0].replace("::", "."))]
 
 
 def _collectable(path: str) -> bool:
