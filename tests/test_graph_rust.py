@@ -41,6 +41,25 @@ pub fn dynamic(p: &dyn Pricer) -> u32 {
     p.price("x")
 }
 
+pub enum Kind {
+    Single(Cart),
+    Nothing,
+}
+
+pub fn bound_by_patterns(kind: &Kind, carts: &[Cart], first: Option<Cart>) -> u32 {
+    let mut n = 0;
+    for c in carts {
+        n += c.sum().cents();
+    }
+    if let Some(f) = first {
+        n += f.sum().cents();
+    }
+    match *kind {
+        Kind::Single(ref c) => n + c.sum().cents(),
+        Kind::Nothing => n,
+    }
+}
+
 pub fn unknown_receiver(values: Vec<u32>) -> usize {
     values.iter().filter(|v| v.is_free()).count()
 }
@@ -153,6 +172,9 @@ EXPECTED = {
     (f"{C}.cart.Cart.impl#<>.sum", f"{C}.money.Amount.impl#<>.add", "calls"),
     (f"{C}.cart.Cart.impl#<>.sum", f"{C}.cart.Owner.impl#<>.greet", "calls"),
     (f"{C}.cart.Cart.impl#<>.new", "rust:struct:shop_core.cart.Cart", "references"),
+    # names bound by `for`, `if let Some(..)` and a `match` arm's variant: their types
+    (f"{C}.bound_by_patterns", f"{C}.cart.Cart.impl#<>.sum", "calls"),
+    (f"{C}.bound_by_patterns", f"{C}.money.Amount.impl#<>.cents", "calls"),
     # a parameter typed by a generic bound: the trait's method
     (f"{C}.price_all", f"{C}.Pricer.~trait.price", "calls"),
     (f"{C}.dynamic", f"{C}.Pricer.~trait.price", "calls"),

@@ -35,7 +35,9 @@ _INNER = frozenset({"borrow", "borrow_mut", "into_inner", "get_mut", "lock", "re
 _UNWRAPPING = frozenset({"unwrap", "expect", "unwrap_or_default", "unwrap_or",
                          "unwrap_or_else", "unwrap_unchecked"})
 _MAX_DEPTH = 8
-_SAME = frozenset({"clone", "to_owned", "by_ref"})
+_SAME = frozenset({"clone", "to_owned", "by_ref", "iter", "iter_mut", "into_iter"})
+# Collections whose first type argument is what iterating them gives (``for x in &v``).
+_ELEMENTS = frozenset({"Vec", "VecDeque", "HashSet", "BTreeSet", "Option", "BinaryHeap"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,7 @@ class Resolver:
         self.fns: dict[str, Ctx] = {}
         self.fields: dict[str, tuple[Ctx, dict[str, Any]]] = {}
         self.aliases: dict[str, tuple[Ctx, Any]] = {}
+        self.variants: dict[str, tuple[Ctx, dict[str, list[Any]]]] = {}
         self.traits: dict[str, dict[str, str]] = {}
         self.impls: dict[str, list[Impl]] = {}  # self type locator -> impls
         self.implementors: dict[str, list[Impl]] = {}  # trait locator -> impls
@@ -125,6 +128,8 @@ class Resolver:
                 self.fields[RUST.locator(key, scan.module)] = found
             for key, alias in scan.aliases.items():
                 self.aliases[RUST.locator(key, scan.module)] = alias
+            for key, variants in scan.variants.items():
+                self.variants[RUST.locator(key, scan.module)] = variants
             for key, methods in scan.traits.items():
                 self.traits[RUST.locator(key, scan.module)] = {
                     n: RUST.locator(k, scan.module) for n, k in methods.items()}
@@ -403,6 +408,8 @@ class Resolver:
                 return local.typ, self._fn_ctx(ctx)
             if local.value is not None:
                 return self.expr_type(local.value, ctx, local.start, depth + 1)
+            if local.scrutinee is not None:
+                return self._variant_field(local, ctx, depth)
             return None
         if kind == "struct_expression":
             name = expr.child_by_field_name("name")
@@ -457,6 +464,43 @@ class Resolver:
                     if any(k in ("struct", "enum", "union") for k, _ in typed):
                         return function.child_by_field_name("path"), ctx
         return None
+
+    def _variant_field(self, local: Any, ctx: Ctx, depth: int) -> tuple[Any, Ctx] | None:
+        """The type of a field a variant pattern binds: ``Some(x)``/``Ok(x)`` of an
+        ``Option``/``Result`` (``Err(e)``: its error type), a repository enum's variant's
+        field."""
+        typed = self.expr_type(local.scrutinee, ctx, local.start, depth + 1)
+        if typed is None:
+            return None
+        node, where = typed
+        while node is not None and not isinstance(node, str) \
+                and node.type == "reference_type":
+            node = node.child_by_field_name("type")
+        if local.variant == "*":  # an element of what a `for` iterates
+            if node is None or isinstance(node, str):
+                return None
+            if node.type == "array_type":
+                element = node.child_by_field_name("element")
+                return (element, where) if element is not None else None
+            base = node.child_by_field_name("type") if node.type == "generic_type" else None
+            args = node.child_by_field_name("type_arguments") if base is not None else None
+            if base is None or args is None or segments(text(base))[-1] not in _ELEMENTS:
+                return None
+            found = [a for a in args.named_children if a.type != "lifetime"]
+            return (found[0], where) if found else None
+        if local.variant in ("Some", "Ok", "Err") and node is not None \
+                and not isinstance(node, str) and node.type == "generic_type":
+            args = node.child_by_field_name("type_arguments")
+            found = [a for a in args.named_children if a.type != "lifetime"] \
+                if args is not None else []
+            position = 1 if local.variant == "Err" else 0
+            return (found[position], where) if len(found) > position else None
+        ty = self.ty((node, where))
+        variants = self.variants.get(ty.locator or "")
+        if variants is None:
+            return None
+        fields = variants[1].get(local.variant, [])
+        return (fields[local.index], variants[0]) if local.index < len(fields) else None
 
     def _fn_ctx(self, ctx: Ctx) -> Ctx:
         return ctx

@@ -69,6 +69,11 @@ class Local:
     start: int
     typ: Any = None
     value: Any = None
+    # A tuple variant's field bound by a pattern (``Some(x)``, ``Kind::A(ref x)``) of a
+    # ``match``/``if let`` over ``scrutinee``: the variant's name and the field's position.
+    scrutinee: Any = None
+    variant: str = ""
+    index: int = 0
 
 
 @dataclass(slots=True)
@@ -163,6 +168,7 @@ class FileScan:
     impls: list[tuple[Ctx, dict[str, EntityKey]]] = field(default_factory=list)
     traits: dict[EntityKey, dict[str, EntityKey]] = field(default_factory=dict)
     fields: dict[EntityKey, tuple[Ctx, dict[str, Any]]] = field(default_factory=dict)
+    variants: dict[EntityKey, tuple[Ctx, dict[str, list[Any]]]] = field(default_factory=dict)
     fns: dict[EntityKey, Ctx] = field(default_factory=dict)
     aliases: dict[EntityKey, tuple[Ctx, Any]] = field(default_factory=dict)
     test_macros: list[tuple[str, str, int]] = field(default_factory=list)  # module, name, arg
@@ -311,6 +317,8 @@ def _walk(scan: FileScan, container: Any, ctx: Ctx, regions: list[Ctx]) -> None:
                     scan.fields[key] = (region, _fields(child))
                 elif kind == "type_item":
                     scan.aliases[key] = (region, child.child_by_field_name("type"))
+                elif kind == "enum_item":
+                    scan.variants[key] = (region, _variants(child))
             if ctx.kind == "mod":
                 scan.items.append((ctx.module, _name(child), entity_kind, key[1]))
             if kind == "macro_definition":
@@ -448,10 +456,61 @@ def _sweep(scan: FileScan, query: Any, root: Any, regions: list[Ctx]) -> None:
         if what == "let":
             _let(ctx, node)
         elif what == "bind":
+            typed = _variant_bindings(node)
             for name in _names(node):
-                _bind(ctx, name, Local(node.start_byte))
+                _bind(ctx, name, typed.get(name) or Local(node.start_byte))
         else:
             scan.used.append(Used(what, node, ctx, owner, at))
+
+
+def _variants(node: Any) -> dict[str, list[Any]]:
+    """An enum's tuple variants: name -> its fields' type nodes, in order."""
+    body = node.child_by_field_name("body")
+    out: dict[str, list[Any]] = {}
+    for variant in body.named_children if body is not None else ():
+        name = variant.child_by_field_name("name")
+        fields = variant.child_by_field_name("body")
+        if variant.type == "enum_variant" and name is not None and fields is not None \
+                and fields.type == "ordered_field_declaration_list":
+            out[text(name)] = [c for c in fields.named_children
+                               if c.type not in ("visibility_modifier", "attribute_item")]
+    return out
+
+
+def _variant_bindings(pattern: Any) -> dict[str, Local]:
+    """``Some(x)``/``Kind::A(ref x, _)`` as the pattern of a ``match`` arm or an ``if let``:
+    each field bound by a plain name, with the scrutinee and the variant to type it by."""
+    parent = pattern.parent
+    if parent is not None and parent.type == "for_expression":
+        bound = pattern.named_children[-1] if pattern.type in ("ref_pattern", "mut_pattern") \
+            and pattern.named_children else pattern
+        value = parent.child_by_field_name("value")
+        if bound.type != "identifier" or value is None:
+            return {}
+        return {text(bound): Local(pattern.start_byte, scrutinee=value, variant="*")}
+    if pattern.type == "match_pattern":
+        scrutinee = parent.parent.parent.child_by_field_name("value") \
+            if parent is not None and parent.parent is not None \
+            and parent.parent.parent is not None else None
+        inner = pattern.named_children[0] if pattern.named_children else None
+    else:
+        scrutinee = parent.child_by_field_name("value") if parent is not None else None
+        inner = pattern
+    if scrutinee is None or inner is None or inner.type != "tuple_struct_pattern":
+        return {}
+    variant = inner.child_by_field_name("type")
+    if variant is None:
+        return {}
+    out: dict[str, Local] = {}
+    fields = [c for c in inner.named_children if c != variant]
+    for index, field_pattern in enumerate(fields):
+        bound = field_pattern
+        if bound.type in ("ref_pattern", "mut_pattern") and bound.named_children:
+            bound = bound.named_children[-1]
+        if bound.type == "identifier":
+            out[text(bound)] = Local(pattern.start_byte, scrutinee=scrutinee,
+                                     variant=segments(text(variant))[-1], index=index)
+    return out
 
 
 def _bind(ctx: Ctx, name: str, local: Local) -> None:
