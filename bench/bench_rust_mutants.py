@@ -254,6 +254,10 @@ def run(root: Path, wanted: int, seed: int, jobs: int, rust_version: str | None)
             static, static_basis = selection(root, suite, static=True)
             graph_only, _ = selection(root, suite, static=True, floor=False)
             cover = mapped.get(locator, set())
+            with open(os.environ.get("RUST_MUTANTS_LOG", os.devnull), "a") as log:
+                log.write(json.dumps({"locator": locator, "path": path,
+                                      "failing": sorted(truth), "map": sorted(chosen),
+                                      "static": sorted(static)}) + "\n")
             rows.append({"locator": locator, "failing": len(truth), "basis": basis,
                          "static_basis": static_basis, "map_selected": len(chosen),
                          "static_selected": len(static), "graph_selected": len(graph_only),

@@ -79,6 +79,7 @@ def test_record_tests_maps_each_test_to_what_it_ran(repo: FixtureRepo, target: P
     # a test a macro generates, by its libtest name
     assert f"{SHAPES}.double" in hits["shapes/src/lib.rs::tests::generated_two"]
     assert "shapes/src/lib.rs::tests::slow" not in recorded.tests
+    assert not list(repo.path.glob("**/*.profraw"))  # no profile left in the work tree
     assert all(outcome == "passed" for _, outcome in recorded.tests.values())
     # A changed test runs itself (and nothing the map does not tie to the change).
     repo.commit({"shapes/src/area.rs": FILES["shapes/src/area.rs"].replace(

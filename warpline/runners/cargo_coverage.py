@@ -131,11 +131,13 @@ def build(root: Path, scratch: Path) -> tuple[list[Binary], list[str]]:
     return binaries, broken
 
 
-def _list(binary: Binary, ignored: bool) -> list[str]:
+def _list(binary: Binary, ignored: bool, scratch: Path) -> list[str]:
     argv = [binary.executable, "--list", "--format", "terse", *(["--ignored"] if ignored
                                                                   else [])]
+    # An instrumented binary writes a profile wherever it runs: never in the work tree.
+    env = {**os.environ, "LLVM_PROFILE_FILE": str(scratch / "build" / "%p-%m.profraw")}
     done = subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                          check=False)
+                          check=False, env=env, cwd=scratch)
     return [line[: -len(": test")] for line in done.stdout.splitlines()
             if line.endswith(": test")]
 
@@ -203,8 +205,9 @@ def record(root: Path, jobs: int = 2) -> CargoRecording:
         recording.version = _version()
         work: list[tuple[int, str]] = []
         for index, binary in enumerate(binaries):
-            skip = set(_list(binary, True))
-            work.extend((index, name) for name in _list(binary, False) if name not in skip)
+            skip = set(_list(binary, True, scratch))
+            work.extend((index, name) for name in _list(binary, False, scratch)
+                        if name not in skip)
         executed: dict[tuple[int, str], list[str]] = {}
 
         def one(item: tuple[int, int, str]) -> None:

@@ -11,8 +11,8 @@ The floor of a change, for each changed ``.rs`` file of a package:
 * the tests defined in the changed file itself (its ``#[cfg(test)] mod tests``);
 * the package's integration tests (``tests/``: they use its public API, and a binary's
   integration tests run the binary);
-* the integration tests of every package depending on it, directly or through others, and
-  the unit tests of their binaries (a binary's own tests exercise the libraries it uses).
+* every test of every package depending on it, directly or through others (their unit
+  tests exercise the libraries they use: ripgrep's ``ignore`` tests run ``globset``).
 """
 
 from __future__ import annotations
@@ -89,10 +89,7 @@ def floor(graph: Any, paths: Iterable[str | None]) -> list[str] | None:
     out = []
     for test_id, _, kind, package in _tests(graph):
         path = test_id.partition(".rs::")[0] + ".rs"
-        if path in changed_files:
-            out.append(test_id)
-        elif kind == "test" and (package in changed or package in dependents):
-            out.append(test_id)
-        elif kind == "bin" and package in dependents:
+        if path in changed_files or package in dependents or (
+                kind == "test" and package in changed):
             out.append(test_id)
     return out
