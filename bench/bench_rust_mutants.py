@@ -42,13 +42,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _selection_eval import held
+from _selection_eval import held, reverify_selection, timed
 
 BENCH = Path(__file__).resolve().parent
 SUITE_TIMEOUT_S = 1800
@@ -65,24 +64,6 @@ def cargo_env() -> dict[str, str]:
     env["WARPLINE_EDGE_SOURCES"] = "builtin"
     env["CARGO_TERM_COLOR"] = "never"
     return env
-
-
-def timed(argv: list[str], root: Path, env: dict[str, str],
-          timeout: float = 7200) -> tuple[float, float, int, str, str]:
-    """(wall, CPU of children, exit status, stdout, stderr)."""
-    before = os.times()
-    start = time.perf_counter()
-    try:
-        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True,
-                              timeout=timeout, check=False)
-        out, err, status = done.stdout, done.stderr, done.returncode
-    except subprocess.TimeoutExpired:
-        out, err, status = "", "timeout", -1
-    wall = time.perf_counter() - start
-    after = os.times()
-    cpu = (after.children_user - before.children_user) + (after.children_system
-                                                          - before.children_system)
-    return wall, cpu, status, out, err
 
 
 def suite_failures(root: Path, env: dict[str, str]) -> tuple[set[str] | None, int]:
@@ -102,29 +83,17 @@ def suite_failures(root: Path, env: dict[str, str]) -> tuple[set[str] | None, in
 
 def selection(root: Path, suite: set[str], static: bool,
               floor: bool = True) -> tuple[set[str], str]:
-    from warpline.registry import call_tool
+    """The test ids ``reverify HEAD~1..HEAD`` selects (a file: its tests)."""
     from warpline.runners import cargo_discovery
-    from warpline.service.testing import testselect
 
-    original = getattr(testselect, "choose_map")  # noqa: B009
-    original_floor = getattr(cargo_discovery, "floor")  # noqa: B009
-    if static:
-        setattr(testselect, "choose_map", lambda *args, **kwargs: None)  # noqa: B010
-    if not floor:
-        setattr(cargo_discovery, "floor", lambda *args, **kwargs: [])  # noqa: B010
-    try:
-        env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
-    finally:
-        setattr(testselect, "choose_map", original)  # noqa: B010
-        setattr(cargo_discovery, "floor", original_floor)  # noqa: B010
-    chosen = env["data"]["selection"]
+    tests, basis = reverify_selection(root, cargo_discovery, static, floor)
     out: set[str] = set()
-    for test_id in chosen["tests"]:
+    for test_id in tests:
         if ".rs::" in test_id:
             out.add(test_id)
         else:
             out.update(t for t in suite if t.partition("::")[0] == test_id)
-    return out, str(chosen["basis"])
+    return out, basis
 
 
 def _map(root: Path) -> tuple[dict[str, set[str]], dict[str, str], int]:

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["Target", "TargetFiles", "is_ignored", "is_test", "package_dir", "split_id",
-           "target_files"]
+__all__ = ["Target", "TargetFiles", "attributes", "is_ignored", "is_test", "package_dir",
+           "split_id", "target_files"]
 
 Read = Callable[[str], bytes | None]
 ListDir = Callable[[str], list[str]]
@@ -63,6 +63,20 @@ class TargetFiles:
 
     targets: tuple[Target, ...]
     files: dict[str, tuple[Target, tuple[str, ...]]]
+
+
+def attributes(node: Any) -> list[str]:
+    """The attributes above a tree-sitter item node, whitespace dropped (``test``,
+    ``cfg(test)``, ``tokio::test(flavor="multi_thread")``), nearest first."""
+    out: list[str] = []
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type in ("attribute_item", "line_comment",
+                                                   "block_comment"):
+        if sibling.type == "attribute_item" and sibling.named_children:
+            raw = sibling.named_children[0].text or b""
+            out.append("".join(raw.decode("utf-8", "replace").split()))
+        sibling = sibling.prev_named_sibling
+    return out
 
 
 def is_test(attrs: list[str]) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 from warpline.runners.cargo_command import Disk
 from warpline.runners.cargo_rules import (
     TargetFiles,
+    attributes,
     is_ignored,
     is_test,
     package_dir,
@@ -47,17 +48,6 @@ def _parser() -> Any:
 
 def _text(node: Any) -> str:
     return str(node.text.decode("utf-8", "replace"))
-
-
-def _attrs(node: Any) -> list[str]:
-    out: list[str] = []
-    sibling = node.prev_named_sibling
-    while sibling is not None and sibling.type in ("attribute_item", "line_comment",
-                                                   "block_comment"):
-        if sibling.type == "attribute_item" and sibling.named_children:
-            out.append("".join(_text(sibling.named_children[0]).split()))
-        sibling = sibling.prev_named_sibling
-    return out
 
 
 def test_macros(source: bytes) -> dict[str, int]:
@@ -91,7 +81,7 @@ def source_tests(source: bytes, macros: dict[str, int]) -> list[tuple[tuple[str,
         node, inner = stack.pop()
         for child in node.named_children:
             if child.type == "function_item":
-                attrs = _attrs(child)
+                attrs = attributes(child)
                 name = child.child_by_field_name("name")
                 if is_test(attrs) and name is not None:
                     out.append(((*inner, _text(name)), is_ignored(attrs)))

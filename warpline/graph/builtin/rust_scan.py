@@ -19,6 +19,7 @@ from typing import Any
 
 from warpline.lang.entities import MODULE_KEY, EntityKey, FileEntities
 from warpline.lang.tsdefs import load_query
+from warpline.runners.cargo_rules import attributes
 
 __all__ = ["Ctx", "FileScan", "ModDecl", "Use", "Used", "scan_file", "segments"]
 
@@ -197,18 +198,6 @@ def scan_file(path: str, module: str, defs: FileEntities, source: bytes) -> File
     regions.sort(key=lambda c: (c.start, -c.end))
     _sweep(scan, query, tree.root_node, regions)
     return scan
-
-
-def attributes(node: Any) -> list[str]:
-    """The attribute texts above an item (``test``, ``cfg(test)``, ``tokio::test``)."""
-    out: list[str] = []
-    sibling = node.prev_named_sibling
-    while sibling is not None and sibling.type in ("attribute_item", "line_comment",
-                                                   "block_comment"):
-        if sibling.type == "attribute_item" and sibling.named_children:
-            out.append("".join(text(sibling.named_children[0]).split()))
-        sibling = sibling.prev_named_sibling
-    return out
 
 
 def _generics(node: Any) -> dict[str, list[Any]]:
