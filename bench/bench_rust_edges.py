@@ -44,8 +44,8 @@ from urllib.parse import unquote, urlparse
 import pygit2
 
 from warpline.graph.builtin import capture_builtin, source_blobs
-from warpline.graph.builtin.rust import TreeFiles
 from warpline.graph.builtin.rust_scan import parser_and_query
+from warpline.graph.builtin.treefiles import CommitFiles as TreeFiles
 from warpline.lang import RUST
 from warpline.lang.rust import module_name, read
 

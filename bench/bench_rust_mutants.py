@@ -140,7 +140,7 @@ def mutate(root: Path, locator: str, path: str) -> bytes | None:
     import tree_sitter
     import tree_sitter_rust
 
-    from warpline.graph.builtin.rust import TreeFiles
+    from warpline.graph.builtin.treefiles import CommitFiles as TreeFiles
     from warpline.lang import RUST
     from warpline.lang.rust import module_name, read
 

@@ -20,45 +20,21 @@ from warpline.graph.builtin.rust_edges import Emitter
 from warpline.graph.builtin.rust_resolve import Resolver
 from warpline.graph.builtin.rust_scan import FileScan, scan_file
 from warpline.graph.builtin.rust_tests import discovery_facts, workspace_crates
+from warpline.graph.builtin.treefiles import CommitFiles
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
 from warpline.lang import RUST
 from warpline.lang.entities import MODULE_KEY
 from warpline.lang.locators import file_locator
 from warpline.lang.rust import module_name, read
 
-__all__ = ["TreeFiles", "capture"]
-
-
-class TreeFiles:
-    """Reads (and directory listings) of a commit's tree, remembered."""
-
-    def __init__(self, commit: pygit2.Commit) -> None:
-        self._tree = commit.tree
-        self._memo: dict[str, bytes | None] = {}
-
-    def read(self, path: str) -> bytes | None:
-        if path not in self._memo:
-            try:
-                obj = self._tree[path]
-            except KeyError:
-                obj = None
-            self._memo[path] = obj.data if isinstance(obj, pygit2.Blob) \
-                and obj.filemode != 0o120000 and obj.size <= 1 << 22 else None
-        return self._memo[path]
-
-    def listdir(self, directory: str) -> list[str]:
-        try:
-            obj = self._tree[directory] if directory else self._tree
-        except KeyError:
-            return []
-        return [e.name or "" for e in obj] if isinstance(obj, pygit2.Tree) else []
+__all__ = ["capture"]
 
 
 def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
             version: str) -> EdgeCapture:
     """Entities and edges of the Rust files ``blobs`` (``(path, content)``, sorted by
     path) of ``commit`` (whose tree holds the ``Cargo.toml`` files naming the crates)."""
-    files = TreeFiles(commit)
+    files = CommitFiles(commit)
     entities: dict[str, GraphEntity] = {}
     failed: list[tuple[str, str]] = []
     scans: list[FileScan] = []
