@@ -60,6 +60,15 @@ pub fn bound_by_patterns(kind: &Kind, carts: &[Cart], first: Option<Cart>) -> u3
     }
 }
 
+pub fn split_total(cart: &Cart) -> u32 {
+    let (amount, _count) = pair(cart);
+    amount.cents()
+}
+
+fn pair(cart: &Cart) -> (Amount, u32) {
+    (cart.sum(), 0)
+}
+
 pub fn unknown_receiver(values: Vec<u32>) -> usize {
     values.iter().filter(|v| v.is_free()).count()
 }
@@ -175,6 +184,8 @@ EXPECTED = {
     # names bound by `for`, `if let Some(..)` and a `match` arm's variant: their types
     (f"{C}.bound_by_patterns", f"{C}.cart.Cart.impl#<>.sum", "calls"),
     (f"{C}.bound_by_patterns", f"{C}.money.Amount.impl#<>.cents", "calls"),
+    # a tuple's element by the declared tuple type
+    (f"{C}.split_total", f"{C}.money.Amount.impl#<>.cents", "calls"),
     # a parameter typed by a generic bound: the trait's method
     (f"{C}.price_all", f"{C}.Pricer.~trait.price", "calls"),
     (f"{C}.dynamic", f"{C}.Pricer.~trait.price", "calls"),

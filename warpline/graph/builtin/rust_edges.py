@@ -123,8 +123,9 @@ class Emitter:
         elif what == "tpath":
             self._types(segments(text(node)), ctx, source)
         elif what == "type":
-            if parent_type in _SKIP_TYPE_PARENTS:
-                return
+            if parent_type in _SKIP_TYPE_PARENTS and not (
+                    parent_type == "type_item" and parent.child_by_field_name("name") != node):
+                return  # a definition's own name (an associated `type Err = E;`: E is used)
             if parent_type in ("trait_bounds", "where_predicate", "higher_ranked_trait_bound") \
                     and parent.child_by_field_name("left") == node:
                 return

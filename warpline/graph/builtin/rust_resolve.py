@@ -476,6 +476,11 @@ class Resolver:
         while node is not None and not isinstance(node, str) \
                 and node.type == "reference_type":
             node = node.child_by_field_name("type")
+        if local.variant == "()":  # an element of a tuple
+            if node is None or isinstance(node, str) or node.type != "tuple_type":
+                return None
+            elements = node.named_children
+            return (elements[local.index], where) if local.index < len(elements) else None
         if local.variant == "*":  # an element of what a `for` iterates
             if node is None or isinstance(node, str):
                 return None

@@ -518,5 +518,14 @@ def _let(ctx: Ctx, node: Any) -> None:
         for name in names[:1]:
             _bind(ctx, name, Local(node.end_byte, typ, value))
         return
+    if pattern.type == "tuple_pattern" and value is not None and typ is None:
+        # `let (a, b) = f();`: each name is its element of the value's tuple type.
+        for index, element in enumerate(pattern.named_children):
+            bound = element.named_children[-1] if element.type in (
+                "ref_pattern", "mut_pattern") and element.named_children else element
+            if bound.type == "identifier":
+                _bind(ctx, text(bound), Local(node.end_byte, scrutinee=value, variant="()",
+                                              index=index))
+        return
     for name in _names(pattern):
         _bind(ctx, name, Local(node.end_byte))
