@@ -64,7 +64,7 @@ class Mod:
 class Impl:
     ctx: Ctx
     trait: str | None
-    methods: dict[str, str]
+    methods: dict[str, list[str]]
 
 
 class Resolver:
@@ -152,8 +152,8 @@ class Resolver:
             if scan.path not in reached:
                 self._set_root(scan.module, scan.module)
         for scan in self.scans:
-            for ctx, methods in scan.impls:
-                self._add_impl(scan, ctx, methods)
+            for ctx, impl_methods in scan.impls:
+                self._add_impl(scan, ctx, impl_methods)
 
     def _set_root(self, module: str, root: str) -> None:
         stack = [module]
@@ -190,7 +190,8 @@ class Resolver:
         return (directory, name) in self._declared
 
     def _add_impl(self, scan: FileScan, ctx: Ctx, methods: dict[str, Any]) -> None:
-        loc_methods = {n: RUST.locator(k, scan.module) for n, k in methods.items()}
+        loc_methods = {n: list(dict.fromkeys(RUST.locator(k, scan.module) for k in keys))
+                       for n, keys in methods.items()}
         trait = self.type_ref(ctx.trait, ctx).locator if ctx.trait is not None else None
         if ctx.trait is not None and trait is None:
             trait = None  # an external trait (Display, Iterator): the impl is still T's
@@ -200,8 +201,8 @@ class Resolver:
             self.impls.setdefault(target, []).append(impl)
         if trait is not None:
             self.implementors.setdefault(trait, []).append(impl)
-        for name, locator in loc_methods.items():
-            self.methods_named.setdefault(name, []).append(locator)
+        for name, locators in loc_methods.items():
+            self.methods_named.setdefault(name, []).extend(locators)
 
     def crate_of(self, locator: str) -> str | None:
         """The root module of the crate defining ``locator``."""
@@ -301,8 +302,8 @@ class Resolver:
             return [found] if found else []
         impls = self.impls.get(target, [])
         for trait_impls in (False, True):
-            hits = [i.methods[name] for i in impls
-                    if (i.trait is not None) == trait_impls and name in i.methods]
+            hits = [m for i in impls if (i.trait is not None) == trait_impls
+                    for m in i.methods.get(name, ())]
             if hits:
                 return hits
         for impl in impls:
@@ -559,5 +560,4 @@ class Resolver:
         return [], []
 
     def _implementations(self, trait: str, name: str) -> list[str]:
-        return [i.methods[name] for i in self.implementors.get(trait, ())
-                if name in i.methods]
+        return [m for i in self.implementors.get(trait, ()) for m in i.methods.get(name, ())]

@@ -166,7 +166,7 @@ class FileScan:
     uses: list[Use] = field(default_factory=list)
     mods: list[ModDecl] = field(default_factory=list)
     inline_mods: list[tuple[str, str]] = field(default_factory=list)  # (parent, child)
-    impls: list[tuple[Ctx, dict[str, EntityKey]]] = field(default_factory=list)
+    impls: list[tuple[Ctx, dict[str, list[EntityKey]]]] = field(default_factory=list)
     traits: dict[EntityKey, dict[str, EntityKey]] = field(default_factory=dict)
     fields: dict[EntityKey, tuple[Ctx, dict[str, Any]]] = field(default_factory=dict)
     variants: dict[EntityKey, tuple[Ctx, dict[str, list[Any]]]] = field(default_factory=dict)
@@ -268,8 +268,10 @@ def _walk(scan: FileScan, container: Any, ctx: Ctx, regions: list[Ctx]) -> None:
             body = child.child_by_field_name("body")
             if body is not None:
                 _walk(scan, body, impl, regions)
-                methods = {_name(f): _key_at(scan, f) for f in body.named_children
-                           if f.type == "function_item"}
+                methods: dict[str, list[EntityKey]] = {}
+                for f in body.named_children:  # cfg twins share a name: each is kept
+                    if f.type == "function_item":
+                        methods.setdefault(_name(f), []).append(_key_at(scan, f))
                 scan.impls.append((impl, methods))
         elif kind == "trait_item":
             key = _key_at(scan, child)
