@@ -69,6 +69,18 @@ fn pair(cart: &Cart) -> (Amount, u32) {
     (cart.sum(), 0)
 }
 
+fn first_cart(cart: &Cart) -> Option<&Cart> {
+    Some(cart)
+}
+
+pub fn rebinds(cart: &Cart, amount: Amount) -> u32 {
+    let total = match first_cart(cart) {
+        Some(amount) => amount.sum().cents(),
+        None => 0,
+    };
+    total + amount.value()
+}
+
 pub fn unknown_receiver(values: Vec<u32>) -> usize {
     values.iter().filter(|v| v.is_free()).count()
 }
@@ -135,6 +147,10 @@ impl Cart {
         self.owner.greet();
         total
     }
+
+    pub fn value(&self) -> u32 {
+        0
+    }
 }
 """,
     "core/src/money.rs": """#[derive(Clone, Copy)]
@@ -150,6 +166,10 @@ impl Amount {
     }
 
     pub fn cents(&self) -> u32 {
+        self.0
+    }
+
+    pub fn value(&self) -> u32 {
         self.0
     }
 }
@@ -184,6 +204,9 @@ EXPECTED = {
     # names bound by `for`, `if let Some(..)` and a `match` arm's variant: their types
     (f"{C}.bound_by_patterns", f"{C}.cart.Cart.impl#<>.sum", "calls"),
     (f"{C}.bound_by_patterns", f"{C}.money.Amount.impl#<>.cents", "calls"),
+    # a match arm's binding types the uses inside its arm only (the parameter after it)
+    (f"{C}.rebinds", f"{C}.cart.Cart.impl#<>.sum", "calls"),
+    (f"{C}.rebinds", f"{C}.money.Amount.impl#<>.value", "calls"),
     # a tuple's element by the declared tuple type
     (f"{C}.split_total", f"{C}.money.Amount.impl#<>.cents", "calls"),
     # a parameter typed by a generic bound: the trait's method
@@ -237,6 +260,7 @@ def test_guesses_are_candidates_never_certain(captured: EdgeCapture) -> None:
     # Nothing of the unknown receiver's call is certain, nor a method of another type.
     assert not {e for e in certain if e[0] == f"{C}.unknown_receiver"}
     assert (f"{C}.total", f"{C}.cart.Owner.impl#<>.greet", "calls") not in certain
+    assert (f"{C}.rebinds", f"{C}.cart.Cart.impl#<>.value", "calls") not in certain
 
 
 def test_tests_are_discovered_with_their_targets(captured: EdgeCapture) -> None:

@@ -75,6 +75,7 @@ class Local:
     scrutinee: Any = None
     variant: str = ""
     index: int = 0
+    end: int = 1 << 62  # a pattern's binding: the end of the arm, loop or `if` it binds in
 
 
 @dataclass(slots=True)
@@ -118,7 +119,7 @@ class Ctx:
         while ctx is not None and ctx.kind == "fn":
             found = None
             for decl in ctx.locals.get(name, ()):
-                if decl.start <= at:
+                if decl.start <= at < decl.end:
                     found = decl
             if found is not None:
                 return found
@@ -341,13 +342,15 @@ def _names(pattern: Any) -> list[str]:
     stack = [pattern]
     while stack:
         node = stack.pop()
+        named = node.child_by_field_name("type") if node.type in (
+            "tuple_struct_pattern", "struct_pattern") else None
         for child in node.named_children:
-            if child.type == "identifier" and node.type not in ("scoped_identifier",
-                                                                "tuple_struct_pattern"):
+            if child == named or node.type == "scoped_identifier":
+                continue  # `Some` of `Some(x)`: the variant, not a binding
+            if child.type == "identifier":
                 out.append(text(child))
-            elif child.type == "identifier":
-                continue
-            elif child.type not in ("scoped_identifier", "type_identifier"):
+            elif child.type not in ("scoped_identifier", "type_identifier",
+                                    "field_identifier"):
                 stack.append(child)
     return out
 
@@ -448,8 +451,14 @@ def _sweep(scan: FileScan, query: Any, root: Any, regions: list[Ctx]) -> None:
             _let(ctx, node)
         elif what == "bind":
             typed = _variant_bindings(node)
+            scope = node.parent  # a match arm, a `for`, a closure
+            while scope is not None and scope.type in ("let_condition", "let_chain"):
+                scope = scope.parent  # `if let`/`while let`: the whole expression
+            end = scope.end_byte if scope is not None else 1 << 62
             for name in _names(node):
-                _bind(ctx, name, typed.get(name) or Local(node.start_byte))
+                local = typed.get(name) or Local(node.start_byte)
+                local.end = end
+                _bind(ctx, name, local)
         else:
             scan.used.append(Used(what, node, ctx, owner, at))
 
