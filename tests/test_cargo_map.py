@@ -150,3 +150,23 @@ def test_record_refuses_a_repository_without_cargo(tmp_path: Path) -> None:
     done = _warpline(plain.path, tmp_path / "t", "record-tests", "--runner", "cargo", "--json")
     assert done.returncode != 0
     assert json.loads(done.stdout)["error_code"] == "invalid_argument"
+
+
+@needs_cargo
+@needs_llvm
+def test_ci_records_the_pass_the_recording_run_backs(repo: FixtureRepo, target: Path,
+                                                    tmp_path: Path) -> None:
+    # cargo writes a Cargo.lock the repository does not commit: its own output, which
+    # does not make the run one over uncommitted changes.
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    subprocess.run(["git", "remote", "add", "origin", str(remote)], cwd=repo.path, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "HEAD:refs/heads/main"], cwd=repo.path,
+                   check=True, capture_output=True)
+    assert _warpline(repo.path, target, "record-tests").returncode == 0
+    assert (repo.path / "Cargo.lock").is_file()
+    done = _warpline(repo.path, target, "ci", "--record", "test_pass", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads(done.stdout)["record"]["data"]
+    assert (record["scope"], record["run"]["runner"], record["run"]["tests_passed"]) == (
+        "whole_suite", "cargo", 10)

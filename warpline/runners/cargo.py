@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 
 NAME = "cargo"
 MAX_IDS = 500
-_RUN_NAMES = frozenset({"Cargo.toml", "Cargo.lock", "build.rs", "rust-toolchain",
-                        "rust-toolchain.toml"})
+# An untracked Cargo.lock is cargo's own output for a repository that commits none: it
+# does not change what the commit's run tests.
+_RUN_NAMES = frozenset({"Cargo.toml", "build.rs", "rust-toolchain", "rust-toolchain.toml",
+                        "config.toml"})
 
 
 def _detect(root: Path) -> bool:
@@ -117,8 +119,10 @@ def _suite(root: Path) -> str:
 
 
 def _run_input(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".rs") or name in _RUN_NAMES
+    parts = path.split("/")
+    if "target" in parts[:-1]:
+        return False  # build output (generated sources included)
+    return parts[-1].endswith(".rs") or parts[-1] in _RUN_NAMES
 
 
 CARGO = Runner(
