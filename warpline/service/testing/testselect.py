@@ -177,6 +177,7 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
     out.basis = "none" if not out.tests else \
         "mixed" if out.from_static or widened_static else "map"
     _map_warnings(out, known)
+    _uncovered_warning(out, _rows_of(seeds, root), root)
     return out
 
 
@@ -351,15 +352,26 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
     if out.new_tests:
         out.warnings.append(f"{len(out.new_tests)} tests are not in the map (new since it or "
                             "never run while recording): they are selected too.")
-    _uncovered_warning(out)
 
 
-def _uncovered_warning(out: Selection) -> None:
+def _rows_of(seeds: list[Seed], root: Path) -> list[Any]:
+    """The runners the changed entities' tests run under (pytest when none is used)."""
+    from warpline.runners import used_for
+
+    languages = {(lang.name if (lang := language_of(s.path)) else None) if s.path else None
+                 for s in seeds}
+    return used_for(root, languages) or [PYTEST]
+
+
+def _uncovered_warning(out: Selection, rows: list[Any], root: Path) -> None:
     if out.uncovered:
+        from warpline.runners.row import suite_command
+
+        suites = " / ".join(f"`{suite_command(r, root)}`" for r in rows)
         out.warnings.append(
             f"No test is known to exercise {len(out.uncovered)} changed entities "
             f"({_named(out.uncovered)}): neither a test map nor the static graph has one, and "
-            f"no test file imports their modules. Run the whole suite (`{PYTEST.whole_suite}`).")
+            f"no test file imports their modules. Run the whole suite ({suites}).")
 
 
 def _static_only(static: StaticBasis, seeds: list[Seed], root: Path) -> Selection:
@@ -379,10 +391,13 @@ def _static_only(static: StaticBasis, seeds: list[Seed], root: Path) -> Selectio
     out.finish(chosen)
     if not out.tests:
         out.basis = "none"
+    rows = _rows_of(seeds, root)
+    records = [f"`{r.record_command}`" + (
+        " (or `warpline import-coverage .coverage` after `pytest --cov --cov-context=test`)"
+        if r is PYTEST else "") for r in rows if r.record_command]
     out.warnings.append(
         "No test map: the tests were chosen from the static call graph, which misses calls "
         "made through frameworks, fixtures, properties and registries. Record a map with "
-        f"`{RECORD_COMMAND}` (or `warpline import-coverage .coverage` after `pytest --cov "
-        "--cov-context=test`).")
-    _uncovered_warning(out)
+        f"{' / '.join(records) or f'`{RECORD_COMMAND}`'}.")
+    _uncovered_warning(out, rows, root)
     return out
