@@ -19,6 +19,7 @@ FILES = {
     "core/Cargo.toml": '[package]\nname = "shop-core"\nversion = "0.1.0"\n',
     "core/src/lib.rs": """pub mod cart;
 mod money;
+mod show;
 
 pub use crate::cart::Cart;
 pub use money::Amount;
@@ -174,6 +175,14 @@ impl Amount {
     }
 }
 """,
+    "core/src/show.rs": """use crate::money::Amount;
+
+impl std::fmt::Display for Amount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.cents())
+    }
+}
+""",
     "cli/Cargo.toml": ('[package]\nname = "shop-cli"\nversion = "0.1.0"\n\n[dependencies]\n'
                        'shop-core = { path = "../core" }\n'),
     "cli/src/main.rs": """use shop_core::{total, Cart};
@@ -236,6 +245,12 @@ CANDIDATES = {
 }
 
 
+# A trait from outside the repository (Display): its methods are called by that code on
+# the type's values: the type reaches them, said as `dispatch`.
+DISPATCH = {("rust:struct:shop_core.money.Amount",
+             f"{C}.show.Amount.impl[Display].fmt", "calls")}
+
+
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory: pytest.TempPathFactory) -> EdgeCapture:
     repo = FixtureRepo(tmp_path_factory.mktemp("rustgraph"))
@@ -255,6 +270,9 @@ def test_every_written_edge_is_found(captured: EdgeCapture) -> None:
 
 def test_guesses_are_candidates_never_certain(captured: EdgeCapture) -> None:
     certain = _edges(captured, True)
+    dispatch = {(e.source_locator, e.target_locator, e.kind) for e in captured.edges
+                if e.confidence == "dispatch"}
+    assert DISPATCH <= dispatch and not DISPATCH & certain
     assert CANDIDATES - _edges(captured, False) == set()
     assert not CANDIDATES & certain
     # Nothing of the unknown receiver's call is certain, nor a method of another type.

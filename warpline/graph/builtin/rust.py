@@ -70,6 +70,12 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
             emitter.file(scan)
         except RecursionError:
             failed.append((file_locator(scan.path), "too_complex"))
+    for owner, methods in resolver.external_impls:
+        for method in methods:  # the type hands them to the trait's code: `dispatch`
+            edge = (owner, method, "calls")
+            if edge not in sink.edges:
+                sink.edges.add(edge)  # type: ignore[arg-type]
+                sink.confidence[edge] = "dispatch"  # type: ignore[index]
     edges = tuple(
         GraphEdge(source, target, kind, sink.confidence.get((source, target, kind), "resolved"))
         for source, target, kind in sorted(sink.edges)

@@ -88,6 +88,7 @@ class Resolver:
         self.nested: dict[str, dict[str, list[tuple[str, str]]]] = {}
         self.value_names: set[str] = set()
         self.module_of: dict[str, str] = {}
+        self.external_impls: list[tuple[str, list[str]]] = []
         self._memo: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._declared: set[tuple[str, str]] | None = None
         self._build()
@@ -199,6 +200,11 @@ class Resolver:
         self_ty = self.type_ref(ctx.self_type, ctx) if ctx.self_type is not None else Ty()
         for target in ([self_ty.locator] if self_ty.locator else []):
             self.impls.setdefault(target, []).append(impl)
+            if ctx.trait is not None and trait is None:
+                # A trait from outside (Display, Serialize, Iterator, Drop): its methods
+                # are called by that code on values of the type.
+                self.external_impls.append(
+                    (target, [m for found in loc_methods.values() for m in found]))
         if trait is not None:
             self.implementors.setdefault(trait, []).append(impl)
         for name, locators in loc_methods.items():
