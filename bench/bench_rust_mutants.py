@@ -269,6 +269,44 @@ def run(root: Path, wanted: int, seed: int, jobs: int, rust_version: str | None)
     }}
 
 
+def rescore(root: Path, sets: Path, base: str) -> dict[str, Any]:
+    """The static selections again, with the code as it is now, for mutants a run kept
+    (``RUST_MUTANTS_LOG``): each is re-made and committed on ``base``, the snapshot of
+    ``base`` captured anew, no suite run (their failing tests are the run's)."""
+    env = cargo_env()
+    os.environ["WARPLINE_EDGE_SOURCES"] = "builtin"
+    git(root, "reset", "-q", "--hard", base)
+    timed([sys.executable, "-m", "warpline.cli", "capture-snapshot", "--repo", str(root)],
+          root, env)
+    from warpline.runners.cargo_tests import discover
+
+    suite = {t.test_id for t in discover(root) if not t.ignored}
+    rows: list[dict[str, Any]] = []
+    for line in sets.read_text().splitlines():
+        kept = json.loads(line)
+        mutated = mutate(root, kept["locator"], kept["path"])
+        if mutated is None:
+            continue
+        (root / kept["path"]).write_bytes(mutated)
+        git(root, "commit", "-q", "-am", f"mutant {kept['locator']}")
+        truth = set(kept["failing"])
+        static, _ = selection(root, suite, static=True)
+        graph_only, _ = selection(root, suite, static=True, floor=False)
+        rows.append({"locator": kept["locator"], "failing": len(truth),
+                     "static_selected": len(static), "static_held": len(truth & static),
+                     "graph_selected": len(graph_only), "graph_held": len(truth & graph_only),
+                     "static_missed": sorted(truth - static)[:5]})
+        git(root, "reset", "-q", "--hard", base)
+    size = len(suite)
+    return {"suite": size, "mutants": rows, "summary": {
+        "static_all_failing_selected": held(rows, "static_held")[0],
+        "static_recall": held(rows, "static_held")[1],
+        "graph_only_all_failing_selected": held(rows, "graph_held")[0],
+        "graph_only_recall": held(rows, "graph_held")[1],
+        "static_share": round(statistics.mean(r["static_selected"] / size for r in rows), 3)
+        if rows else None}}
+
+
 def tiny_clone(root: Path) -> Path:
     sys.path.insert(0, str(BENCH.parent))
     from tests.cargoproject import write
@@ -289,7 +327,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--rust-version")
     parser.add_argument("--tiny", action="store_true")
+    parser.add_argument("--rescore", type=Path, help="a RUST_MUTANTS_LOG file to score again")
+    parser.add_argument("--base", help="with --rescore: the commit the mutants were made on")
     args = parser.parse_args(argv)
+    if args.rescore is not None:
+        if args.clone is None or args.base is None:
+            parser.error("--rescore needs the clone and --base")
+        print(json.dumps(rescore(args.clone.resolve(), args.rescore, args.base), indent=1))
+        return 0
     with tempfile.TemporaryDirectory(prefix="warpline-rustmutants-") as scratch:
         if args.tiny:
             os.environ.setdefault("CARGO_TARGET_DIR", str(Path(scratch) / "target"))
