@@ -57,6 +57,19 @@ mod tests {
     }
 
     shape_test!(generated_two, 2);
+
+    // Forwarded to the macro that writes the test; a test only a Windows build has.
+    macro_rules! forwarded {
+        ($($tt:tt)*) => {
+            shape_test!($($tt)*);
+        };
+    }
+
+    forwarded!(generated_three, 3);
+
+    #[cfg(windows)]
+    #[test]
+    fn only_on_windows() {}
 }
 """,
     "shapes/src/area.rs": """pub trait Area {
@@ -154,7 +167,8 @@ mod tests {
 # Every test ``cargo test --workspace --all-features`` runs (ignored ones aside), by id.
 ALL_TESTS = sorted([
     "shapes/src/lib.rs::tests::doubles", "shapes/src/lib.rs::tests::panics",
-    "shapes/src/lib.rs::tests::generated_two", "shapes/src/area.rs::area::tests::square_area",
+    "shapes/src/lib.rs::tests::generated_two", "shapes/src/lib.rs::tests::generated_three",
+    "shapes/src/area.rs::area::tests::square_area",
     "shapes/src/area.rs::area::tests::doubles", "shapes/tests/api.rs::area_through_the_api",
     "shapes/tests/api.rs::double_through_the_api", "shapes/tests/suite/main.rs::suite_main",
     "shapes/tests/suite/more.rs::more::suite_more",

@@ -66,8 +66,8 @@ def test_record_tests_maps_each_test_to_what_it_ran(repo: FixtureRepo, target: P
     done = _warpline(repo.path, target, "record-tests", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     (row,) = json.loads(done.stdout)["records"]
-    # cargo test --workspace runs 10 (the gated test needs its feature, one is ignored).
-    assert (row["runner"], row["source"], row["tests"]) == ("cargo", "cargo-llvm-cov", 10)
+    # cargo test --workspace runs 11 (the gated test needs its feature, one is ignored).
+    assert (row["runner"], row["source"], row["tests"]) == ("cargo", "cargo-llvm-cov", 11)
     recorded = _map(repo.path)
     hits = recorded.hits
     assert f"{SHAPES}.double" in hits["shapes/src/lib.rs::tests::doubles"]
@@ -102,19 +102,20 @@ def test_run_tests_select_runs_the_map_s_selection_and_leaves_its_receipt(
     assert sorted(run["tests"]) == sorted([
         "app/src/main.rs::tests::describes", "shapes/src/area.rs::area::tests::doubles",
         "shapes/src/area.rs::area::tests::square_area", "shapes/src/lib.rs::tests::doubles",
-        "shapes/src/lib.rs::tests::generated_two", "shapes/tests/api.rs::area_through_the_api",
+        "shapes/src/lib.rs::tests::generated_two", "shapes/src/lib.rs::tests::generated_three",
+        "shapes/tests/api.rs::area_through_the_api",
         "shapes/tests/api.rs::double_through_the_api", "shapes/tests/suite/main.rs::suite_main",
         "shapes/tests/suite/more.rs::more::suite_more"])
     receipt = run["receipt"]
     assert receipt["extent"] == "selection" and receipt["selection"]["basis"] == "map"
-    assert receipt["tests_run"] == 9
+    assert receipt["tests_run"] == 10
     assert set(receipt["failed_tests"]) >= {"shapes/src/lib.rs::tests::doubles",
                                             "shapes/tests/api.rs::double_through_the_api"}
     whole = _warpline(repo.path, target, "run-tests", "--json")
     receipt = json.loads(whole.stdout)["runs"][0]["receipt"]
     assert receipt["extent"] == "whole_suite", receipt
     assert (receipt["tests_passed"] + receipt["tests_failed"], receipt["tests_skipped"]) == (
-        10, 1)  # every binary ran (the ignored test skipped)
+        11, 1)  # every binary ran (the ignored test skipped)
 
 
 @needs_cargo
@@ -169,4 +170,4 @@ def test_ci_records_the_pass_the_recording_run_backs(repo: FixtureRepo, target: 
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads(done.stdout)["record"]["data"]
     assert (record["scope"], record["run"]["runner"], record["run"]["tests_passed"]) == (
-        "whole_suite", "cargo", 10)
+        "whole_suite", "cargo", 11)

@@ -68,9 +68,9 @@ def test_discovery_finds_the_tests_of_every_target(project: Path) -> None:
     found = {t.test_id: t.ignored for t in discover(project)}
     assert sorted(i for i, ignored in found.items() if not ignored) == ALL_TESTS
     assert [i for i, ignored in found.items() if ignored] == IGNORED
-    assert file_tests(project, "shapes/src/lib.rs") == [
-        "shapes/src/lib.rs::tests::doubles", "shapes/src/lib.rs::tests::panics",
-        "shapes/src/lib.rs::tests::generated_two"]
+    assert sorted(file_tests(project, "shapes/src/lib.rs")) == [
+        "shapes/src/lib.rs::tests::doubles", "shapes/src/lib.rs::tests::generated_three",
+        "shapes/src/lib.rs::tests::generated_two", "shapes/src/lib.rs::tests::panics"]
     assert file_tests(project, "shapes/src/nowhere.rs") == []
 
 
@@ -89,7 +89,8 @@ def test_discovery_equals_cargos_own_list(project: Path, target: Path) -> None:
     ["shapes/src/lib.rs::tests::doubles"],
     ["shapes/src/area.rs::area::tests::doubles", "shapes/tests/api.rs::area_through_the_api",
      "shapes/tests/suite/more.rs::more::suite_more", "app/src/main.rs::tests::describes"],
-    ["shapes/tests/gated.rs::gated_only_with_extra", "shapes/src/lib.rs::tests::generated_two"],
+    ["shapes/tests/gated.rs::gated_only_with_extra", "shapes/src/lib.rs::tests::generated_two",
+     "shapes/src/lib.rs::tests::generated_three"],
 ])
 def test_the_printed_command_runs_exactly_the_selection(project: Path, target: Path,
                                                         selected: list[str]) -> None:

@@ -93,7 +93,7 @@ def detect(root: Path) -> bool:
     return False
 
 
-def _ci_texts(disk: Disk) -> list[str]:
+def _ci_texts(disk: Any) -> list[str]:
     texts = []
     for name in disk.listdir(".github/workflows"):
         if name.endswith((".yml", ".yaml")):
@@ -115,10 +115,15 @@ class Suite:
 
 
 def suite(root: Path) -> Suite:
-    disk = Disk(root)
-    lines = [line for text in _ci_texts(disk) for line in text.splitlines()
+    return suite_from(Disk(root))
+
+
+def suite_from(files: Any) -> Suite:
+    """The suite as the CI config of ``files`` (a work tree or a commit: ``read``,
+    ``listdir``) runs it."""
+    lines = [line for text in _ci_texts(files) for line in text.splitlines()
              if "cargo" in line and ("test" in line or "nextest" in line)]
-    manifest = manifest_at("", disk.read) or {}
+    manifest = manifest_at("", files.read) or {}
     return Suite(nextest=any("nextest" in line for line in lines),
                  all_features=any("--all-features" in line for line in lines),
                  workspace=isinstance(manifest.get("workspace"), dict))
@@ -143,7 +148,8 @@ def _members(root_manifest: dict[str, Any]) -> list[str]:
 def _files_of(disk: Disk, directory: str, manifest: dict[str, Any],
               memo: dict[str, TargetFiles]) -> TargetFiles:
     if directory not in memo:
-        memo[directory] = target_files(directory, manifest, disk.read, disk.listdir)
+        memo[directory] = target_files(directory, manifest, disk.read, disk.listdir,
+                                       suite_from(disk).all_features)
     return memo[directory]
 
 

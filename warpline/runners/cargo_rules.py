@@ -34,8 +34,12 @@ __all__ = ["Target", "TargetFiles", "attributes", "is_ignored", "is_test", "pack
 Read = Callable[[str], bytes | None]
 ListDir = Callable[[str], list[str]]
 
-_MOD = re.compile(rb"^[ \t]*(?:#\[path\s*=\s*\"([^\"]+)\"\][ \t\r\n]*)?(?:pub(?:\([^)]*\))?[ \t]+)?"
-                  rb"mod[ \t]+(r#)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*;", re.M)
+# `mod x;` with the attributes above it (`#[path = "…"]`, `#[cfg(…)]`).
+_MOD = re.compile(rb"^((?:[ \t]*#\[[^\]\n]*\][ \t]*\r?\n)*)[ \t]*(?:#\[[^\]\n]*\][ \t]*)*"
+                  rb"(?:pub(?:\([^)]*\))?[ \t]+)?mod[ \t]+(r#)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*;",
+                  re.M)
+_PATH = re.compile(rb'#\[path\s*=\s*"([^"]+)"\]')
+_CFG = re.compile(rb"#\[(cfg\(.*\))\]")
 _MAX_FILES = 20_000
 
 
@@ -63,6 +67,7 @@ class TargetFiles:
 
     targets: tuple[Target, ...]
     files: dict[str, tuple[Target, tuple[str, ...]]]
+    features: frozenset[str] | None = None  # enabled in the suite's build (None: all)
 
 
 def attributes(node: Any) -> list[str]:
@@ -197,9 +202,13 @@ def _dir_targets(directory: str, read: Read, listdir: ListDir) -> list[tuple[str
 
 
 def target_files(directory: str, manifest: dict[str, Any], read: Read,
-                 listdir: ListDir) -> TargetFiles:
+                 listdir: ListDir, all_features: bool = False) -> TargetFiles:
     """Every file of the package's targets with its target and module path (the first
-    target reaching a file keeps it: the library before binaries before tests)."""
+    target reaching a file keeps it: the library before binaries before tests); a
+    ``mod`` whose ``#[cfg]`` is known false in the suite's build is not followed."""
+    from warpline.runners.cargo_cfg import active, enabled_features
+
+    features = enabled_features(manifest, all_features)
     found = targets(directory, manifest, read, listdir)
     files: dict[str, tuple[Target, tuple[str, ...]]] = {}
     for target in found:
@@ -215,13 +224,21 @@ def target_files(directory: str, manifest: dict[str, Any], read: Read,
             base, _, filename = path.rpartition("/")
             here = base if owns_dir or filename == "mod.rs" else \
                 f"{base}/{filename[:-3]}" if base else filename[:-3]
-            for attr, _raw, name in _MOD.findall(data):
-                child = name.decode()
+            for match in _MOD.finditer(data):
+                head, child = match.group(0)[: match.start(3) - match.start(0)], \
+                    match.group(3).decode()
+                cfgs = ["".join(c.decode("utf-8", "replace").split())
+                        for c in _CFG.findall(head)]
+                if not active(cfgs, features):
+                    continue
+                attr = _PATH.search(head)
                 if attr:
-                    stack.append((_join(base, attr.decode()), (*modpath, child), False))
+                    stack.append((_join(base, attr.group(1).decode()), (*modpath, child),
+                                  False))
                     continue
                 flat = _join(here, f"{child}.rs")
                 nested = _join(here, f"{child}/mod.rs")
                 stack.append((flat if read(flat) is not None else nested, (*modpath, child),
                               False))
-    return TargetFiles(tuple(found), files)
+    return TargetFiles(tuple(found), files,
+                       frozenset(features) if features is not None else None)

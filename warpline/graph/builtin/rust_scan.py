@@ -98,7 +98,6 @@ class FileScan:
     variants: dict[EntityKey, tuple[Ctx, dict[str, list[Any]]]] = field(default_factory=dict)
     fns: dict[EntityKey, Ctx] = field(default_factory=dict)
     aliases: dict[EntityKey, tuple[Ctx, Any]] = field(default_factory=dict)
-    test_macros: list[tuple[str, str, int]] = field(default_factory=list)  # module, name, arg
     used: list[Used] = field(default_factory=list)
     attrs: dict[EntityKey, list[str]] = field(default_factory=dict)
     macro_calls: list[tuple[str, Any, Ctx, EntityKey]] = field(default_factory=list)
@@ -238,10 +237,6 @@ def _walk(scan: FileScan, container: Any, ctx: Ctx, regions: list[Ctx]) -> None:
                     scan.variants[key] = (region, _variants(child))
             if ctx.kind == "mod":
                 scan.items.append((ctx.module, _name(child), entity_kind, key[1]))
-            if kind == "macro_definition":
-                arg = _test_macro_arg(child)
-                if arg is not None:
-                    scan.test_macros.append((ctx.module, _name(child), arg))
         elif kind == "use_declaration" and ctx.kind == "mod":
             argument = child.child_by_field_name("argument")
             if argument is not None:
@@ -310,22 +305,6 @@ def _uses(scan: FileScan, module: str, node: Any, prefix: tuple[str, ...]) -> No
     elif kind == "use_list":
         for child in node.named_children:
             _uses(scan, module, child, prefix)
-
-
-def _test_macro_arg(node: Any) -> int | None:
-    """A ``macro_rules!`` whose expansion defines a ``#[test] fn $name``: the position of
-    ``$name`` among the matcher's ``$x:ident`` fragments (ripgrep's ``rgtest!``); None
-    for any other macro."""
-    body = text(node)
-    if "#[test]" not in body.replace(" ", ""):
-        return None
-    import re
-
-    fn = re.search(r"fn\s+\$(\w+)", body)
-    if fn is None:
-        return None
-    idents = re.findall(r"\$(\w+)\s*:\s*ident", body)
-    return idents.index(fn.group(1)) if fn.group(1) in idents else None
 
 
 def _sweep(scan: FileScan, query: Any, root: Any, regions: list[Ctx]) -> None:

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from warpline.graph.builtin.rust_scan import FileScan, text
+from warpline.graph.builtin.rust_scan import FileScan
 from warpline.lang import RUST
+from warpline.runners.cargo_command import suite_from
 from warpline.runners.cargo_rules import (
     TargetFiles,
     _join,
-    is_ignored,
-    is_test,
     manifest_at,
     package_dir,
     target_files,
 )
+from warpline.runners.cargo_tests import Macro, macro_definitions, source_tests, test_macros
 
 __all__ = ["discovery_facts", "packages", "workspace_crates"]
 
@@ -41,7 +41,8 @@ def packages(files: Files, paths: list[str]) -> dict[str, TargetFiles]:
         if found is None or found[0] in out:
             continue
         directory, manifest = found
-        out[directory] = target_files(directory, manifest, files.read, files.listdir)
+        out[directory] = target_files(directory, manifest, files.read, files.listdir,
+                                      suite_from(files).all_features)
     return out
 
 
@@ -93,37 +94,30 @@ def _workspace_deps(directory: str, files: Files) -> dict[str, str]:
 
 def discovery_facts(files: Files, scans: list[FileScan]) -> dict[str, Any]:
     """``{"tests": [[id, locator, target kind, target name, package dir, ignored]],
-    "packages": {dir: {"name", "deps"}}}`` (JSON-ready, sorted)."""
+    "packages": {dir: {"name", "deps"}}}`` (JSON-ready, sorted). Tests are found as
+    ``cargo_tests`` finds them in a work tree (the same rules); each is owned by the
+    definition on its name's line (its function, or the module a test macro expands
+    in)."""
     found = packages(files, [scan.path for scan in scans])
-    placed: dict[str, tuple[Any, tuple[str, ...]]] = {}
+    placed: dict[str, tuple[Any, tuple[str, ...], frozenset[str] | None]] = {}
     for target_files_ in found.values():
-        placed.update(target_files_.files)
-    test_macros = {name: arg for scan in scans for _, name, arg in scan.test_macros}
+        placed.update({path: (target, modpath, target_files_.features)
+                       for path, (target, modpath) in target_files_.files.items()})
+    defined: dict[str, Macro] = {}
+    for scan in scans:
+        if scan.path in placed:
+            defined.update(macro_definitions(scan.source))
+    macros = test_macros(defined)
     tests: list[list[Any]] = []
     for scan in scans:
         where = placed.get(scan.path)
         if where is None:
             continue
-        target, modpath = where
-        for key in scan.fns:
-            attrs = scan.attrs.get(key, [])
-            qualname = key[1]
-            if not is_test(attrs) or "~" in qualname or ".impl" in qualname:
-                continue
-            name = "::".join([*modpath, *qualname.split(".")])
-            tests.append([f"{scan.path}::{name}", RUST.locator(key, scan.module),
-                          target.kind, target.name, target.package_dir, is_ignored(attrs)])
-        for use in scan.used:
-            if use.what != "macro" or use.ctx.kind != "mod":
-                continue
-            generated = _macro_test(use.node, test_macros)
-            if generated is None:
-                continue
-            inner = use.ctx.module[len(scan.module) + 1:].split(".") \
-                if use.ctx.module != scan.module else []
-            name = "::".join([*modpath, *inner, generated])
-            tests.append([f"{scan.path}::{name}", RUST.locator(use.owner, scan.module),
-                          target.kind, target.name, target.package_dir, False])
+        target, modpath, features = where
+        for names, ignored, line in source_tests(scan.source, macros, features):
+            name = "::".join([*modpath, *names])
+            tests.append([f"{scan.path}::{name}", RUST.locator(scan.owner(line), scan.module),
+                          target.kind, target.name, target.package_dir, ignored])
     manifests = {d: manifest_at(d, files.read) or {} for d in found}
     return {
         "tests": sorted(tests),
@@ -131,14 +125,3 @@ def discovery_facts(files: Files, scans: list[FileScan]) -> dict[str, Any]:
                          "deps": [x for x in _deps(d, manifests[d], files) if x in found]}
                      for d in sorted(found)},
     }
-
-
-def _macro_test(node: Any, test_macros: dict[str, int]) -> str | None:
-    macro = node.child_by_field_name("macro")
-    if macro is None or text(macro).rsplit("::", 1)[-1] not in test_macros:
-        return None
-    arg = test_macros[text(macro).rsplit("::", 1)[-1]]
-    tree = next((c for c in node.named_children if c.type == "token_tree"), None)
-    idents = [text(c) for c in tree.named_children if c.type == "identifier"] \
-        if tree is not None else []
-    return idents[arg] if arg < len(idents) else None
