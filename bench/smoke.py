@@ -34,18 +34,31 @@ TINY: dict[str, list[str]] = {
     "profile_walk.py": ["{tmp}/history", "--limit", "30"],
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
     "bench_cosmetic_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
+    "bench_facts.py": ["{tmp}/history", "--check-derived"],
     "bench_history_truth.py": ["{tmp}/history"],
     "bench_coupling.py": ["{tmp}/history"],
     "bench_rust_ids.py": ["{tmp}/history"],
     "bench_ctags_spans.py": ["{tmp}/history", "--language", "go"],
     # A tiny built history in Go, Java, Rust and TS/JS (ctags, loomweave, node typescript).
     "bench_lang_truth.py": ["--tiny"],
+    "bench_ts_edges.py": ["--tiny"],
+    "bench_uniqueness.py": ["{tmp}/history", "--commits", "20"],
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],
     "bench_mapsync.py": ["--tiny"],
+    "bench_runnable.py": ["--workdir", "{tmp}/runnable", "--corpus", "requests", "--ranges", "1",
+                          "--no-capture"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
+    "bench_mcp_fuzz.py": ["--lines", "200"],
+    "bench_hostile_remote.py": ["--cases", "distinct,bomb,note", "--blobs", "3",
+                                "--blob-mb", "1", "--note-mb", "1"],
+    "bench_shallow_deepen.py": ["--origin", "{tmp}/history", "--depths", "1,5",
+                                "--deepen", "3"],
+    # Java (issue 37): javac's truth and two mutants, on the tests' fixture Maven project.
+    "bench_java_edges.py": ["--tiny"],
+    "bench_java_mutants.py": ["--tiny"],
     # gotruth is built here (golang.org/x/tools from the Go module proxy).
     "bench_go_edges.py": ["--tiny", "--goos", "linux"],
     # rust-analyzer's LSIF of a tiny workspace; the fixture workspace's suite, 2 mutants.

@@ -295,8 +295,9 @@ def test_two_paths_claiming_one_module_name_are_reported(tmp_path: Path) -> None
 def test_files_go_to_their_language_s_extractor_by_the_table(tmp_path: Path) -> None:
     # Each language's files go to its extractor; a file no row reads and a symlink are in
     # no capture.
-    assert {"python", "go", "rust"} <= set(EXTRACTORS)
-    assert reads("pkg/mod.py") and reads("src/lib.rs") and not reads("stubs.pyi")
+    assert {"python", "go", "typescript", "tsx", "javascript", "java", "rust"} <= set(EXTRACTORS)
+    assert reads("pkg/mod.py") and reads("src/A.java") and reads("src/lib.rs") \
+        and not reads("stubs.pyi")
     repo = FixtureRepo(tmp_path / "repo")
     sha = repo.commit({"b.py": "def f():\n    pass\n", "a.py": "x = 1\n",
                        "src/lib.rs": "fn main() {}\n", "README.md": "# r\n",

@@ -17,8 +17,8 @@ from warpline.runners.docs import DOCS_PAGE, markdown_table, page
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = [pytest.param(runner, id=runner.name) for runner in RUNNERS]
-_OPTIONAL = {"record_command", "import_map", "command_lines", "floor", "file_tests", "record",
-             "run", "whole_suite_at"}
+_OPTIONAL = {"record_command", "import_map", "command_lines", "floor", "file_tests", "widen",
+             "record", "run", "select_command", "whole_suite_at"}
 
 
 def test_names_are_unique_words_the_wire_can_carry() -> None:
@@ -61,10 +61,8 @@ def test_every_rows_command_runs_its_ids_and_nothing_without_ids(runner: Runner,
     assert built is not None and not built[1]
     assert built[0].startswith(runner.whole_suite.split()[0])
     assert runner.command(tmp_path, []) is None
-    # Never an id it was not given, in the given order (a row may drop what its work tree
-    # no longer defines: Go drops a test whose file is not there).
-    kept = runner.collectable(tmp_path, ids)
-    assert kept == [i for i in ids if i in kept]
+    # Ids of files the work tree does not hold are never passed on (issue 34).
+    assert runner.collectable(tmp_path, ids) == []
 
 
 @pytest.mark.parametrize("runner", ROWS)

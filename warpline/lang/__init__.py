@@ -114,6 +114,9 @@ class Language:
     code_key: CodeKeyOf | None = None
     # Which lines of a definition's span are comments only (lineage compares the rest).
     comment_lines: CommentLinesOf | None = None
+    # The files whose module a file's presence renames (a TypeScript file's same-stem
+    # siblings of a lower rank): a commit adding or removing it renames theirs.
+    siblings: Callable[[str], tuple[str, ...]] | None = None
 
     @property
     def incremental(self) -> bool:
@@ -204,6 +207,12 @@ def _script_module(path: str, files: Files | None) -> str | None:
     return module_name(path, files)
 
 
+def _script_siblings(path: str) -> tuple[str, ...]:
+    from warpline.lang.script import siblings
+
+    return siblings(path)
+
+
 def _js_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.script import read_javascript
 
@@ -289,14 +298,14 @@ JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_rea
 TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
                       _script_module, _ts_read, test_command="npm test",
                       code_key=_tokens_of("typescript"),
-                      comment_lines=_comments_of("typescript"))
+                      comment_lines=_comments_of("typescript"), siblings=_script_siblings)
 TSX = Language("tsx", "ts", (".tsx",), _SCRIPT_KINDS, _script_module, _tsx_read,
                label="typescript", test_command="npm test", code_key=_tokens_of("tsx"),
-               comment_lines=_comments_of("tsx"))
+               comment_lines=_comments_of("tsx"), siblings=_script_siblings)
 JAVASCRIPT = Language("javascript", "ts", (".js", ".jsx", ".mjs", ".cjs"), _SCRIPT_KINDS,
                       _script_module, _js_read, test_command="npm test",
                       code_key=_tokens_of("javascript"),
-                      comment_lines=_comments_of("javascript"))
+                      comment_lines=_comments_of("javascript"), siblings=_script_siblings)
 
 LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA, TYPESCRIPT, TSX, JAVASCRIPT)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}

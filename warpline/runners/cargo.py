@@ -149,4 +149,8 @@ CARGO = Runner(
     record=_record,
     run=_run,
     whole_suite_at=_suite,
+    # Besides Cargo.toml (config_files): the locked dependency versions, the toolchain's
+    # pin and cargo's own configuration (build flags, rustflags, target runners).
+    suite_files=("Cargo.lock", "rust-toolchain", "rust-toolchain.toml", ".cargo/config.toml",
+                 ".cargo/config"),
 )

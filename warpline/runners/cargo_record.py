@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pygit2
 
+from warpline.runners import receipt_seal
 from warpline.runners.cargo_command import Disk, _files_of
 from warpline.runners.cargo_coverage import Binary, CargoRecording
 from warpline.runners.cargo_coverage import record as record_coverage
@@ -72,7 +73,7 @@ def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
             f"No Cargo.toml at {root} or below it: cargo cannot run here. Name the runner "
             "the repository uses (`--runner`), or run from the workspace's root.",
             field="runner", value="cargo")
-    state = RunWatchState(commit_at_start=head_sha(repo))
+    state = RunWatchState(commit_at_start=head_sha(repo), key=receipt_seal.for_run(root))
     found = record_coverage(root, jobs=jobs)
     recorded = recorded_map(root, repo, commit, found)
     for test, (_, outcome) in sorted(recorded.tests.items()):

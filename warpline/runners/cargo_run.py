@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from warpline.runners import receipt_seal
 from warpline.runners.cargo_command import command_lines, whole_suite
 from warpline.runners.cargo_rules import split_id
 from warpline.runners.receipt import RunWatchState, head_sha
@@ -81,7 +82,8 @@ def run(root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]:
             "the repository uses (`--runner`), or run from the workspace's root.",
             field="runner", value="cargo")
     repo = open_repository(str(root))
-    state = RunWatchState(commit_at_start=head_sha(repo) if repo is not None else None)
+    state = RunWatchState(commit_at_start=head_sha(repo) if repo is not None else None,
+                          key=receipt_seal.for_run(root))
     # The whole suite runs every binary (cargo stops at the first failing one otherwise).
     lines = [f"{whole_suite(root)} --no-fail-fast"] if ids is None \
         else command_lines(root, ids)

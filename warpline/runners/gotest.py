@@ -124,6 +124,7 @@ GO_TEST = Runner(
     name=NAME,
     languages=("go",),
     config_files=("go.mod",),
+    suite_files=("go.sum", "go.work", "go.work.sum"),
     detect=_detect,
     owns=_owns,
     test_file=_file_of,

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pygit2
 
+from warpline.runners import receipt_seal
 from warpline.runners.gotest_command import (
     discover,
     invocation_argv,
@@ -60,7 +61,7 @@ def recorded_map(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
 
 def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
            jobs: int) -> tuple[RecordedMap, RunWatchState, int]:
-    state = RunWatchState(commit_at_start=head_sha(repo))
+    state = RunWatchState(commit_at_start=head_sha(repo), key=receipt_seal.for_run(root))
     with tempfile.TemporaryDirectory(prefix="warpline-gocover-") as scratch:
         record_profiles(root, Path(scratch), jobs=jobs)
         recorded = recorded_map(root, repo, commit, Path(scratch))
@@ -107,7 +108,8 @@ def run(root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]:
     from warpline.git.lookups import open_repository
 
     repo = open_repository(str(root))
-    state = RunWatchState(commit_at_start=head_sha(repo) if repo is not None else None)
+    state = RunWatchState(commit_at_start=head_sha(repo) if repo is not None else None,
+                          key=receipt_seal.for_run(root))
     if ids is None:
         modules = sorted({m for t in discover(root)
                           if (m := module_dir(root, t.path.rpartition("/")[0])) is not None})

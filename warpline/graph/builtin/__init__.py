@@ -14,9 +14,9 @@ from dataclasses import replace
 
 import pygit2
 
-from warpline.graph.builtin import go, python, rust
+from warpline.graph.builtin import go, java, python, rust, script
 from warpline.graph.model import EdgeCapture
-from warpline.lang import GO, PYTHON, RUST, language_of
+from warpline.lang import GO, JAVA, JAVASCRIPT, PYTHON, RUST, TSX, TYPESCRIPT, language_of
 
 __all__ = [
     "BUILTIN_VERSION",
@@ -34,8 +34,14 @@ _SYMLINK_MODE = 0o120000
 # A language's extractor: its files' ``(path, content)`` (sorted by path) at ``commit``
 # -> that language's entities and edges, stamped with the version given.
 Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
-EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture, GO.name: go.capture,
-                                    RUST.name: rust.capture}
+EXTRACTORS: dict[str, Extractor] = {
+    PYTHON.name: python.capture,
+    GO.name: go.capture,
+    # One extractor reads the three rows together (a .ts file imports a .js one).
+    TYPESCRIPT.name: script.capture, TSX.name: script.capture, JAVASCRIPT.name: script.capture,
+    JAVA.name: java.capture,
+    RUST.name: rust.capture,
+}
 
 
 def reads(path: str) -> bool:
@@ -81,26 +87,28 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
     """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
     repository it belongs to, kept in the signature for sources that need lookups).
 
-    Python's capture always runs (a repository without Python files gets its empty
-    capture, as before); every other language's runs when the commit holds its files,
-    and the captures are joined (``join``)."""
+    Each extractor reads its languages' files (rows sharing an extractor together); the
+    captures are joined (Python's always runs: a repository without Python files gets
+    its empty capture, as before)."""
     blobs = source_blobs(commit)
-    captures = [EXTRACTORS[PYTHON.name](commit, blobs.get(PYTHON.name, []), BUILTIN_VERSION)]
-    captures.extend(EXTRACTORS[name](commit, found, BUILTIN_VERSION)
-                    for name, found in sorted(blobs.items()) if name != PYTHON.name)
+    grouped: dict[Extractor, list[tuple[str, bytes]]] = {EXTRACTORS[PYTHON.name]: []}
+    for name, files in blobs.items():
+        grouped.setdefault(EXTRACTORS[name], []).extend(files)
+    captures = [extract(commit, sorted(files), BUILTIN_VERSION)
+                for extract, files in grouped.items()]
     return join(captures)
 
 
 def join(captures: list[EdgeCapture]) -> EdgeCapture:
-    """One capture of several languages' (their locators never collide: each language has
-    its prefix; a file belongs to one language). Python's discovery facts stay at the top
-    level, where the pytest rules read them; another language's are under its own key."""
-    first, *rest = captures
-    if not rest:
-        return first
-    discovery = dict(first.discovery or {})
-    for other in rest:
-        discovery.update(other.discovery or {})
+    """One capture of several languages' (their locators never overlap). Python's
+    discovery facts stay at the top level, where the pytest rules read them; another
+    language's are under its own key (Go's ``go``)."""
+    if len(captures) == 1:
+        return captures[0]
+    first = captures[0]
+    discovery: dict[str, object] = {}
+    for capture in captures:
+        discovery.update(capture.discovery or {})
     return replace(
         first,
         entities=tuple(sorted((e for c in captures for e in c.entities),
@@ -109,4 +117,4 @@ def join(captures: list[EdgeCapture]) -> EdgeCapture:
                            key=lambda e: (e.source_locator, e.target_locator, e.kind))),
         failed_entities=tuple(sorted(f for c in captures for f in c.failed_entities)),
         unresolved=sum(c.unresolved for c in captures),
-        discovery=discovery)
+        discovery=discovery or None)

@@ -34,7 +34,6 @@ from warpline.service.shared.paging import Pager
 from warpline.service.testing.worklist_tests import (
     WorklistTests,
     map_counts,
-    select_flag,
     worklist_tests,
 )
 from warpline.store.events import latest_change_per_lineage
@@ -65,6 +64,7 @@ class Item:
 
 def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[str, Any]:
     with graph_call(params, cwd) as call:
+        params = call.params
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
         warnings.extend(seed_warnings(view, seeds, len(seeds.items)))
@@ -77,7 +77,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         book = call.book()
         book.prefetch(i.locator for i in items)
         _verify(ctx, book, items, params.verified_kinds,
-                (seeds.range or {}).get("head_commit") or _head(ctx))
+                (seeds.range or {}).get("head_commit") or _head(ctx), warnings)
         if filters is not None and filters.verification_states:
             items = [i for i in items if i.verification["state"] in filters.verification_states]
         warnings.extend(freshness.scope_warnings([i.verification for i in items]))
@@ -90,7 +90,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         page = pager.cut(items)
         targets = [i.locator for i in items[:MAX_SUGGEST_ITEMS]] + [i.locator for i in page]
         labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
-        per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
+        per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []), ctx.root)
                     for loc in dict.fromkeys(targets)}
         for locator in looks.cosmetic & per_item.keys():
             per_item[locator] = cosmetic.inspection()
@@ -100,7 +100,8 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             tests = worklist_tests(
                 ctx, view.graph, looks.active,
                 [i for i in items[:MAX_SUGGEST_ITEMS] if i.locator not in looks.cosmetic],
-                per_item, select_flag(params.rev_range) if params.rev_range else None)
+                per_item, params.rev_range,
+                (seeds.range or {}).get("base_commit"))
             tests.selection.cosmetic = sorted(looks.cosmetic)
         per_item = tests.per_item
         linked = map_counts(ctx, tests.selection, [i.locator for i in page])
@@ -169,7 +170,7 @@ def _head(ctx: Any) -> str | None:
 
 
 def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None,
-            history_head: str | None) -> None:
+            history_head: str | None, warnings: list[str]) -> None:
     lineage_of = {i.locator: book.lineage(i.locator) for i in items}
     latest = latest_change_per_lineage(ctx.store,
                              {x for x in lineage_of.values() if x is not None})
@@ -189,7 +190,7 @@ def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | No
             seed_change = change_of(seed.locator) if seed is not None else None
             own = change_of(item.locator)
             queries.append((own, seed_change) if own is not None else (seed_change, None))
-    states = freshness.verification_states(ctx, queries, kinds, history_head)
+    states = freshness.verification_states(ctx, queries, kinds, history_head, warnings)
     for item, state in zip(items, states, strict=True):
         item.verification = state
 

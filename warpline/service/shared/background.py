@@ -4,7 +4,7 @@ A read tool catches up for ``WARPLINE_INTERACTIVE_BUDGET_S`` and answers. On a l
 history that is a small part of it, and without this every later call would spend the
 budget again on the next slice. So the call that stops short starts what the git hooks
 start: ``warpline hook-ingest`` (``--hook read-backfill``), detached, in its own session,
-at low priority, holding the work tree's ingest lock (``store/ingestlock.py``) so two never
+at low priority, holding the work tree's ingest lock (``ingest/lock.py``) so two never
 run at once; later calls see the lock held and answer from the store without walking
 (``context.catch_up``). The command is this interpreter running warpline's own module in
 isolated mode: nothing the repository holds is run. ``WARPLINE_BACKGROUND_BACKFILL=0``
@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from warpline import settings
-from warpline.store import ingestlock
+from warpline.ingest import lock as ingestlock
 
 __all__ = ["continue_backfill"]
 
-# The children this process started: a long-lived MCP server reaps those that ended, so
-# none lingers as a zombie until it exits.
+# The children this process started. Each has a thread waiting for it, so one that ends is
+# reaped at once: a long-lived MCP server keeps no zombie until its next call.
 _started: list[subprocess.Popen[bytes]] = []
 
 
@@ -38,10 +39,12 @@ def continue_backfill(root: Path, state_dir: Path) -> bool:
     command = [sys.executable, "-I", "-m", "warpline.cli", "hook-ingest", "--hook",
                ingestlock.READ_BACKFILL, "--repo", str(root)]
     try:
-        _started.append(subprocess.Popen(
+        child = subprocess.Popen(
             command, cwd=str(root), env=settings.child_environment(),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True))
+            start_new_session=True, close_fds=True)
     except OSError:
         return False  # no process could start (limits, memory): the next call tries again
+    _started.append(child)
+    threading.Thread(target=child.wait, name="warpline-reaper", daemon=True).start()
     return True

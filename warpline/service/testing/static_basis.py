@@ -7,7 +7,8 @@ For a set of changed entities, the union of
 * the import floor: the test files importing a changed entity's module, run whole
   (``discovery.floor_of_paths``), for code reached at run time through frameworks,
   callbacks and dunders, which the graph cannot see; and each runner row's own floor
-  (``Runner.floor``: Go's is the test files of a changed package and of its importers).
+  (``Runner.floor``: Go's is the test files of a changed package and of its importers;
+  Maven's a changed class's own tests by name and the test files using the changed file).
 
 Without a map this is the whole selection; with one, it answers for the changed entities
 the map cannot (``testselect``). Either way it is the same answer.
@@ -51,7 +52,7 @@ class StaticBasis:
     def covered(self, locator: str) -> bool:
         """Whether the static basis has any test for ``locator``: one reaching it, or a
         test file importing its module."""
-        if any(e["kind"] == "test" and e["command"] for e in self.entries.get(locator, [])):
+        if any(e["kind"] == "test" and e.get("test_id") for e in self.entries.get(locator, [])):
             return True
         path = self.paths.get(locator)
         if not path or self.graph is None:

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 from warpline.git.events import CommitChanges
 from warpline.git.repo import release_caches
 from warpline.git.walks import Commit, Repository
+from warpline.ingest.report import IngestReport, Progress
+from warpline.ingest.stopping import StopNow, StopRequest
 from warpline.store.db import environmental
-from warpline.store.report import IngestReport, Progress
-from warpline.store.stopping import StopRequest
 
 if TYPE_CHECKING:
-    from warpline.store import pipeline
-    from warpline.store.ingest import Ingestor
+    from warpline.ingest import pipeline
+    from warpline.ingest.driver import Ingestor
 
 __all__ = ["WRITE_BATCH", "WRITE_INTERVAL_S", "FlushPolicy", "pipeline_module",
            "release_memory", "run_in_workers", "until_failure", "write_batch"]
@@ -73,7 +73,7 @@ def release_memory(repo: Repository) -> None:
 
 def pipeline_module() -> ModuleType:
     """The worker pipeline (multiprocessing, ctypes), loaded only for a long backfill."""
-    from warpline.store import pipeline
+    from warpline.ingest import pipeline
 
     return pipeline
 
@@ -99,7 +99,7 @@ def run_in_workers(ingestor: Ingestor, todo: list[Commit], workers: int,
 
     def flush(outcomes: list[pipeline.Outcome]) -> None:
         nonlocal done
-        write_batch(ingestor, outcomes, report)
+        write_batch(ingestor, outcomes, report, stop)
         policy.flushed()
         if progress is not None:
             for number in range(done + 1, done + len(outcomes) + 1):
@@ -131,34 +131,46 @@ def run_in_workers(ingestor: Ingestor, todo: list[Commit], workers: int,
             return report
         if batch:  # the stream ended early (it does not, but never drop outcomes)
             flush(batch)
+    except StopNow:  # a stop during a commit's write: that commit is redone next run
+        assert stop is not None
+        report.commits_behind, report.stopped_by = len(shas) - done, stop.name
+        return report
     finally:
         stream.close()  # terminates and joins the workers now, not at collection
     return report
 
 def write_batch(ingestor: Ingestor, batch: list[pipeline.Outcome],
-                report: IngestReport) -> None:
-    """Outcomes in history order, the successful ones in one transaction."""
+                report: IngestReport, stop: StopRequest | None = None) -> None:
+    """Outcomes in history order, the successful ones in one transaction. A stop signal
+    during a commit's write rolls that commit back (its savepoint), keeps the ones before
+    it and raises ``StopNow`` once they are committed."""
     results: list[tuple[str, CommitChanges | None, int | None, str | None]] = []
     learned: dict[str, tuple[int, str]] = {}
+    stopped = False
     try:
         with ingestor.store.transaction() as conn:
             for sha, changes, error in batch:
                 if changes is None:
                     results.append((sha, None, None, error or "unknown error"))
                     continue
-                conn.execute("SAVEPOINT warpline_commit")
                 fresh: dict[str, tuple[int, str]] = {}
                 try:
-                    written = ingestor.rows.write_in(conn, changes, fresh, learned)
+                    if stop is not None:
+                        stop.interruptible = True
+                    try:
+                        written = ingestor.rows.write_saved(conn, changes, fresh, learned)
+                    finally:
+                        if stop is not None:
+                            stop.interruptible = False
+                except StopNow:  # write_saved rolled the commit back to its savepoint
+                    stopped = True
+                    break
                 except Exception as exc:  # recorded as failed, reported, skipped from now on
                     if environmental(exc):
                         raise  # not the commit's fault: the run stops, nothing recorded
-                    conn.execute("ROLLBACK TO warpline_commit")
-                    conn.execute("RELEASE warpline_commit")
                     ingestor.tips.forget()
                     results.append((sha, changes, None, f"{type(exc).__name__}: {exc}"))
                     continue
-                conn.execute("RELEASE warpline_commit")
                 learned.update(fresh)
                 results.append((sha, changes, written, None))
     except Exception as exc:
@@ -186,3 +198,5 @@ def write_batch(ingestor: Ingestor, batch: list[pipeline.Outcome],
             report.commits_ingested += 1
             report.events_written += written
             report.note_unparsed(changes.unparsed_files)
+    if stopped:
+        raise StopNow()
