@@ -46,7 +46,7 @@ GEO = ("package demo;\n\npublic class Geo {\n    public static int area(int w, i
 
 @pytest.fixture()
 def java(tmp_path: Path) -> FixtureRepo:
-    """A language read by its row whose edges no source captures yet (Java)."""
+    """A Java change in a repository using no Java runner."""
     repo = FixtureRepo(tmp_path / "java")
     repo.commit({"src/main/java/demo/Geo.java": GEO}, message="one")
     repo.commit({"src/main/java/demo/Geo.java": GEO.replace("w * h", "h * w")}, message="two")
@@ -65,10 +65,24 @@ def _commands(answer: dict[str, Any]) -> list[str]:
     return [str(c["command"]) for c in answer.get("next_actions", {}).get("commands", [])]
 
 
+@pytest.fixture()
+def java_after_snapshot(tmp_path: Path) -> FixtureRepo:
+    """Every language row has a built-in extractor now: the snapshot is taken before the
+    repository held any Java, then Java is added and changed."""
+    repo = FixtureRepo(tmp_path / "later")
+    repo.commit({"app/core.py": "def f():\n    return 1\n"}, message="one")
+    for args in (["install", "--no-backfill", "--config"], ["backfill"], ["capture-snapshot"]):
+        done = _cli(repo.path, *args)
+        assert done.returncode == 0, done.stderr
+    repo.commit({"src/main/java/demo/Geo.java": GEO}, message="two")
+    repo.commit({"src/main/java/demo/Geo.java": GEO.replace("w * h", "h * w")}, message="three")
+    return repo
+
+
 def test_a_change_is_never_full_over_a_graph_that_saw_none_of_its_language(
-        java: FixtureRepo) -> None:
+        java_after_snapshot: FixtureRepo) -> None:
     for tool in ("reverify", "blast-radius"):
-        answer = _json(java.path, tool, "HEAD~1..HEAD")
+        answer = _json(java_after_snapshot.path, tool, "HEAD~1..HEAD")
         assert answer["data"]["completeness"] != "FULL", tool
         assert any("java" in w and "not absent" in w for w in answer["warnings"]), tool
 

@@ -145,3 +145,27 @@ def test_run_tests_watches_each_tests_outcome(project: Path, target: Path,
     assert status == 0
     assert state.outcomes == {"shapes/src/lib.rs::tests::doubles": "passed",
                               "shapes/tests/api.rs::area_through_the_api": "passed"}
+
+
+def test_a_committed_cargo_lock_runs_the_whole_suite_an_untracked_one_is_cargo_s_output(
+        tmp_path: Path) -> None:
+    from tests.gitfixture import FixtureRepo
+    from warpline.service.impact.seeds import Seed
+    from warpline.service.testing.filekinds import TEST_CONFIG, split
+
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+                 "src/lib.rs": "pub fn f() {}\n"}, message="one")
+    lock = "core:file:Cargo.lock"
+    (repo.path / "Cargo.lock").write_text("version = 4\n", encoding="utf-8")
+
+    def kinds(uncommitted: bool) -> dict[str, str]:
+        seed = Seed(lock, "file", "Cargo.lock", None, None, None, uncommitted=uncommitted)
+        return split(repo.path, [seed]).kinds
+
+    # cargo wrote it, the repository commits none: no configuration changed
+    assert kinds(True) == {}
+    repo.commit({"Cargo.lock": "version = 4\n"}, message="lock")
+    (repo.path / "Cargo.lock").write_text("version = 4\n# bumped\n", encoding="utf-8")
+    assert kinds(True) == {lock: TEST_CONFIG}  # the committed lock edited in the work tree
+    assert kinds(False) == {lock: TEST_CONFIG}  # a range that changed it

@@ -9,7 +9,8 @@
   pipeline", never "the whole suite";
 * **configuration the tests read** (each runner row's own list, ``Runner.suite_files``:
   pytest's ``pyproject.toml``, ``setup.cfg``, ``tox.ini``, requirements and lock files; a
-  Go row's ``go.mod``): that runner's whole suite, with the reason;
+  Go row's ``go.mod``): that runner's whole suite, with the reason; an untracked one its
+  row's ``run_input`` passes over is the runner's own output (cargo's ``Cargo.lock``);
 * anything else (a data file, a template, a fixture): unknown to the selection, as before.
 
 The split is by path alone, the repository's files being data.
@@ -150,6 +151,8 @@ def split(root: Path, seeds: list[Seed]) -> NonCode:
         if detected is None:
             detected = [r for r in RUNNERS if r.detect(root)]
         readers = suite_runners(root, path, detected)
+        if readers and seed.uncommitted and _untracked(root, path):
+            readers = [r for r in readers if r.run_input(path)]
         if readers:
             out.kinds[seed.locator] = TEST_CONFIG
             out.runners[seed.locator] = [r.name for r in readers]
@@ -160,3 +163,17 @@ def split(root: Path, seeds: list[Seed]) -> NonCode:
         else:
             out.active.append(seed)
     return out
+
+
+def _untracked(root: Path, path: str) -> bool:
+    """Whether the work tree's ``path`` is in no commit or index: then a runner's own
+    output, not configuration, unless its row's ``run_input`` says the runner reads it
+    (cargo writes a Cargo.lock where the repository commits none)."""
+    import pygit2
+
+    try:
+        flags = pygit2.Repository(str(root)).status_file(path)
+    except (KeyError, pygit2.GitError):
+        return False
+    # new in the work tree, and not a file HEAD holds that the index lost
+    return bool(flags & pygit2.GIT_STATUS_WT_NEW) and not flags & pygit2.GIT_STATUS_INDEX_DELETED
