@@ -166,14 +166,15 @@ def split(root: Path, seeds: list[Seed]) -> NonCode:
 
 
 def _untracked(root: Path, path: str) -> bool:
-    """Whether the work tree's ``path`` is in no commit or index: then a runner's own
-    output, not configuration, unless its row's ``run_input`` says the runner reads it
+    """Whether the work tree's ``path`` is in neither the index nor HEAD: then a runner's
+    own output, not configuration, unless its row's ``run_input`` says the runner reads it
     (cargo writes a Cargo.lock where the repository commits none)."""
-    import pygit2
+    from warpline.git.lookups import head_blob, is_tracked, open_repository
 
-    try:
-        flags = pygit2.Repository(str(root)).status_file(path)
-    except (KeyError, pygit2.GitError):
+    repo = open_repository(str(root))
+    if repo is None or is_tracked(repo, path) is not False:
         return False
-    # new in the work tree, and not a file HEAD holds that the index lost
-    return bool(flags & pygit2.GIT_STATUS_WT_NEW) and not flags & pygit2.GIT_STATUS_INDEX_DELETED
+    try:
+        return head_blob(repo, path, 64 * 1024 * 1024) is None
+    except ValueError:
+        return False  # HEAD holds it (past the bound, or not a file)
