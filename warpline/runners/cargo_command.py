@@ -109,6 +109,7 @@ def _ci_texts(disk: Any) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Suite:
+    """How the repository's CI runs its whole suite (nextest, --all-features, a workspace)."""
     nextest: bool
     all_features: bool
     workspace: bool
@@ -155,6 +156,7 @@ def _files_of(disk: Disk, directory: str, manifest: dict[str, Any],
 
 @dataclass(frozen=True, slots=True)
 class Invocation:
+    """One cargo run: a target and the test names it runs (``--exact`` or by path prefix)."""
     target: Target
     names: tuple[str, ...]
     exact: bool

@@ -46,6 +46,7 @@ _FUNCTION = re.compile(r"^  (\S+):\n(?:    .*\n)*?    Function count: (\d+)", re
 
 @dataclass(slots=True)
 class Binary:
+    """One instrumented test binary cargo built, with the target it was built for."""
     executable: str
     package_dir: str  # repo-relative
     target_kind: str

@@ -35,6 +35,7 @@ _MAX_PACKAGES = 500
 
 @dataclass(frozen=True, slots=True)
 class CargoTest:
+    """One test cargo runs: its id, and whether it is ``#[ignore]``d."""
     test_id: str
     ignored: bool
 

@@ -29,6 +29,7 @@ _MAX_DEPTH = 8
 
 @dataclass(slots=True)
 class Mod:
+    """One module of a crate: its items, its ``use``s (named and glob) and its child modules."""
     id: str
     root: str = ""
     parent: str | None = None
@@ -40,6 +41,7 @@ class Mod:
 
 @dataclass(slots=True)
 class Impl:
+    """One ``impl`` block: where it is, the trait it implements (None: inherent), its methods."""
     ctx: Ctx
     trait: str | None
     methods: dict[str, list[str]]

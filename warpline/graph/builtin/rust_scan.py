@@ -84,6 +84,7 @@ class Used:
 
 @dataclass(slots=True)
 class FileScan:
+    """What one query over a ``.rs`` file found: items, uses, mod declarations, impls."""
     path: str
     module: str
     defs: FileEntities
