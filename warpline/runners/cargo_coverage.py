@@ -24,7 +24,6 @@ crate is installed and the profile format always matches the compiler.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -36,6 +35,7 @@ from pathlib import Path
 
 from warpline.errors import InvalidArgument
 from warpline.runners.cargo_command import suite
+from warpline.settings import child_environment
 
 __all__ = ["Binary", "CargoRecording", "llvm_tool", "record"]
 
@@ -85,13 +85,14 @@ def llvm_tool(name: str) -> str:
 
 
 def target_dir(root: Path) -> Path:
-    base = os.environ.get("CARGO_TARGET_DIR")
+    base = child_environment().get("CARGO_TARGET_DIR")
     return (Path(base) if base else root / "target") / "warpline-cov"
 
 
 def _env(root: Path, scratch: Path) -> dict[str, str]:
-    flags = os.environ.get("RUSTFLAGS", "")
-    return {**os.environ, "RUSTFLAGS": f"{flags} -C instrument-coverage".strip(),
+    env = child_environment()
+    flags = env.get("RUSTFLAGS", "")
+    return {**env, "RUSTFLAGS": f"{flags} -C instrument-coverage".strip(),
             "CARGO_TARGET_DIR": str(target_dir(root)),
             "LLVM_PROFILE_FILE": str(scratch / "build" / "%p-%m.profraw")}
 
@@ -136,7 +137,7 @@ def _list(binary: Binary, ignored: bool, scratch: Path) -> list[str]:
     argv = [binary.executable, "--list", "--format", "terse", *(["--ignored"] if ignored
                                                                   else [])]
     # An instrumented binary writes a profile wherever it runs: never in the work tree.
-    env = {**os.environ, "LLVM_PROFILE_FILE": str(scratch / "build" / "%p-%m.profraw")}
+    env = {**child_environment(), "LLVM_PROFILE_FILE": str(scratch / "build" / "%p-%m.profraw")}
     done = subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
                           check=False, env=env, cwd=scratch)
     return [line[: -len(": test")] for line in done.stdout.splitlines()
@@ -216,7 +217,7 @@ def record(root: Path, jobs: int = 2) -> CargoRecording:
             binary = binaries[index]
             profiles = scratch / f"t{number}"
             profiles.mkdir()
-            env = {**os.environ, "LLVM_PROFILE_FILE": str(profiles / "%p-%m.profraw"),
+            env = {**child_environment(), "LLVM_PROFILE_FILE": str(profiles / "%p-%m.profraw"),
                    "CARGO_MANIFEST_DIR": str(root / binary.package_dir)}
             try:
                 done = subprocess.run([binary.executable, "--exact", name, "--test-threads",
