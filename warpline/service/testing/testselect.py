@@ -50,7 +50,7 @@ from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
 # How a map is recorded: every row's way (``Runner.record_command``).
-RECORD_COMMAND = " or ".join(r.record_command for r in RUNNERS if r.record_command)
+RECORD_COMMAND = PYTEST.record_command
 MAX_NAMED = 5
 _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
 
