@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from warpline.runners.cargo import CARGO
 from warpline.runners.gotest import GO_TEST
 from warpline.runners.maven import MAVEN
 from warpline.runners.pytest import PYTEST
@@ -23,7 +24,7 @@ from warpline.runners.row import Runner
 __all__ = ["RUNNERS", "Runner", "by_name", "changed_tests", "owner_of", "partition", "test_ids",
            "test_nodes", "used_for"]
 
-RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST, MAVEN)
+RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST, MAVEN, CARGO)
 
 _BY_NAME = {runner.name: runner for runner in RUNNERS}
 

@@ -174,6 +174,15 @@ class Runner:
     # (rev range or None) -> the runner's own command making warpline's selection for that
     # range itself (pytest: ``pytest --warpline-select=RANGE``); None: it has none.
     select_command: Callable[[str | None], str] | None = None
+    # (root) -> the whole suite as this repository runs it (cargo: ``--workspace``, the
+    # ``--all-features`` or ``nextest`` its CI uses); None: ``whole_suite``.
+    whole_suite_at: Callable[[Path], str] | None = None
+
+
+def suite_command(runner: Runner, root: Path) -> str:
+    """The runner's whole suite in the repository at ``root``."""
+    return runner.whole_suite_at(root) if runner.whole_suite_at is not None \
+        else runner.whole_suite
 
 
 def capped(ids: Sequence[str], max_ids: int,
