@@ -105,3 +105,7 @@ class Runner:
     language_default: bool = False
     # Ids the meta-test checks ``owns`` against (this row's, no other's).
     example_ids: tuple[str, ...] = ()
+    # (root, a test id or file) -> whether this runner runs it in the repository at root:
+    # rows owning the same files (the JavaScript runners) tell which one a file's package
+    # uses (``warpline.runners.owner_of`` with a root); None: every id it owns.
+    serves: Callable[[Path, str], bool] | None = None

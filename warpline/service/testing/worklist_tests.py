@@ -136,7 +136,7 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
     known), in the table's order; then the plugin's own way to the same selection. Sets
     ``selection.runs`` (the wire's ``selection.runners``)."""
     ids = selection.tests
-    shares = partition(ids)
+    shares = partition(ids, root)
     if used is None:
         used = [r for r in RUNNERS if r.name in shares] or \
             [r for r in RUNNERS if r.language_default]
