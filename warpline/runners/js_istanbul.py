@@ -47,8 +47,7 @@ def executed_lines(data: dict[str, Any]) -> dict[str, set[int]]:
             if start is None:
                 continue
             if calls.get(fid, 0) > 0:
-                decl = _line(fn.get("decl"), "start") or start
-                lines.add(decl)
+                lines.add(_line(fn.get("decl"), "start") or start)
             else:
                 dead.update(range(start, (end or start) + 1))
         for fid, fn in functions.items():  # a function that ran inside a dead span's lines

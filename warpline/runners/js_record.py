@@ -175,12 +175,11 @@ def record_runner(root: Path, repo: pygit2.Repository, commit: pygit2.Commit, jo
             for project in mine:
                 per_test, found, outside, code, error = _mocha(project, work)
                 status = status or code
-                for test_id, executed in per_test.items():
-                    lines[test_id] = executed
+                lines.update(per_test)
                 outcomes.update(found)
-                lines.setdefault(IMPORT_CONTEXT, {})
-                for path, executed in outside.items():
-                    lines[IMPORT_CONTEXT].setdefault(path, set()).update(executed)
+                shared = lines.setdefault(IMPORT_CONTEXT, {})
+                for path, ran in outside.items():
+                    shared.setdefault(path, set()).update(ran)
                 if not per_test:
                     partial.append(f"{project.dir or '.'}: mocha ran no test under "
                                    f"coverage ({error[-300:].strip()})")

@@ -142,18 +142,18 @@ def executed_lines(coverage: dict[str, Any], within: Path,
             continue
         cached = maps.get(url)
         if isinstance(cached, dict) and isinstance(cached.get("data"), dict):
-            spans = _line_spans([int(n) for n in cached.get("lineLengths", [])], None)
-            lines = _executed(script.get("functions", []), spans)
+            generated = _line_spans([int(n) for n in cached.get("lineLengths", [])], None)
+            lines = _executed(script.get("functions", []), generated)
             for name, found in _mapped(lines, cached["data"], Path(path).parent).items():
                 out.setdefault(name, set()).update(found)
             continue
         if path not in cache:
             text = _source(Path(path))
             cache[path] = None if text is None else _line_spans([], text)
-        found = cache[path]
-        if found is None:
+        known = cache[path]
+        if known is None:
             continue
-        lines = _executed(script.get("functions", []), found)
+        lines = _executed(script.get("functions", []), known)
         out.setdefault(path, set()).update(lines)
     return out
 
