@@ -130,3 +130,14 @@ def summarise(scores: Sequence[EditScore], suite_size: int) -> dict[str, Any]:
 
 def as_rows(scores: Sequence[EditScore]) -> list[dict[str, Any]]:
     return [asdict(s) for s in scores]
+
+
+def held(killed: Sequence[dict[str, Any]], key: str,
+         failing: str = "failing") -> tuple[int, float | None]:
+    """Over mutants that made tests fail: how many had every failing test in a selection
+    (``key``: the row's count of failing tests it held), and the recall over all failing
+    tests (None without any)."""
+    total = sum(r[failing] for r in killed)
+    every = sum(r[key] == r[failing] for r in killed)
+    return every, (round(sum(r[key] for r in killed) / total, 3) if total else None)
+

@@ -217,27 +217,36 @@ def _exact(root: Path, runner: str, named: dict[str, list[tuple[str, ...]]]) -> 
     return exact
 
 
-def command_for(root: Path, runner: str, ids: Sequence[str]) -> tuple[str, bool]:
-    """The command running ``ids`` (not empty) and whether it runs more than them."""
+def invocations(root: Path, runner: str, ids: Sequence[str]
+                ) -> tuple[list[tuple[JsProject, list[str]]], bool]:
+    """The runner invocations (package, argument list) running ``ids`` in order, and
+    whether they run more than them."""
     plans, widened = _plans(root, runner, ids)
-    lines: list[str] = []
+    out: list[tuple[JsProject, list[str]]] = []
     for plan in plans:
-        invocations: list[list[str]] = []
         others = _suite(plan.project)
         if plan.whole:
-            invocations.append(_invocation(plan.project, plan.whole, None, others))
+            out.append((plan.project, _invocation(plan.project, plan.whole, None, others)))
         if plan.named:
             exact = _exact(root, runner, plan.named)
             if exact:
-                invocations.append(_invocation(
+                out.append((plan.project, _invocation(
                     plan.project, list(plan.named),
-                    [p for paths in plan.named.values() for p in paths], others))
+                    [p for paths in plan.named.values() for p in paths], others)))
             else:
                 widened = widened or exact is None
                 for file, paths in plan.named.items():
-                    invocations.append(_invocation(plan.project, [file], paths, others))
-        text = " && ".join(shlex.join(words) for words in invocations)
-        if plan.project.dir:
-            text = f"(cd {shlex.quote(plan.project.dir)} && {text})"
+                    out.append((plan.project, _invocation(plan.project, [file], paths, others)))
+    return out, widened
+
+
+def command_for(root: Path, runner: str, ids: Sequence[str]) -> tuple[str, bool]:
+    """The command running ``ids`` (not empty) and whether it runs more than them."""
+    found, widened = invocations(root, runner, ids)
+    lines: list[str] = []
+    for project, words in found:
+        text = shlex.join(words)
+        if project.dir:
+            text = f"(cd {shlex.quote(project.dir)} && {text})"
         lines.append(text)
     return " && ".join(lines), widened

@@ -79,3 +79,41 @@ def collectable(root: Path, runner: str, ids: Sequence[str]) -> list[str]:
                 continue
         out.append(test_id)
     return out
+
+
+def floor(graph: Any, paths: Sequence[str | None]) -> list[str] | None:
+    """The JS test files whose module-level code (their ``describe``/``it`` bodies, the
+    module's own) uses a changed file's definitions, directly or through modules that use
+    them at module level (``index.js`` re-exports, barrels): the changed modules' own
+    tests, as files. None when the graph holds no JS module (no facts to tell)."""
+    if graph is None:
+        return None
+    nodes: dict[str, dict[str, Any]] = graph._node
+    changed = {p for p in paths if p and p.endswith(_JS)}
+    if not changed:
+        return []
+    if not any(str(n).startswith("ts:module:") for n in nodes):
+        return None
+    tests = set(graph_tests(graph))
+    frontier = [n for n, attrs in nodes.items()
+                if str(n).startswith("ts:") and attrs.get("path") in changed]
+    seen = set(frontier)
+    out: dict[str, None] = {}
+    pred: dict[str, dict[str, Any]] = graph._pred
+    while frontier:
+        step = []
+        for node in frontier:
+            for user in pred.get(node, {}):
+                if user in seen:
+                    continue
+                seen.add(user)
+                attrs = nodes.get(user, {})
+                if user in tests:
+                    out[str(attrs.get("path"))] = None
+                elif attrs.get("kind") == "module" and str(user).startswith("ts:"):
+                    step.append(user)
+        frontier = step
+    for node in tests:  # a changed test file runs itself
+        if nodes[node].get("path") in changed:
+            out[str(nodes[node].get("path"))] = None
+    return sorted(out)

@@ -2,14 +2,16 @@
 // coverage through the inspector, taken (and reset) around each test, appended as one
 // JSON line per interval to $WARPLINE_JS_COVERAGE. Only scripts under $WARPLINE_JS_ROOT
 // outside node_modules are kept; a function that did not run keeps only its own range.
+// Without $WARPLINE_JS_ROOT it records each test's outcome alone (a run watched).
 'use strict';
 const inspector = require('node:inspector');
 const fs = require('node:fs');
 
 const out = process.env.WARPLINE_JS_COVERAGE;
-const prefix = 'file://' + process.env.WARPLINE_JS_ROOT.replace(/\/?$/, '/');
-const session = new inspector.Session();
-session.connect();
+const measured = process.env.WARPLINE_JS_ROOT;
+const prefix = measured ? 'file://' + measured.replace(/\/?$/, '/') : '';
+const session = measured ? new inspector.Session() : null;
+if (session) session.connect();
 
 function post(method, params) {
   let failure = null;
@@ -19,11 +21,14 @@ function post(method, params) {
   return answer;
 }
 
-post('Profiler.enable');
-post('Profiler.startPreciseCoverage', {callCount: true, detailed: false});
+if (session) {
+  post('Profiler.enable');
+  post('Profiler.startPreciseCoverage', {callCount: true, detailed: false});
+}
 
 function take() {
   const scripts = [];
+  if (!session) return scripts;
   for (const script of post('Profiler.takePreciseCoverage').result) {
     if (!script.url.startsWith(prefix) || script.url.includes('/node_modules/')) continue;
     if (!script.functions.some((f) => f.ranges[0].count > 0)) continue;
@@ -35,7 +40,7 @@ function take() {
 }
 
 function write(record) {
-  fs.appendFileSync(out, JSON.stringify(record) + '\n');
+  if (out) fs.appendFileSync(out, JSON.stringify(record) + '\n');
 }
 
 exports.mochaHooks = {

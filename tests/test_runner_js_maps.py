@@ -1,0 +1,98 @@
+"""The JavaScript rows' maps and runs, for real on fixture projects: mocha's per-test map
+(one run, V8's coverage through the inspector around each test), Vitest's per-file map of
+TypeScript (through its v8 provider's source maps), the selection a map answers with, and
+a watched run's outcomes as a receipt keeps them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+from tests.jsfixture import js_repo
+from warpline.runners.js_record import record_runner
+from warpline.runners.js_run import run_ids
+from warpline.runners.mocha import MOCHA
+from warpline.runners.receipt import write
+
+LIB = """// math helpers
+exports.add = function add(a, b) {
+  return a + b;
+};
+
+exports.mul = (a, b) => a * b;
+
+exports.unused = function unused() {
+  return 0;
+};
+"""
+
+MOCHA_TESTS = """const assert = require('node:assert');
+const {add, mul} = require('../lib');
+
+describe('math', () => {
+  it('adds', () => assert.strictEqual(add(1, 2), 3));
+  describe('times', () => {
+    it('multiplies', () => assert.strictEqual(mul(2, 3), 6));
+  });
+});
+"""
+
+
+def _commit(root: Path) -> tuple[pygit2.Repository, pygit2.Commit]:
+    repo = pygit2.Repository(str(root))
+    return repo, repo.head.peel(pygit2.Commit)
+
+
+def test_mocha_records_a_map_per_test(tmp_path: Path) -> None:
+    root = js_repo(tmp_path, {"name": "fx", "scripts": {"test": "mocha --check-leaks"}}, [],
+                   {"lib.js": LIB, "test/math.js": MOCHA_TESTS})
+    repo, commit = _commit(root)
+    recorded, outcomes, status, partial = record_runner(root, repo, commit, 1, "mocha")
+    assert status == 0 and partial == []
+    adds, multiplies = "test/math.js::math > adds", "test/math.js::math > times > multiplies"
+    assert outcomes == {adds: "passed", multiplies: "passed"}
+    functions = {t: {h for h in hits if h.startswith("ts:function:lib.")}
+                 for t, hits in recorded.hits.items()}
+    assert functions[adds] == {"ts:function:lib.add"}
+    assert functions[multiplies] == {"ts:function:lib.mul"}
+    assert "ts:function:lib.unused" not in recorded.entity_paths  # loaded, never run
+    assert recorded.source == "mocha-v8"
+
+
+def test_vitest_records_a_map_per_file_through_source_maps(tmp_path: Path) -> None:
+    source = ("export function shout(text: string): string {\n"
+              "  const loud: string = text.toUpperCase();\n"
+              "  return loud + '!';\n"
+              "}\n\n"
+              "export function whisper(text: string): string {\n"
+              "  return text.toLowerCase();\n"
+              "}\n")
+    test = ("import {expect, it} from 'vitest';\n"
+            "import {shout} from '../src/talk';\n"
+            "it('shouts', () => { expect(shout('a')).toBe('A!'); });\n")
+    root = js_repo(tmp_path, {"name": "fx", "type": "module",
+                              "scripts": {"test": "vitest run"}}, [],
+                   {"src/talk.ts": source, "test/talk.test.ts": test})
+    repo, commit = _commit(root)
+    recorded, outcomes, status, partial = record_runner(root, repo, commit, 1, "vitest")
+    assert (status, partial, outcomes) == (0, [], {"test/talk.test.ts": "passed"})
+    hits = recorded.hits["test/talk.test.ts"]
+    assert "ts:function:src/talk.shout" in hits
+    assert "ts:function:src/talk.whisper" not in hits
+
+
+def test_a_watched_run_reads_each_tests_outcome_into_its_receipt(tmp_path: Path) -> None:
+    failing = MOCHA_TESTS.replace("mul(2, 3), 6", "mul(2, 3), 7")
+    root = js_repo(tmp_path, {"name": "fx", "scripts": {"test": "mocha"}}, [],
+                   {"lib.js": LIB, "test/math.js": failing})
+    repo, _ = _commit(root)
+    state, status = run_ids(root, "mocha", ["test/math.js"])
+    assert status != 0
+    assert state.outcomes == {"test/math.js::math > adds": "passed",
+                              "test/math.js::math > times > multiplies": "failed"}
+    receipt = write(root, repo, state, status, [], "", MOCHA)
+    assert receipt["runner"] == "mocha" and receipt["clean"]
+    assert receipt["failed_tests"] == ["test/math.js::math > times > multiplies"]
+    state, status = run_ids(root, "mocha", ["test/math.js::math > adds"])
+    assert (state.outcomes, status) == ({"test/math.js::math > adds": "passed"}, 0)
