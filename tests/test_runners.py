@@ -17,7 +17,7 @@ from warpline.runners.docs import DOCS_PAGE, markdown_table, page
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = [pytest.param(runner, id=runner.name) for runner in RUNNERS]
-_OPTIONAL = {"record_command", "import_map", "command_lines", "serves"}
+_OPTIONAL = {"record_command", "import_map", "command_lines", "serves", "import_floor"}
 
 
 def test_names_are_unique_words_the_wire_can_carry() -> None:

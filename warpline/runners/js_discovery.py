@@ -17,6 +17,7 @@ from typing import Any
 
 from warpline.runners.js_command import names_of, split_id
 from warpline.runners.js_detect import RUNNER_NAMES, JsProject, project_of
+from warpline.runners.js_detect import projects as projects_of
 from warpline.runners.js_files import is_test_file
 
 __all__ = ["collectable", "collected_ids", "graph_tests", "is_js_test_path"]
@@ -117,3 +118,21 @@ def floor(graph: Any, paths: Sequence[str | None]) -> list[str] | None:
         if nodes[node].get("path") in changed:
             out[str(nodes[node].get("path"))] = None
     return sorted(out)
+
+
+def import_floor(root: Path, runner: str, paths: Sequence[str]) -> list[str]:
+    """The test files of the packages using ``runner`` that import a changed JS/TS file,
+    directly or through re-exports (``js_imports``), read from the work tree."""
+    from warpline.runners.js_imports import importing_tests
+
+    changed = [p for p in paths if p.endswith(_JS)]
+    mine = [p for p in projects_of(root) if p.runner == runner]
+    if not changed or not mine:
+        return []
+
+    def is_test(path: str) -> bool:
+        project = project_of(root, path)
+        return project is not None and project.runner == runner and \
+            is_test_file(project, project.relative(path))
+
+    return importing_tests(root, changed, is_test)

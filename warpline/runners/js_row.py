@@ -89,6 +89,11 @@ def js_row(name: str, config_files: tuple[str, ...], example_ids: tuple[str, ...
 
         return narrowed(root, name, ids)
 
+    def import_floor(root: Path, paths: Sequence[str]) -> list[str]:
+        from warpline.runners.js_discovery import import_floor as floor
+
+        return floor(root, name, paths)
+
     def run_input(path: str) -> bool:
         # An untracked JS/TS file or config beside the tests changes what a run loads.
         return _owns(path) or path.rsplit("/", 1)[-1] in config_files
@@ -110,4 +115,5 @@ def js_row(name: str, config_files: tuple[str, ...], example_ids: tuple[str, ...
         run_input=run_input,
         example_ids=example_ids,
         serves=serves,
+        import_floor=import_floor,
     )

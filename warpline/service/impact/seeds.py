@@ -9,8 +9,9 @@ change (a locator, qualname, path or SEI of untouched code) is looked up in the 
 graph, so "what depends on X" works for any X the graph knows. A ref that names nothing
 is not an error: it is counted and warned about.
 
-A Python file's ``core:file:`` seed is folded into the file's own entity seeds when there
-are any (the file event only restates them); other files' seeds stay.
+A code file's ``core:file:`` seed (a file some language row reads) is folded into the
+file's own entity seeds when there are any (the file event only restates them); other
+files' seeds stay.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import networkx as nx
 
 from warpline.errors import MissingRequiredField
-from warpline.lang.locators import is_python_path
+from warpline.lang import language_of
 from warpline.service.history.ranges import commits_of_range
 from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
@@ -216,5 +217,5 @@ def _from_worktree(ctx: RepoContext) -> list[Seed]:
 def _fold_files(seeds: list[Seed]) -> list[Seed]:
     covered = {s.path for s in seeds if s.kind != "file" and s.path}
     return [s for s in seeds
-            if not (s.kind == "file" and s.path and is_python_path(s.path)
+            if not (s.kind == "file" and s.path and language_of(s.path) is not None
                     and s.path in covered)]

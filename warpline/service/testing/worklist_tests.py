@@ -72,7 +72,7 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
         static.update(static_entries(graph, unlisted))
-    basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
+    basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds}, ctx.root)
     runners = Runners.of(ctx.root, seeds)
     selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds) \
         if runners.used else Selection(basis="none")
