@@ -6,6 +6,7 @@ each by name; both commands run as printed and run exactly the selection."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pygit2
 import pytest
@@ -49,10 +50,9 @@ def _repo(tmp_path: Path) -> tuple[FixtureRepo, Path]:
     return repo, root
 
 
-def _selection(root: Path) -> dict[str, object]:
+def _selection(root: Path) -> dict[str, Any]:
     envelope = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
-    selection = envelope["data"]["selection"]
-    assert isinstance(selection, dict)
+    selection: dict[str, Any] = envelope["data"]["selection"]
     return selection
 
 
@@ -62,7 +62,7 @@ def test_without_a_map_the_floor_runs_the_files_importing_the_change(tmp_path: P
     selection = _selection(root)
     assert selection["basis"] == "static"
     assert selection["tests"] == ["test/math.js"]  # through lib/index.js; not test/words.js
-    (run,) = selection["runners"]  # type: ignore[misc]
+    (run,) = selection["runners"]
     assert run["runner"] == "mocha" and run["command"] == "npx mocha --check-leaks test/math.js"
     assert ran(root, run["command"]) == ["test/math.js::math > adds",
                                          "test/math.js::math > multiplies"]
@@ -81,5 +81,5 @@ def test_with_a_map_the_tests_that_ran_the_changed_function(
     selection = _selection(root)
     assert selection["basis"] == "map"
     assert selection["tests"] == ["test/math.js::math > multiplies"]
-    (run,) = selection["runners"]  # type: ignore[misc]
+    (run,) = selection["runners"]
     assert ran(root, run["command"]) == ["test/math.js::math > multiplies"]
