@@ -8,7 +8,8 @@ undefined`` first in its body; an expression body becomes ``undefined``).
 ``failing``: the whole suite run by the repository's runner, the failing tests' ids as the
 JS rows name them (``<file>::<suite> > <test>``): mocha through warpline's hook (outcomes
 only), Jest and Vitest from their JSON reports, AVA from its TAP lines (``file › title``),
-``node --test`` by file.
+``node --test`` by file. Each test gets ``TEST_TIMEOUT_MS`` (the baseline run too: a test
+failing by it before any mutant is left out).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ _FUNCTIONS = frozenset({"function_declaration", "function_expression", "function
                         "arrow_function", "method_definition", "generator_function_declaration",
                         "generator_function"})
 THROW = "throw new Error('warpline mutant');"
+# A mutant that makes every request hang would cost each test the runner's own timeout
+# (mocha 2 s, Jest 5 s): the truth runs (the baseline too) give a test this long.
+TEST_TIMEOUT_MS = 1500
 
 
 def _parser(path: str) -> Any:
@@ -111,7 +115,8 @@ def _mocha(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "outcomes.jsonl"
         words = [*_local_bin(project, ["npx", "mocha"]), *_kept_options(project),
-                 "--require", str(HOOK), *project.call.positional]
+                 "--timeout", str(TEST_TIMEOUT_MS), "--require", str(HOOK),
+                 *project.call.positional]
         env = dict(w.split("=", 1) for w in project.call.env)
         done = _run(words, project.path, {**env, "WARPLINE_JS_COVERAGE": str(out)}, timeout)
         bad, seen = set(), set()
@@ -156,7 +161,8 @@ def _jest(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
     from warpline.runners.js_record import _local_bin
 
     return _json_report(project, timeout, [*_local_bin(project, ["npx", "jest"]),
-                                           *_kept_options(project), "--json"])
+                                           *_kept_options(project), "--json",
+                                           f"--testTimeout={TEST_TIMEOUT_MS}"])
 
 
 def _vitest(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
@@ -164,7 +170,8 @@ def _vitest(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
     from warpline.runners.js_record import _local_bin
 
     return _json_report(project, timeout, [*_local_bin(project, ["npx", "vitest", "run"]),
-                                           *_kept_options(project), "--reporter=json"])
+                                           *_kept_options(project), "--reporter=json",
+                                           f"--testTimeout={TEST_TIMEOUT_MS}"])
 
 
 _TAP = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # (?:SKIP|TODO).*)?$")

@@ -30,6 +30,7 @@ from pathlib import Path
 import pygit2
 
 from warpline.runners.js_detect import JsProject, projects
+from warpline.runners.receipt import RunWatchState
 from warpline.store.testmaps import RecordedMap
 
 __all__ = ["FileRun", "record_runner", "run_file"]
@@ -214,3 +215,14 @@ def _version(root: Path, runner: str) -> str:
         return f"node {os.environ.get('NODE_VERSION', '')}".strip()
     found = package_json(root / "node_modules" / package) or {}
     return f"{runner} {found.get('version', '?')} (v8 coverage)"
+
+
+def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit, jobs: int,
+           runner: str) -> tuple[RecordedMap, RunWatchState, int]:
+    """``record_runner`` as a run's watch state (its receipt): ``(map, state, status)``."""
+    recorded, outcomes, status, _ = record_runner(root, repo, commit, jobs, runner)
+    state = RunWatchState(commit_at_start=str(commit.id))
+    for test_id, outcome in outcomes.items():
+        state.outcome(test_id, outcome)
+    state.collected = len(outcomes)
+    return recorded, state, status

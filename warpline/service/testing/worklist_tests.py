@@ -120,7 +120,10 @@ class Runners:
     def warnings(self) -> list[str]:
         if not self.others:
             return []
-        known = ", ".join(f"{'/'.join(r.languages).capitalize()} ({r.name})" for r in RUNNERS)
+        grouped: dict[str, list[str]] = {}  # rows sharing languages named together
+        for runner in RUNNERS:
+            grouped.setdefault("/".join(runner.languages).capitalize(), []).append(runner.name)
+        known = ", ".join(f"{langs} ({', '.join(names)})" for langs, names in grouped.items())
         return [f"warpline selects tests for {known} only so far: no command here "
                 f"runs the changed {', '.join(sorted(self.others))} code. Run the project's "
                 "own tests for it ("
