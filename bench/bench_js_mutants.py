@@ -1,6 +1,7 @@
 """JavaScript/TypeScript mutants on a real suite: is every failing test in the selection?
 
     python bench/bench_js_mutants.py CLONE [--mutants 20] [--seed 37] [--jobs 2]
+    python bench/bench_js_mutants.py --tiny    # a small mocha project, 2 mutants
 
 CLONE is a corpus clone with its packages installed (``npm install``; express: mocha,
 got: AVA through tsx, immer: Vitest with its ``@vitest/coverage-v8`` at Vitest's version,
@@ -33,6 +34,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,7 @@ def selection(root: Path, static: bool) -> tuple[list[str], str]:
 
 
 def holds(chosen: list[str], test_id: str) -> bool:
+    """A test is in a selection naming it or its file."""
     return test_id in chosen or test_id.split("::", 1)[0] in chosen
 
 
@@ -167,11 +170,14 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
                 continue
             chosen, basis = selection(root, static=False)
             static, static_basis = selection(root, static=True)
-            cover = covered.get(locator, set())
+            cover = sorted(covered.get(locator, set()))
             rows.append({
                 "locator": locator, "mutant": kind, "failing": len(truth), "basis": basis,
-                "static_basis": static_basis, "map_selected": len(chosen),
-                "static_selected": len(static), "covering": len(cover),
+                "static_basis": static_basis,
+                # Sizes in the suite's tests (a file's id: every test the suite ran in it).
+                "map_selected": sum(holds(chosen, t) for t in suite_ran),
+                "static_selected": sum(holds(static, t) for t in suite_ran),
+                "covering": sum(holds(cover, t) for t in suite_ran),
                 "map_held": sum(holds(chosen, t) for t in truth),
                 "static_held": sum(holds(static, t) for t in truth),
                 "map_missed": sorted(t for t in truth if not holds(chosen, t))[:5],
@@ -179,7 +185,7 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
             print(json.dumps(rows[-1]), file=sys.stderr)
         finally:
             git(root, "reset", "-q", "--hard", base)
-    size = len(recorded.tests)
+    size = max(len(suite_ran), 1)
     killed = rows
 
     def mean(key: str) -> float | None:
@@ -207,15 +213,38 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
                 "record_cpu_ratio": round(record_cpu / plain_cpu, 2) if plain_cpu else None}}
 
 
+def tiny_clone(root: Path) -> Path:
+    """The tests' small mocha project, its runners from the tests' pinned cache."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.jsfixture import TINY_PROJECT, runners_cache
+
+    for name, text in TINY_PROJECT.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "tiny")
+    (root / "node_modules").symlink_to(runners_cache(), target_is_directory=True)
+    return root
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("clone", type=Path)
+    parser.add_argument("clone", nargs="?", type=Path)
     parser.add_argument("--mutants", type=int, default=20)
     parser.add_argument("--seed", type=int, default=37)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--tiny", action="store_true")
     args = parser.parse_args(argv)
-    print(json.dumps(run(args.clone.resolve(), args.mutants, args.seed, args.jobs), indent=1))
+    with tempfile.TemporaryDirectory(prefix="warpline-jsmutants-") as scratch:
+        if args.tiny:
+            root, wanted = tiny_clone(Path(scratch)), 2
+        elif args.clone is not None:
+            root, wanted = args.clone.resolve(), args.mutants
+        else:
+            parser.error("a clone or --tiny")
+        print(json.dumps(run(root, wanted, args.seed, args.jobs), indent=1))
     return 0
 
 

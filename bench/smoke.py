@@ -46,6 +46,8 @@ TINY: dict[str, list[str]] = {
     "bench_mapsync.py": ["--tiny"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
+    # A small mocha project (tests/jsfixture.py), the runners from the tests' pinned cache.
+    "bench_js_mutants.py": ["--tiny"],
 }
 
 

@@ -166,3 +166,21 @@ def expected(files: list[JsTestFile], chosen: list[str]) -> list[str]:
         whole = next((f for f in files if f.path == test_id), None)
         out.update(whole.ids() if whole is not None else [test_id])
     return sorted(out)
+
+
+# A small mocha project for the JS mutant bench's tiny run (bench/bench_js_mutants.py).
+TINY_PROJECT = {
+    "package.json": '{"name": "tiny", "private": true, "scripts": {"test": "mocha"}}\n',
+    ".gitignore": "node_modules\n",
+    "lib/math.js": ("exports.add = function add(a, b) {\n  return a + b;\n};\n\n"
+                    "exports.mul = function mul(a, b) {\n  return a * b;\n};\n\n"
+                    "exports.neg = function neg(a) {\n  return -a;\n};\n"),
+    "lib/index.js": "module.exports = require('./math');\n",
+    "test/math.js": ("const assert = require('node:assert');\n"
+                     "const {add, mul, neg} = require('../lib');\n"
+                     "describe('math', () => {\n"
+                     "  it('adds', () => assert.strictEqual(add(1, 2), 3));\n"
+                     "  it('multiplies', () => assert.strictEqual(mul(2, 3), 6));\n"
+                     "  it('negates', () => assert.strictEqual(neg(2), -2));\n"
+                     "});\n"),
+}
