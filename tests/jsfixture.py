@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitfixture import FixtureRepo
+from warpline.runners.row import Runner
 
 __all__ = ["RUNNER_PACKAGES", "JsTestFile", "js_repo", "ran", "runners_cache"]
 
@@ -184,3 +185,20 @@ TINY_PROJECT = {
                      "  it('negates', () => assert.strictEqual(neg(2), -2));\n"
                      "});\n"),
 }
+
+
+def check_printed_commands(runner: Runner, root: Path, files: list[JsTestFile],
+                           language: str = "javascript") -> list[str]:
+    """The row is the one used and the owner of the fixture's ids, and each selection's
+    printed command runs exactly its tests (from their own log); the commands."""
+    from warpline.runners import owner_of, used_for
+
+    assert [r.name for r in used_for(root, [language])] == [runner.name]
+    commands = []
+    for chosen in selections(files):
+        assert owner_of(chosen[0], root) is runner
+        built = runner.command(root, chosen)
+        assert built is not None and not built[1]
+        assert ran(root, built[0]) == expected(files, chosen), built[0]
+        commands.append(built[0])
+    return commands

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.jsfixture import expected, js_repo, ran, selections, suite_files
-from warpline.runners import owner_of, used_for
+from tests.jsfixture import check_printed_commands, js_repo, suite_files
 from warpline.runners.ava import AVA
 
 PACKAGE = {"name": "fx", "private": True, "scripts": {"test": "ava"},
@@ -15,10 +14,4 @@ PACKAGE = {"name": "fx", "private": True, "scripts": {"test": "ava"},
 
 def test_printed_commands_run_exactly_the_selection(tmp_path: Path) -> None:
     files = suite_files("ava", header="const test = require('ava');\n")
-    root = js_repo(tmp_path, PACKAGE, files)
-    assert [r.name for r in used_for(root, ["javascript"])] == ["ava"]
-    for chosen in selections(files):
-        assert owner_of(chosen[0], root) is AVA
-        built = AVA.command(root, chosen)
-        assert built is not None and not built[1]
-        assert ran(root, built[0]) == expected(files, chosen), built[0]
+    check_printed_commands(AVA, js_repo(tmp_path, PACKAGE, files), files)
