@@ -125,3 +125,29 @@ def test_a_selection_keeps_what_the_work_tree_still_runs(tmp_path: Path) -> None
     ids = ["test/a.js::s > kept", "test/a.js::s > gone", "test/gone.js",
            "test/helpers/h.js", "lib/x.js"]
     assert MOCHA.collectable(root, ids) == ["test/a.js::s > kept"]
+
+
+def test_the_import_floor_follows_re_exports_and_importers(tmp_path: Path) -> None:
+    from warpline.runners.js_imports import importing_tests
+
+    root = _write(tmp_path, {
+        "src/core.ts": "export const f = () => 1;\n",
+        "src/helper.ts": "import {f} from './core.js';\nexport const g = () => f();\n",
+        "src/index.ts": "export * from './helper';\nimport {h} from './cjs/index.js';\n"
+                        "export {h};\n",
+        "src/cjs/impl.js": "exports.h = () => 2;\n",
+        "src/cjs/index.js": "const impl = require('./impl');\nexports.h = impl.h;\n"
+                            "exports.impl = impl;\n",
+        "src/other.ts": "export const o = 3;\n",
+        "test/a.test.ts": "import {g} from '../src';\n",
+        "test/b.test.ts": "import {o} from '../src/other';\n",
+        "test/c.test.js": "const {impl} = require('../src/cjs');\n"})
+    tests = ["test/a.test.ts", "test/b.test.ts", "test/c.test.js"]
+    is_test = tests.__contains__
+    # core.ts: its importer helper.ts is re-exported by the index a.test.ts imports.
+    assert importing_tests(root, ["src/core.ts"], is_test) == ["test/a.test.ts"]
+    # impl.js: exports.impl = impl re-exports it (c), the index re-exports h's module (a).
+    assert importing_tests(root, ["src/cjs/impl.js"], is_test) == ["test/a.test.ts",
+                                                                   "test/c.test.js"]
+    assert importing_tests(root, ["src/other.ts"], is_test) == ["test/b.test.ts"]
+    assert importing_tests(root, ["test/b.test.ts"], is_test) == ["test/b.test.ts"]

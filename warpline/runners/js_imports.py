@@ -1,7 +1,8 @@
-"""The JS floor from the work tree: the test files importing a changed file, directly or
-through modules that re-export it (``export * from``, ``export {a} from``, ``module.exports
-= require(...)``, ``exports.x = require(...)``), as Jest's ``--findRelatedTests`` reads
-imports, one level of use deep.
+"""The JS floor from the work tree: the test files importing a changed file or a file that
+imports it (the tests of what imports it), directly or through modules that re-export it
+(``export * from``, ``export {a} from``, ``import a …; export {a}``, ``module.exports =
+require(...)``, ``exports.x = require(...)``): one level of use deep, where Jest's
+``--findRelatedTests`` follows every import.
 
 Imports are read with tree-sitter (``import … from``, ``export … from``, ``require(…)``,
 ``import(…)`` with a literal), resolved as Node and bundlers do for relative specifiers
@@ -75,6 +76,17 @@ def _specifiers(root_node: Any) -> tuple[list[str], list[str]]:
                     found.append(value)
                     if _reexported(node):
                         again.append(value)
+                    parent = node.parent
+                    name = parent.child_by_field_name("name") \
+                        if parent is not None and parent.type == "variable_declarator" else None
+                    if name is not None and name.type == "identifier":
+                        bound[name.text] = value  # var x = require('./x')
+        elif kind == "assignment_expression":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and right.type == "identifier" and (
+                    left.text == b"module.exports"
+                    or left.text.startswith((b"exports.", b"module.exports."))):
+                exported.add(right.text)  # exports.x = x
         stack.extend(node.named_children)
     again.extend(bound[name] for name in exported if name in bound)
     return found, again
@@ -136,8 +148,9 @@ def _resolve(directory: str, spec: str, files: set[str]) -> str | None:
             parts.append(piece)
     base = "/".join(parts)
     stem, dot, ext = base.rpartition(".")
-    candidates = [base, *(base + e for e in _EXTENSIONS),
-                  *(f"{base}/index{e}" for e in _EXTENSIONS)]
+    prefix = f"{base}/" if base else ""
+    candidates = [base, *(base + e for e in _EXTENSIONS if base),
+                  *(f"{prefix}index{e}" for e in _EXTENSIONS)]
     if dot and "." + ext in (".js", ".jsx", ".mjs", ".cjs"):  # a .js specifier of a .ts file
         candidates += [stem + e for e in (".ts", ".tsx", ".mts", ".cts")]
     return next((c for c in candidates if c in files), None)
@@ -191,12 +204,15 @@ def _build(root_text: str, stamps: tuple[tuple[str, int, int], ...]) -> ImportGr
 
 
 def importing_tests(root: Path, paths: list[str], is_test: Any) -> list[str]:
-    """The test files (``is_test(path)``) importing one of ``paths`` directly or through
-    files re-exporting it; a changed test file is its own."""
+    """The test files (``is_test(path)``) importing one of ``paths``, or a file that
+    imports one of them (the tests of what imports it), directly or through files
+    re-exporting it; a changed test file is its own."""
     graph = import_graph(root)
     importers = graph.importers()
-    reached: set[str] = set(paths)
-    frontier = list(paths)
+    users = {user for path in paths for user in importers.get(path, ()) if not is_test(user)}
+    seeds = sorted(set(paths) | users)
+    reached: set[str] = set(seeds)
+    frontier = list(seeds)
     out: set[str] = {p for p in paths if is_test(p)}
     while frontier:
         step = []
