@@ -58,7 +58,8 @@ def coverage_words(project: JsProject, out: Path) -> tuple[list[str], dict[str, 
     if runner == "vitest":
         return ["--coverage.enabled=true", "--coverage.provider=v8",
                 "--coverage.reporter=json", f"--coverage.reportsDirectory={out}",
-                "--coverage.all=false", "--coverage.thresholds.lines=0"], {}
+                "--coverage.all=false", "--coverage.thresholds.lines=0",
+                "--coverage.reportOnFailure=true"], {}
     return [], {"NODE_V8_COVERAGE": str(out)}
 
 
