@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from tests.jsfixture import js_repo
 from warpline.runners.js_record import record_runner
@@ -96,3 +97,24 @@ def test_a_watched_run_reads_each_tests_outcome_into_its_receipt(tmp_path: Path)
     assert receipt["failed_tests"] == ["test/math.js::math > times > multiplies"]
     state, status = run_ids(root, "mocha", ["test/math.js::math > adds"])
     assert (state.outcomes, status) == ({"test/math.js::math > adds": "passed"}, 0)
+
+
+@pytest.mark.parametrize(("runner", "package", "test"), [
+    ("jest", {"scripts": {"test": "jest"}},
+     "const {add} = require('../lib');\ntest('adds', () => expect(add(1, 2)).toBe(3));\n"),
+    ("ava", {"scripts": {"test": "ava"}},
+     "const test = require('ava');\nconst {add} = require('../lib');\n"
+     "test('adds', t => t.is(add(1, 2), 3));\n"),
+    ("node-test", {"scripts": {"test": "node --test"}},
+     "const {test} = require('node:test');\nconst assert = require('node:assert');\n"
+     "const {add} = require('../lib');\ntest('adds', () => assert.strictEqual(add(1, 2), 3));\n"),
+])
+def test_the_other_runners_record_a_map_per_test_file(
+        tmp_path: Path, runner: str, package: dict[str, object], test: str) -> None:
+    root = js_repo(tmp_path, {"name": "fx", **package}, [],
+                   {"lib.js": LIB, "test/add.test.js": test})
+    repo, commit = _commit(root)
+    recorded, outcomes, status, partial = record_runner(root, repo, commit, 1, runner)
+    assert (status, partial, outcomes) == (0, [], {"test/add.test.js": "passed"})
+    functions = {h for h in recorded.hits["test/add.test.js"] if h.startswith("ts:function:")}
+    assert functions == {"ts:function:lib.add"}
