@@ -9,7 +9,8 @@ undefined`` first in its body; an expression body becomes ``undefined``).
 JS rows name them (``<file>::<suite> > <test>``): mocha through warpline's hook (outcomes
 only), Jest and Vitest from their JSON reports, AVA from its TAP lines (``file › title``),
 ``node --test`` by file. Each test gets ``TEST_TIMEOUT_MS`` (the baseline run too: a test
-failing by it before any mutant is left out).
+failing by it before any mutant is left out), and the runner exits when its tests are done
+(mocha ``--exit``, Jest ``--forceExit``: a mutant can leave a server open).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def _env() -> dict[str, str]:
             "CI": "1", "FORCE_COLOR": "0", "NO_COLOR": "1"}
 
 
-def failing(root: Path, timeout: int = 3600) -> tuple[set[str], set[str], int, float]:
+def failing(root: Path, timeout: int = 1800) -> tuple[set[str], set[str], int, float]:
     """The whole suite's ``(failing ids, every id that ran, exit status, seconds)``."""
     import time
 
@@ -104,8 +105,12 @@ def failing(root: Path, timeout: int = 3600) -> tuple[set[str], set[str], int, f
 
 def _run(words: list[str], cwd: Path, env: dict[str, str], timeout: int
          ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(words, cwd=cwd, env={**_env(), **env}, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    try:
+        return subprocess.run(words, cwd=cwd, env={**_env(), **env}, capture_output=True,
+                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:  # what it reported so far counts
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        return subprocess.CompletedProcess(words, 124, out, "")
 
 
 def _mocha(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
@@ -115,7 +120,7 @@ def _mocha(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "outcomes.jsonl"
         words = [*_local_bin(project, ["npx", "mocha"]), *_kept_options(project),
-                 "--timeout", str(TEST_TIMEOUT_MS), "--require", str(HOOK),
+                 "--timeout", str(TEST_TIMEOUT_MS), "--exit", "--require", str(HOOK),
                  *project.call.positional]
         env = dict(w.split("=", 1) for w in project.call.env)
         done = _run(words, project.path, {**env, "WARPLINE_JS_COVERAGE": str(out)}, timeout)
@@ -161,7 +166,7 @@ def _jest(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
     from warpline.runners.js_record import _local_bin
 
     return _json_report(project, timeout, [*_local_bin(project, ["npx", "jest"]),
-                                           *_kept_options(project), "--json",
+                                           *_kept_options(project), "--json", "--forceExit",
                                            f"--testTimeout={TEST_TIMEOUT_MS}"])
 
 
