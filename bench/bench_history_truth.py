@@ -70,7 +70,8 @@ def score(repo: Path, functions: list[dict[str, Any]]) -> dict[str, Any]:
         truth = {e["commit"]: e["kind"] for e in function["events"]
                  if e["kind"] != "unreadable"}
         items = _timeline(repo, function["locator"])
-        ours = {i["commit"]: i["change_kind"] for i in items if i["commit"] not in unknown}
+        ours = {i["commit"]: i["change_kind"] for i in items
+                if i["commit"] not in unknown and not i.get("nested")}
         churn = call_tool("churn", {"repo": str(repo), "entity_refs": [function["locator"]]})
         count = churn["data"]["items"][0]["churn_count"]
         both = truth.keys() & ours.keys()

@@ -40,12 +40,19 @@ TINY: dict[str, list[str]] = {
     "bench_ctags_spans.py": ["{tmp}/history", "--language", "go"],
     # A tiny built history in Go, Java, Rust and TS/JS (ctags, loomweave, node typescript).
     "bench_lang_truth.py": ["--tiny"],
+    "bench_ts_edges.py": ["--tiny"],
+    "bench_uniqueness.py": ["{tmp}/history", "--commits", "20"],
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],
     "bench_mapsync.py": ["--tiny"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
+    "bench_mcp_fuzz.py": ["--lines", "200"],
+    "bench_hostile_remote.py": ["--cases", "distinct,bomb,note", "--blobs", "3",
+                                "--blob-mb", "1", "--note-mb", "1"],
+    "bench_shallow_deepen.py": ["--origin", "{tmp}/history", "--depths", "1,5",
+                                "--deepen", "3"],
     # A small mocha project (tests/jsfixture.py), the runners from the tests' pinned cache.
     "bench_js_mutants.py": ["--tiny"],
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -216,3 +217,63 @@ def test_over_mcp_the_server_leaves_the_backfill_running_and_later_calls_answer_
         later = json.loads(later["content"][0]["text"])
     assert later["data"]["ingest"]["complete"] is True and later["warnings"] == []
     assert later["data"]["items"][0]["commit"] == shas[-1]
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter in ``/proc`` (``Z`` for a zombie); None once reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def test_a_finished_background_backfill_is_reaped_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38 item 7: the server reaped its finished background backfill only at its next
+    call that started one, so a quiet server kept a zombie."""
+    from warpline.service.shared import background
+
+    repo, _ = _history(tmp_path, commits=3)
+    Store.open(repo.path).close()
+    monkeypatch.setenv("WARPLINE_BACKGROUND_BACKFILL", "1")
+    assert background.continue_backfill(repo.path, store_path(repo.path).parent)
+    pid = background._started[-1].pid
+    deadline = time.monotonic() + 120
+    while _state(pid) not in (None, "Z") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # a reaper has had its moment
+    assert _state(pid) is None  # gone, not a zombie
+
+
+def test_a_stopped_holder_of_the_ingest_lock_does_not_hold_the_store_back(
+        tmp_path: Path) -> None:
+    """Issue 38 item 7: a background ingest stopped (SIGSTOP, Ctrl-Z) kept its lock, so
+    every read answered behind and `warpline backfill` waited for it. A real process holds
+    the real lock and is really stopped."""
+    repo, _ = _history(tmp_path, commits=8)
+    Store.open(repo.path).close()
+    code = ("import sys, time; from pathlib import Path; from warpline.store import "
+            "ingestlock\nwith ingestlock.exclusive(Path(sys.argv[1]), 0) as locked:\n"
+            "    print(locked, flush=True); time.sleep(600)\n")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(repo.path)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+        state_dir = store_path(repo.path).parent
+        assert ingestlock.held(state_dir)  # running: it holds the store
+        os.kill(holder.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while _state(holder.pid) not in ("T", "t") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not ingestlock.held(state_dir)
+        env = _changed(repo=str(repo.path))
+        assert env["data"]["ingest"]["backfill_running"] is False
+        done = subprocess.run([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
+                               str(repo.path), "--json"], capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr
+        assert len(_stored(repo.path)) == 8
+    finally:
+        os.kill(holder.pid, signal.SIGCONT)
+        holder.kill()
+        holder.wait()

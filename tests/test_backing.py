@@ -124,7 +124,7 @@ def test_scopes_from_other_machines_are_read_as_data(extent: Any, run: Any,
                        "source": "warpline", "actor": None, "verified_at": 1,
                        "scope": extent, "run": run})
     record = notes._parse_line(line, "b" * 40)
-    assert record is not None and record.extent == expected
+    assert isinstance(record, notes.NoteRecord) and record.extent == expected
 
 
 def test_scope_ranks_put_the_whole_suite_first_and_a_static_selection_last() -> None:

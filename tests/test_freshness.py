@@ -66,7 +66,7 @@ def test_without_records_everything_is_unverified(ctx: RepoContext, history: His
                                  None)
     assert states == [{"state": "unverified", "last_verified_commit": None,
                        "last_verified_at": None, "kinds": [], "commits_behind": None, "scope": None,
-                       "selection_basis": None}] * 2
+                       "selection_basis": None, "claimed_by": None, "signer": None}] * 2
 
 
 def test_a_verification_at_a_descendant_of_the_change_is_fresh(
@@ -76,7 +76,8 @@ def test_a_verification_at_a_descendant_of_the_change_is_fresh(
         state = _one(ctx, change)
         assert state == {"state": "fresh", "last_verified_commit": history.c[3],
                          "last_verified_at": "2025-06-15T15:06:40Z", "kinds": ["test_pass"],
-                         "commits_behind": 0, "scope": "unknown", "selection_basis": None}
+                         "commits_behind": 0, "scope": "unknown", "selection_basis": None,
+                         "claimed_by": "local", "signer": None}
 
 
 def test_a_verification_before_the_change_is_stale_with_the_lag(
@@ -254,7 +255,8 @@ def _linear_model(item: str | None, seed: str | None, usable: list[int], times: 
     """The expected answer on a linear history: V contains C iff C is not after V."""
     if item is None or not usable:
         return {"state": "unverified", "last_verified_commit": None, "last_verified_at": None,
-                "kinds": [], "commits_behind": None, "scope": None, "selection_basis": None}
+                "kinds": [], "commits_behind": None, "scope": None, "selection_basis": None,
+                "claimed_by": None, "signer": None}
     needed = max(index[item], index[seed] if seed else 0)
     newest_first = sorted(usable, key=lambda n: times[n], reverse=True)
     fresh = [n for n in newest_first if n >= needed]
@@ -262,4 +264,4 @@ def _linear_model(item: str | None, seed: str | None, usable: list[int], times: 
     return {"state": "fresh" if fresh else "stale", "last_verified_commit": commits[chosen],
             "last_verified_at": iso_z(times[chosen]), "kinds": [kinds[chosen]],
             "commits_behind": 0 if fresh else needed - chosen, "scope": "unknown",
-            "selection_basis": None}
+            "selection_basis": None, "claimed_by": "local", "signer": None}

@@ -10,6 +10,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,61 @@ def test_the_runner_turns_off_each_trick_on_the_command_line(tmp_path: Path) -> 
         done = gitcmd.run(repo.path, args, timeout=60)
         assert done.returncode == 0, (args, done.stderr)
         assert not marker.exists(), (args, marker.read_text())
+
+
+class _Unauthorized(BaseHTTPRequestHandler):
+    """Every request needs credentials: git asks its credential helpers."""
+
+    def do_GET(self) -> None:
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="x"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_transport_programs_the_config_names_never_run_during_sync_or_ci(
+        tampered: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """``remote.*.uploadpack``/``receivepack``, ``core.alternateRefsCommand``,
+    ``core.sshCommand``, ``core.gitProxy`` and ``credential.helper`` in the clone's config
+    (issue 38 item 7). Remotes on loopback only: a bare path, ``ssh://`` and ``git://`` to
+    a closed port, and an HTTP server answering 401."""
+    remote, clone, marker = tampered
+    evil = str(_marker_program(tmp_path / "evil-bin", "transport", marker))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for key, value in (("remote.origin.uploadpack", evil),
+                           ("remote.origin.receivepack", evil),
+                           ("core.alternateRefsCommand", evil), ("core.sshCommand", evil),
+                           ("core.gitProxy", evil), ("credential.helper", evil),
+                           ("credential.http://127.0.0.1.helper", evil)):
+            run_git(clone, "config", key, value)
+        (clone / ".git" / "objects" / "info" / "alternates").write_text(
+            f"{remote / 'objects'}\n")
+        port = server.server_address[1]
+        remotes = {"sshy": "ssh://127.0.0.1:1/x.git", "gitp": "git://127.0.0.1:1/x.git",
+                   "web": f"http://127.0.0.1:{port}/x.git"}
+        for name, url in remotes.items():
+            run_git(clone, "remote", "add", name, url)
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+        # Proof that each trick fires under plain git.
+        for args in (["fetch", "origin"], ["push", "origin", "HEAD:refs/heads/x"],
+                     ["fetch", "--upload-pack=git-upload-pack", "origin"],
+                     *(["ls-remote", name] for name in remotes)):
+            subprocess.run(["git", "-C", str(clone), *args], capture_output=True, env=env,
+                           timeout=60, check=False)
+            assert marker.exists(), args
+            marker.unlink()
+        for args in (["sync", "--json"], *(["sync", name, "--json"] for name in remotes),
+                     ["ci", "--base", "HEAD~1", "--json"],
+                     ["ci", "--base", "HEAD~1", "--remote", "web", "--json"]):
+            done = _cli(clone, *args)
+            assert done.returncode in (0, 1), (args, done.stdout + done.stderr)
+            if done.returncode == 1:
+                assert json.loads(done.stdout)["error_code"] == "peer_unavailable", args
+            assert not marker.exists(), (args, marker.read_text())
+    finally:
+        server.shutdown()

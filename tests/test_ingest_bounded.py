@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -138,30 +139,64 @@ def _cpu_seconds(pid: int) -> float:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-def test_sigterm_stops_a_backfill_in_the_middle_of_a_commit(tmp_path: Path) -> None:
-    r, _ = _slow_repo(tmp_path / "repo", lines=150)
+def _terminated_backfill(root: Path, ready: Callable[[int], bool]) -> dict[str, Any]:
+    """A real ``warpline backfill`` (serial) sent SIGTERM once ``ready(pid)`` holds; its
+    JSON summary, after checking it exited ``128 + SIGTERM``."""
     proc = subprocess.Popen([sys.executable, "-m", "warpline.cli", "backfill", "--repo",
-                             str(r.path), "--json"], stdout=subprocess.PIPE,
+                             str(root), "--json"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "WARPLINE_INGEST_WORKERS": "0"})
     try:
-        # Past start-up (well under a second of CPU): the slow commit is being read.
-        deadline = time.monotonic() + 120
-        while _cpu_seconds(proc.pid) < 1.5:
+        deadline = time.monotonic() + 300
+        while not ready(proc.pid):
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
-            time.sleep(0.02)
+            time.sleep(0.01)
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 128 + signal.SIGTERM, err
-    summary = json.loads(out)
+    summary: dict[str, Any] = json.loads(out)
+    return summary
+
+
+def test_sigterm_stops_a_backfill_in_the_middle_of_a_commit(tmp_path: Path) -> None:
+    r, _ = _slow_repo(tmp_path / "repo", lines=150)
+    # Past start-up (well under a second of CPU): the slow commit is being read.
+    summary = _terminated_backfill(r.path, lambda pid: _cpu_seconds(pid) >= 1.5)
     # Stopped inside the commit: it is left for the next run, neither stored nor failed.
     assert (summary["stopped_by"], summary["commits_behind"]) == ("SIGTERM", 1)
     assert _rows(r.path, "SELECT count(*) FROM commits") == [(1,)]
     assert _rows(r.path, "SELECT count(*) FROM ingest_failures") == [(0,)]
+
+
+def test_sigterm_during_the_write_of_a_huge_commit_rolls_it_back_and_stops(
+        tmp_path: Path) -> None:
+    """Issue 38 item 7: a commit of tens of thousands of events is read in a second or two
+    and written for several more; a SIGTERM during the write waited for all of it. Now
+    the write is interruptible too: the commit is rolled back whole (the next run writes
+    it, losing nothing). The signal is sent once the write is under way, seen from the
+    outside as the store's write-ahead log growing past what the first commit left."""
+    r = FixtureRepo(tmp_path / "repo")
+    r.commit({"seed.py": "x = 1\n"}, "seed")
+    assert _cli("backfill", "--repo", str(r.path)).returncode == 0
+    r.commit({f"pkg{n // 100}/m{n}.py": "".join(f"def f{k}():\n    return {k}\n\n"
+                                                for k in range(40)) for n in range(600)},
+             "huge")
+    wal = store_path(r.path).with_name("warpline.db-wal")
+    before = wal.stat().st_size if wal.exists() else 0
+    summary = _terminated_backfill(
+        r.path, lambda _: wal.exists() and wal.stat().st_size > before + (1 << 20))
+    assert (summary["stopped_by"], summary["commits_behind"]) == ("SIGTERM", 1)
+    assert _rows(r.path, "SELECT count(*) FROM commits") == [(1,)]  # rolled back whole
+    assert _rows(r.path, "SELECT count(*) FROM ingest_failures") == [(0,)]
+    again = _cli("backfill", "--repo", str(r.path), "--json")
+    assert again.returncode == 0, again.stderr
+    # Every event of the commit: its functions, modules and files.
+    assert _rows(r.path, "SELECT count(*) FROM change_events ce JOIN commits c "
+                 "ON c.id = ce.commit_id WHERE c.sha = ?", r.head) == [(600 * 42,)]
 
 
 def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(

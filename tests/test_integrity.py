@@ -231,3 +231,15 @@ def test_warplines_own_writes_keep_the_verdict(tmp_path: Path,
     with Store.open_read_only(repo.path) as reader:  # type: ignore[union-attr]
         assert reader.integrity.state == "damaged"  # anything else's change: checked again
     assert len(checks) == 2
+
+
+def test_session_context_never_calls_a_damaged_store_ok(damaged: FixtureRepo) -> None:
+    """Issue 38 item 7: the session line said "N change events tracked, up to date" over a
+    store with damaged pages."""
+    from warpline.setup.session import session_context
+
+    root = damaged.path.resolve()
+    context = session_context(str(root))
+    assert context["store"]["status"] == "store_damaged"
+    assert context["next"]["command"] == integrity.repair_command(root)
+    assert "damaged" in context["line"]

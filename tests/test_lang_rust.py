@@ -362,6 +362,186 @@ def test_worktree_changes_name_rust_entities_by_the_work_trees_manifest(
     assert ("rust:function:demo_crate.one", "modified") not in events
 
 
+# ``#[cfg]`` twins, rendered as loomweave-plugin-rust 1.6.1 renders them (read from its
+# output on these sources; docs/languages.md "cfg suffixes"), unfaithful cases included.
+CFG_TWINS = """\
+#[cfg(all(unix, feature = "x"))]
+pub fn f() {}
+#[cfg(not(all(unix, feature = "x")))]
+pub fn f() {}
+
+#[cfg(any(windows, unix))]
+pub fn g() {}
+#[cfg(not(any(windows, unix)))]
+pub fn g() {}
+
+#[cfg(any(all(b, a), c))]
+pub fn h() {}
+#[cfg(not(any(all(b, a), c)))]
+pub fn h() {}
+
+#[cfg(all(feature = "zeta", feature = "alpha", any(target_os = "linux", target_os = "android")))]
+pub fn k() {}
+#[cfg(not(all(feature = "zeta", feature = "alpha")))]
+pub fn k() {}
+
+#[cfg(any(c, all(b, a)))]
+pub fn m() {}
+#[cfg(all(any(z, y), x))]
+pub fn m() {}
+
+pub struct S;
+#[cfg(unix)]
+impl S { pub fn u(&self) {} }
+#[cfg(windows)]
+impl S { pub fn w(&self) {} }
+impl S { pub fn plain(&self) {} }
+
+pub struct T2;
+#[cfg(unix)]
+impl T2 { pub fn a(&self) {} }
+#[cfg(not(unix))]
+impl T2 { pub fn a(&self) {} }
+
+pub struct G<X>(X);
+#[cfg(unix)]
+impl<X> G<X> { pub fn a(&self) {} }
+impl<X> G<X> { pub fn b(&self) {} }
+
+pub trait Tr { fn t(&self); }
+#[cfg(unix)]
+impl Tr for S { fn t(&self) {} }
+#[cfg(windows)]
+impl Tr for S { fn t(&self) {} }
+
+pub struct U;
+#[cfg(unix)]
+impl U { pub fn x(&self) {} }
+
+pub struct V;
+#[cfg(unix)]
+#[cfg(feature = "q")]
+pub fn two() {}
+#[cfg(windows)]
+pub fn two() {}
+
+#[cfg_attr(docsrs, doc(cfg(unix)))]
+#[cfg(unix)]
+pub fn three() {}
+#[cfg(windows)]
+pub fn three() {}
+
+#[cfg(unix)]
+mod imp { pub fn i() {} }
+#[cfg(windows)]
+mod imp { pub fn i() {} }
+
+pub struct W;
+impl W { pub fn one(&self) {} }
+impl W { pub fn two(&self) {} }
+"""
+
+CFG_MORE = """\
+#[cfg(any(a, b))]
+pub fn p1() {}
+#[cfg(any(b,a))]
+pub fn p1() {}
+
+#[cfg(any(xa,  xb))]
+pub fn p2() {}
+#[cfg(all( zz , yy ))]
+pub fn p2() {}
+
+#[cfg(b)]
+#[cfg(a)]
+pub fn p3() {}
+#[cfg(a)]
+#[cfg(c)]
+pub fn p3() {}
+
+#[cfg(all(y, x))]
+#[cfg(z)]
+#[cfg(any(q,p))]
+pub fn p4() {}
+#[cfg(not(any(b, a)))]
+pub fn p4() {}
+
+#[cfg(any(
+    feature = "x",
+    all(a, b),
+))]
+pub fn p5() {}
+#[cfg(all(not(b), a))]
+pub fn p5() {}
+
+#[cfg(feature = "a,b")]
+pub fn p6() {}
+#[cfg(any(feature = "a,b", c))]
+pub fn p6() {}
+
+#[cfg(unix)]
+pub struct P7;
+#[cfg(all(windows, target_env = "msvc"))]
+pub struct P7;
+
+#[cfg(any(Z, a))]
+pub fn p8() {}
+#[cfg(any(_b, a))]
+pub fn p8() {}
+
+#[cfg(test)]
+mod tests { fn t() {} }
+
+pub struct S;
+#[cfg(unix)]
+impl S { pub fn u(&self) {} }
+#[cfg(unix)]
+impl S { pub fn v(&self) {} }
+#[cfg(windows)]
+impl S { pub fn w(&self) {} }
+
+pub struct R;
+impl R { pub fn r1(&self) {} }
+#[cfg(all(b, a))]
+impl R { pub fn r2(&self) {} }
+
+pub struct Q;
+#[cfg(unix)]
+impl Q { pub fn q1(&self) {} }
+#[cfg(unix)]
+impl Q { pub fn q2(&self) {} }
+
+#[cfg(unix)]
+pub fn solo() {}
+
+#[cfg(unix)] pub fn same() {}
+pub fn same() {}
+"""
+
+
+def test_cfg_suffixes_are_loomweaves_rendering() -> None:
+    keys = set(_keys(CFG_TWINS)) | set(_keys(CFG_MORE))
+    for key in [
+        ("function", 'f@cfg(all(feature="x",unix))'),  # a top-level all()'s arguments sorted
+        ("function", 'f@cfg(not(all(unix,feature="x")))'),  # not inside not()
+        ("function", "h@cfg(any(a),all(b,c))"),  # split at every comma: nested all() broken
+        ("function", 'p5@cfg(any(,all(a,b),feature="x"))'),  # a trailing comma
+        ("function", 'p6@cfg(any(b",c,feature="a))'),  # a comma inside a string
+        ("function", "p3@cfg(a&b)"),  # several #[cfg] attributes
+        ("function", "p4@cfg(all(x,y)&any(p,q)&z)"),
+        ("impl", "S.impl#<>@cfg(unix)"),  # impl twins are suffixed like any other item
+        ("impl", "S.impl#<>@cfg(windows)"),
+        ("function", "S.impl#<>@cfg(unix).v"),  # one id for two blocks of one cfg
+        ("impl", "R.impl#<>"),  # the block without a cfg keeps the plain name
+        ("impl", "R.impl#<>@cfg(all(a,b))"),
+        ("impl", "S.impl[Tr]@cfg(unix)"),
+        ("function", "p1@cfg(any(a,b))"),  # any(a, b) and any(b,a): one id, one entity
+        ("function", "solo"),  # no twin: no suffix
+    ]:
+        assert key in keys, key
+    assert ("impl", "U.impl#<>") in keys and ("impl", "W.impl#<>") in keys
+
+
 # -- loomweave's own ids -------------------------------------------------------------------
 
 @pytest.mark.loomweave
@@ -373,7 +553,10 @@ def test_every_id_equals_loomweaves(repo: FixtureRepo, tmp_path: Path) -> None:
                  **{f"crates/demo/{p}": t for p, t in CRATE.items()},
                  "crates/binonly/Cargo.toml": '[package]\nname = "bin-only"\n',
                  "crates/binonly/src/main.rs": "mod helper;\nfn main() {}\n",
-                 "crates/binonly/src/helper.rs": "pub fn h() {}\n"}
+                 "crates/binonly/src/helper.rs": "pub fn h() {}\n",
+                 "crates/cfgs/Cargo.toml": '[package]\nname = "cfgs"\n',
+                 "crates/cfgs/src/lib.rs": "mod more;\n" + CFG_TWINS,
+                 "crates/cfgs/src/more.rs": CFG_MORE}
     repo.commit(dict(workspace))
     home = tmp_path / "home"
     home.mkdir()

@@ -15,9 +15,10 @@ from tests.gitfixture import FixtureRepo
 from tests.langwalk import changes
 from warpline.git import lineage
 from warpline.git.candidates import candidates
-from warpline.git.deftext import leaf, normal, span_lines
+from warpline.git.deftext import definition_text, leaf, normal, span_lines
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
+from warpline.git.pairscore import quick_ratio
 from warpline.lang import by_name
 from warpline.lang.entities import MODULE_KEY, split_lines
 
@@ -35,8 +36,8 @@ def test_the_quick_bound_from_line_counts_is_difflibs() -> None:
         b = tuple(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
         old, new = _candidate(a), _candidate(b)
         expected = SequenceMatcher(None, a, b, autojunk=False).quick_ratio()
-        assert lineage._quick_ratio(old, new, len(a) + len(b)) == expected, (a, b)
-        assert lineage._quick_ratio(new, old, len(a) + len(b)) == expected, (a, b)
+        assert quick_ratio(old, new, len(a) + len(b)) == expected, (a, b)
+        assert quick_ratio(new, old, len(a) + len(b)) == expected, (a, b)
 
 
 SOURCES = {
@@ -74,8 +75,9 @@ def test_candidates_read_the_texts_of_the_full_entity_build(language: str) -> No
     for candidate in read:
         entity = full[candidate.key]
         name = leaf(candidate.key[1]).encode()
-        assert candidate.text == normal(span_lines(lines, entity.spans), name, False)
-        assert candidate.own == normal(span_lines(lines, entity.own), name, True)
+        assert candidate.text == definition_text(lines, list(entity.spans), name, language,
+                                                 entity.key[0])
+        assert candidate.own == normal(span_lines(lines, entity.own), name)
 
 
 BEFORE = ("class Parser:\n    def parse(self, text):\n        head, _, rest = text.partition(':')\n"

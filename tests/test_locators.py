@@ -50,7 +50,8 @@ def test_only_dot_py_files_are_python_paths() -> None:
 
 def test_file_locators_use_forward_slashes_and_keep_the_extension() -> None:
     assert file_locator("docs/index.md") == "core:file:docs/index.md"
-    assert file_locator("docs\\index.md") == "core:file:docs/index.md"
+    # git's paths use '/'; a backslash is part of a name (issue 38: `a\b.py` is not a/b.py)
+    assert file_locator("docs\\index.md") == "core:file:docs\\index.md"
     assert file_locator("./a.py") == "core:file:a.py"
 
 

@@ -70,12 +70,7 @@ def test_a_map_recorded_in_ci_selects_on_a_developer_clone_after_sync(
 
     dev = tmp_path / "dev"
     run_git(tmp_path, "clone", "-q", str(remote), str(dev))
-    run_git(dev, "config", "user.name", "Dev")
-    run_git(dev, "config", "user.email", "dev@example.com")
-    views = dev / "app" / "views.py"
-    views.write_text(views.read_text().replace('return "hello " + who',
-                                               'who = str(who)\n    return "hello " + who'))
-    run_git(dev, "commit", "-qam", "greet: str")
+    edit_greet(dev)
 
     before = call_tool("reverify", {"repo": str(dev), "rev_range": "HEAD~1..HEAD"})
     assert before["data"]["selection"]["basis"] in ("static", "none")
@@ -121,6 +116,16 @@ def test_a_dirty_map_stays_local_and_a_partial_one_travels_flagged(
         rows = maps(store)
     assert [(r.partial, r.dirty_paths, r.recorded_at) for r in rows] == [
         (["-k"], [], row.recorded_at + 1)]
+
+
+def edit_greet(dev: Path) -> None:
+    """A developer's commit changing ``greet`` (which only the map links to its test)."""
+    run_git(dev, "config", "user.name", "Dev")
+    run_git(dev, "config", "user.email", "dev@example.com")
+    views = dev / "app" / "views.py"
+    views.write_text(views.read_text().replace('return "hello " + who',
+                                               'who = str(who)\n    return "hello " + who'))
+    run_git(dev, "commit", "-qam", "greet: str")
 
 
 def _plant(remote: Path, tmp_path: Path, blobs: dict[str, bytes]) -> None:

@@ -23,7 +23,7 @@ import os
 import random
 import string
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -208,30 +208,58 @@ def _check(reply: Any, expected: set[Any], batch: bool) -> None:
                 validate_envelope(json.loads(result["content"][0]["text"]))
 
 
-def test_one_server_survives_thousands_of_generated_lines(tmp_path: Path) -> None:
-    repo = FixtureRepo(tmp_path / "repo")
+def fuzz_repo(where: Path) -> Path:
+    """The small real repository the fuzzed calls are about (three commits)."""
+    repo = FixtureRepo(where / "repo")
     repo.commit({"pkg/mod.py": "def f():\n    return 1\n", "README.md": "hi\n"}, "one")
     repo.commit({"pkg/mod.py": "def f():\n    return 2\n\n\ndef g():\n    return f()\n"},
                 "two")
     repo.commit({"pkg/other.py": "from pkg.mod import g\n\n\ndef h():\n    return g()\n"},
                 "three")
-    env = {**os.environ, "FILIGREE_API_URL": "http://127.0.0.1:9", "NO_COLOR": "1",
-           "WARPLINE_FILIGREE_DEADLINE_S": "0.2", "WARPLINE_EDGE_SOURCES": "builtin"}
-    generator = Generator(random.Random(SEED), repo.path)
+    return repo.path
+
+
+def fuzz_env() -> dict[str, str]:
+    """The server's environment: filigree on a closed port, the built-in edges only."""
+    return {**os.environ, "FILIGREE_API_URL": "http://127.0.0.1:9", "NO_COLOR": "1",
+            "WARPLINE_FILIGREE_DEADLINE_S": "0.2", "WARPLINE_EDGE_SOURCES": "builtin"}
+
+
+Exchange = tuple[int, bytes, "set[Any] | None", bool, "bytes | None"]
+
+
+def exchange(server: McpProcess, generator: Generator, lines: int) -> Iterator[Exchange]:
+    """Send ``lines`` generated lines one at a time: (number, line, the ids a reply must
+    carry (None: none owed), batch?, the reply (None when owed and none came: the server
+    hung or exited; the exchange then ends, the pairing of lines and replies lost))."""
+    for number in range(lines):
+        line, expected, batch = generator.line()
+        server.send_raw(line + b"\n")
+        if expected is None:
+            yield number, line, None, batch, None
+            continue
+        try:
+            raw = server.read_line()
+        except TimeoutError:
+            raw = None
+        yield number, line, expected, batch, raw
+        if raw is None:
+            return
+
+
+def test_one_server_survives_thousands_of_generated_lines(tmp_path: Path) -> None:
+    env = fuzz_env()
+    generator = Generator(random.Random(SEED), fuzz_repo(tmp_path))
     counts = {"replies": 0, "silent": 0}
     with McpProcess([sys.executable, "-m", "warpline.mcp"], cwd=tmp_path, env=env,
                     timeout=120) as server:
-        for number in range(LINES):
-            line, expected, batch = generator.line()
-            server.send_raw(line + b"\n")
+        for number, line, expected, batch, raw in exchange(server, generator, LINES):
             if expected is None:
                 counts["silent"] += 1
                 continue
-            try:
-                raw = server.read_line()
-            except TimeoutError:
-                raise AssertionError(f"no reply to line {number}: {line[:300]!r}") from None
-            assert raw is not None, f"the server exited at line {number}: {line[:200]!r}"
+            if raw is None:
+                raise AssertionError(f"no reply to line {number} (a hang or an exit): "
+                                     f"{line[:300]!r}")
             try:
                 _check(_strict(raw), expected, batch)
             except AssertionError as exc:

@@ -156,9 +156,9 @@ STREAMS = {
 
 @pytest.mark.parametrize("dialect", sorted(STREAMS))
 def test_the_flat_token_walk_gives_the_defined_stream(dialect: str) -> None:
-    comments = tokenkey._COMMENTS[dialect]
+    comments = tokenkey.COMMENT_TYPES[dialect]
     for source in STREAMS[dialect]:
-        root = tokenkey._parser(dialect).parse(source).root_node
+        root = tokenkey.parser_of(dialect).parse(source).root_node
         code: list[str] = []
         docs: list[bytes] = []
         _reference(source, root, comments, code, docs)

@@ -19,7 +19,7 @@ from typing import Any
 
 from warpline import settings
 from warpline.cli.output import EXIT_OK, emit_json, emit_text
-from warpline.errors import WarplineError
+from warpline.errors import InvalidArgument, WarplineError
 
 DEFAULT_MARKDOWN = "warpline-reverify.md"
 
@@ -58,31 +58,56 @@ def _fetch_notes(root: Path, repo: Any, remote: str | None, warnings: list[str])
         return None
 
 
-def _write_report(args: argparse.Namespace, markdown: str) -> tuple[Path, str | None]:
+def _write(root: Path, path: Path, text: str, field: str) -> None:
+    """A report file the job asked for, never through a link (``store_unsafe``); a path
+    that cannot be written is ``invalid_argument`` on the option."""
+    from warpline.setup._files import write_in_checkout
+
+    try:
+        write_in_checkout(path, text.encode("utf-8"), root=root, what=field)
+    except OSError as exc:
+        raise InvalidArgument(f"--{field} {str(path)!r} cannot be written ({exc.strerror}); "
+                              "name a writable file.", field=field, value=str(path),
+                              details={"os_error": exc.errno}) from None
+
+
+def _write_report(args: argparse.Namespace, root: Path, markdown: str,
+                  warnings: list[str]) -> tuple[Path, str | None]:
+    from warpline.errors import StoreUnsafe
+    from warpline.setup._files import write_in_checkout
+
     target = Path(args.markdown or DEFAULT_MARKDOWN)
-    target.write_text(markdown + "\n", encoding="utf-8")
+    _write(root, target, markdown + "\n", "markdown")
     summary_file = settings.step_summary_file()
     if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(markdown + "\n")
+        try:  # the runner's summary is a courtesy: a report without it still helps
+            write_in_checkout(Path(summary_file), (markdown + "\n").encode("utf-8"),
+                              root=root, what="GITHUB_STEP_SUMMARY", append=True)
+        except (OSError, StoreUnsafe) as exc:
+            why = exc.hint if isinstance(exc, StoreUnsafe) else exc.strerror
+            warnings.append(f"GITHUB_STEP_SUMMARY {summary_file!r} was not written ({why}); "
+                            f"the report is in {target}.")
+            summary_file = None
     return target, summary_file or None
 
 
-def _no_range(args: argparse.Namespace, exc: WarplineError, kind: str) -> int:
+def _no_range(args: argparse.Namespace, root: Path, exc: WarplineError, kind: str) -> int:
     """A CI job whose range cannot be found still gets its (advisory) report: why."""
     why = f"{exc.code}: {exc.hint}"
     markdown = ("## warpline: no re-verify report\n\nThe range of this job could not be "
                 f"found, so nothing was selected or checked:\n\n> {why}\n")
-    target, summary_file = _write_report(args, markdown)
+    warnings = [f"no range: {why}"]
+    target, summary_file = _write_report(args, root, markdown, warnings)
     if args.selection:
-        Path(args.selection).write_text("", encoding="utf-8")
+        _write(root, Path(args.selection), "", "selection")
     if args.json:
         emit_json({"ci": None, "provider": kind, "error": exc.to_payload(),
                    "markdown": str(target), "step_summary": summary_file, "selection": [],
-                   "warnings": [f"no range: {why}"]})
+                   "warnings": warnings})
     else:
-        emit_text(f"{kind}: no range ({why})\nmarkdown: {target}\n"
-                  "tests to run: unknown (run the whole suite)")
+        emit_text("\n".join([f"{kind}: no range ({why})", f"markdown: {target}",
+                             "tests to run: unknown (run the whole suite)",
+                             *(f"warning: {w}" for w in warnings[1:])]))
     return EXIT_OK
 
 
@@ -98,7 +123,7 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
     except WarplineError as exc:
         if kind == "local":
             raise
-        return _no_range(args, exc, kind)
+        return _no_range(args, root, exc, kind)
     warnings: list[str] = []
     notes = None if args.no_fetch else _fetch_notes(root, repo, args.remote, warnings)
     arguments: dict[str, Any] = {"repo": str(root), "rev_range": found.rev_range}
@@ -106,10 +131,10 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
         arguments["verified_kinds"] = args.verified_kind
     envelope = call_tool(REVERIFY, arguments, cwd=Path.cwd())
     markdown = render_format(REVERIFY, envelope, "markdown")
-    target, summary_file = _write_report(args, markdown)
+    target, summary_file = _write_report(args, root, markdown, warnings)
     selection = _selection(root, envelope)
     if args.selection:
-        Path(args.selection).write_text("".join(f"{c}\n" for c in selection), encoding="utf-8")
+        _write(root, Path(args.selection), "".join(f"{c}\n" for c in selection), "selection")
     counts = envelope["data"].get("verification_summary") or {}
     if args.json:
         emit_json({"ci": found.to_dict(), "notes": notes, "markdown": str(target),

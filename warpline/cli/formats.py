@@ -172,8 +172,17 @@ def _verification(state: Env) -> str:
         kinds = ", ".join(state.get("kinds") or [])
         words += f" (last: {_code(_sha(commit))}{' ' + kinds if kinds else ''}" \
                  f"{_SCOPE.get(str(state.get('scope')), '')}" \
-                 f"{' ' + str(state['selection_basis']) if state.get('selection_basis') else ''})"
+                 f"{' ' + str(state['selection_basis']) if state.get('selection_basis') else ''}" \
+                 f"{_claim(state)})"
     return words
+
+
+def _claim(state: Env) -> str:
+    """Whose claim the record is, unless this clone's own (freshness ``claimed_by``)."""
+    if state.get("claimed_by") == "ci_identity":
+        return f"; signed by {state.get('signer')}"
+    return "; an unverified remote claim" if state.get("claimed_by") == "remote_unverified" \
+        else ""
 
 
 # What the record's pass covered (warpline.scope): said unless it was the whole suite.

@@ -46,7 +46,9 @@ def absorbed(changes: list[EntityChange], sides: SideIndex) -> list[EntityChange
     event is dropped. The wrapper's own lineage ends: carried by a file rename, its old
     locator gets a ``removed`` event; edited in place, its earlier events keep a lineage of
     their own that no name carries on (the store keeps a lineage with its own beginning
-    apart). Pairs are one-to-one, best first. Only commits removing a function from a file
+    apart). Pairs are one-to-one, best first. A function two or more callers called
+    before and now hold instead was inlined into them (a revert): none takes its lineage.
+    Only commits removing a function from a file
     that also holds an edited or carried one are read, and only those files' texts."""
     removed = [c for c in changes if c.change_kind == "removed" and c.kind == "function"]
     if not removed:
@@ -61,6 +63,7 @@ def absorbed(changes: list[EntityChange], sides: SideIndex) -> list[EntityChange
                        + [(_old_path(c, renamed) or "", c.previous_locator or c.locator)
                           for c in wrappers], sides.old)
     new_texts = span_texts([(c.path, c.locator) for c in wrappers], sides.new)
+    inlined = _inlined_into_several(wrappers, removed, old_texts, new_texts, renamed)
     found: list[tuple[float, str, str, int, int]] = []
     for i, wrapper in enumerate(wrappers):
         old_path = _old_path(wrapper, renamed) or ""
@@ -71,7 +74,7 @@ def absorbed(changes: list[EntityChange], sides: SideIndex) -> list[EntityChange
             continue  # not one definition on both sides, no short wrapper, or still one
         for j, body in enumerate(removed):
             text = old_texts.get((body.path, body.locator))
-            if text is None or body.path != old_path or not _delegates(
+            if text is None or body.path != old_path or id(body) in inlined or not _delegates(
                     before[1], leaf(before[0]), leaf(text[0])):
                 continue
             value, shorter = score(text[1], now[1]), min(len(text[1]), len(now[1]))
@@ -97,6 +100,41 @@ def absorbed(changes: list[EntityChange], sides: SideIndex) -> list[EntityChange
             ended.append(EntityChange(wrapper.previous_locator, wrapper.kind, "removed",
                                       wrapper.previous_path or body.path))
     return [swap.get(id(c), c) for c in changes if id(c) not in dropped] + ended
+
+
+def _inlined_into_several(wrappers: list[EntityChange], removed: list[EntityChange],
+                          old_texts: dict[tuple[str, str], tuple[str, Text]],
+                          new_texts: dict[tuple[str, str], tuple[str, Text]],
+                          renamed: set[tuple[str | None, str]]) -> set[int]:
+    """The removed functions (by ``id``) that two or more functions of their file called
+    before the commit and now hold instead (half of its lines or more): a helper inlined
+    back into several callers (a revert), whose lineage none of them takes (each caller
+    keeps its own)."""
+    callers: dict[int, int] = {}
+    for wrapper in wrappers:
+        old_path = _old_path(wrapper, renamed) or ""
+        before = old_texts.get((old_path, wrapper.previous_locator or wrapper.locator))
+        now = new_texts.get((wrapper.path, wrapper.locator))
+        if before is None or now is None:
+            continue
+        for body in removed:
+            text = old_texts.get((body.path, body.locator))
+            if text is None or body.path != old_path:
+                continue
+            name = leaf(text[0])
+            if _delegates(before[1], leaf(before[0]), name) and not _delegates(
+                    now[1], leaf(now[0]), name) and _holds(now[1], text[1]):
+                callers[id(body)] = callers.get(id(body), 0) + 1
+    return {key for key, count in callers.items() if count > 1}
+
+
+def _holds(text: Text, body: Text) -> bool:
+    """``text`` holds at least half of ``body``'s lines after its first (its header): the
+    body was inlined there, not only renamed (pip 5c17db0: a caller now calling the
+    helper's new name holds none of it)."""
+    lines = set(text)
+    rest = body[1:]
+    return bool(rest) and 2 * sum(line in lines for line in rest) >= len(rest)
 
 
 def _old_path(change: EntityChange, renamed: set[tuple[str | None, str]]) -> str | None:

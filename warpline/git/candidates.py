@@ -4,10 +4,11 @@ only when it pairs (the whole paint of the file is built on the first pair's ask
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from warpline.git.deftext import Text, definition_text, leaf, locate, own_text
+from warpline.git.deftext import Text, definition_texts, leaf, locate, own_text
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
 from warpline.lang.entities import Entity, EntityKey, FileEntities
@@ -26,8 +27,12 @@ class Candidate:
     lines: list[bytes]
     entities: _Entities
     positional: Text | None = None  # ``text`` with parameters by position (lazily)
+    # Its text with its comment lines (None: the same as ``text``): a second reading.
+    full: Text | None = None
     _own: Text | None = None
     _counts: dict[bytes, int] | None = None
+    _words: frozenset[bytes] | None = None
+    _substantive: int | None = None
 
     @property
     def qualname(self) -> str:
@@ -56,6 +61,24 @@ class Candidate:
                 counts[line] = counts.get(line, 0) + 1
             self._counts = counts
         return self._counts
+
+
+    def substantive(self) -> int:
+        """How many lines of ``text`` hold more than brackets and punctuation (a brace
+        language's ``}`` says nothing about identity)."""
+        if self._substantive is None:
+            self._substantive = sum(1 for line in self.text if _WORD.search(line))
+        return self._substantive
+
+    def words(self) -> frozenset[bytes]:
+        """The identifiers ``text`` holds."""
+        if self._words is None:
+            self._words = frozenset(_IDENT.findall(b"\n".join(self.text)))
+        return self._words
+
+
+_IDENT = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_WORD = re.compile(rb"[A-Za-z0-9_$\x00]")
 
 
 def parent_of(qualname: str) -> str | None:
@@ -102,6 +125,6 @@ def candidates(
         if entities is None:
             entities = files[id(file)] = _Entities(file)
         name = leaf(key[1]).encode()
-        out.append(Candidate(change, key, name, definition_text(lines, spans, name), lines,
-                             entities))
+        text, full = definition_texts(lines, spans, name, file.language, key[0])
+        out.append(Candidate(change, key, name, text, lines, entities, full=full))
     return out

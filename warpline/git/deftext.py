@@ -1,19 +1,20 @@
 """Definition texts and how alike two are: the normal form lineage pairing compares
 (``warpline.git.lineage`` and ``warpline.git.renameaway``), with its thresholds.
 
-A definition's text is its span's lines, each stripped, blank (and, unless kept,
-comment-only) lines dropped, and every whole-word occurrence of its own name replaced by a
-placeholder; two texts score ``difflib``'s ratio as line sequences. The thresholds are
-explained in ``warpline.git.lineage``'s docstring.
+A definition's text is its span's lines, each stripped, blank (and, unless kept, its
+language's comment-only: ``Language.comment_lines``) lines dropped, and every whole-word
+occurrence of its own name replaced by a placeholder; two texts score ``difflib``'s ratio
+as line sequences. The thresholds are explained in ``warpline.git.lineage``'s docstring.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from warpline.git.diffmap import PySide, definition_spans
+from warpline.lang import by_name
 from warpline.lang.entities import EntityKey, FileEntities, Span
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Text",
     "code_lines",
     "definition_text",
+    "definition_texts",
     "leaf",
     "locate",
     "normal",
@@ -86,11 +88,13 @@ def replace_name(text: bytes, name: bytes, placeholder: bytes = PLACEHOLDER) -> 
     return b"".join(out)
 
 
-def normal(lines: list[bytes], name: bytes, keep_comments: bool) -> Text:
+def normal(lines: list[bytes], name: bytes, dropped: Container[int] = frozenset()) -> Text:
+    """``lines`` stripped, blank lines and the lines at the indexes ``dropped`` left out,
+    ``name`` replaced."""
     out: list[bytes] = []
-    for line in lines:
+    for index, line in enumerate(lines):
         text = line.strip()
-        if not text or (not keep_comments and text.startswith(b"#")):
+        if not text or index in dropped:
             continue
         out.append(replace_name(text, name))
     return tuple(out)
@@ -111,7 +115,7 @@ def code_lines(text: Text) -> list[bytes]:
 def own_text(lines: list[bytes], own: tuple[tuple[int, int], ...], name: bytes) -> Text:
     """A definition's own text (its own spans: nested definitions left out), comments
     kept, its name replaced: what ``also_modified`` compares for every move."""
-    return normal(span_lines(lines, own), name, True)
+    return normal(span_lines(lines, own), name)
 
 
 def span_lines(lines: list[bytes], spans: tuple[tuple[int, int], ...]) -> list[bytes]:
@@ -160,15 +164,31 @@ def locate(wanted: Iterable[tuple[str, str]],
     return out
 
 
-def definition_text(lines: list[bytes], spans: list[Span], name: bytes) -> Text:
-    """A definition's text as pairs compare it: its whole span, comments dropped, its name
-    replaced."""
-    return normal(span_lines(lines, tuple(spans)), name, False)
+def definition_text(lines: list[bytes], spans: list[Span], name: bytes, language: str,
+                    kind: str) -> Text:
+    """A definition's text as pairs compare it: its whole span, its language's comment
+    lines dropped (read by its row: ``lang/commentlines.py``), its name replaced."""
+    return definition_texts(lines, spans, name, language, kind)[0]
+
+
+def definition_texts(lines: list[bytes], spans: list[Span], name: bytes, language: str,
+                     kind: str) -> tuple[Text, Text | None]:
+    """``definition_text`` and, where it left comment lines out of a language other than
+    Python, the text with them (a second reading: comments the two versions share are
+    evidence too); None otherwise."""
+    text = span_lines(lines, tuple(spans))
+    finder = by_name(language).comment_lines
+    dropped = frozenset() if finder is None else finder(text, kind)
+    code = normal(text, name, dropped)
+    if not dropped or language == "python":  # Python's '#' lines were never read
+        return code, None
+    return code, normal(text, name)
 
 
 def span_texts(wanted: Iterable[tuple[str, str]],
                sides: dict[str, tuple[PySide, Callable[[], list[bytes]]]],
                ) -> dict[tuple[str, str], tuple[str, Text]]:
     """Each (path, locator)'s qualified name and definition text on one side."""
-    return {at: (key[1], definition_text(lines, spans, leaf(key[1]).encode()))
-            for at, (key, lines, spans, _) in locate(wanted, sides).items()}
+    return {at: (key[1], definition_text(lines, spans, leaf(key[1]).encode(),
+                                         file.language, key[0]))
+            for at, (key, lines, spans, file) in locate(wanted, sides).items()}

@@ -18,10 +18,12 @@ The rule (thresholds measured on real histories, see ``bench/bench_lineage.py``)
   (dunder names, shared by unrelated classes, count as renamed); a renamed pair needs
   ``RENAME_MIN`` (``SHORT_RENAME_MIN`` below ``SHORT_TEXT_LINES`` lines, where one line is
   a large share of the ratio) and at least ``RENAME_MIN_LINES`` text lines
-  (tiny bodies such as ``pass`` or ``return None`` say nothing about identity), unless it
-  stayed in its file with its text otherwise identical.
-* Assignment is greedy, best score first, one-to-one; ties prefer the same name, then the
-  same file, then locator order. Top-level candidates (those whose enclosing definition
+  (tiny bodies such as ``pass`` or ``return None`` say nothing about identity; lines of
+  brackets alone, a brace language's ``}``, do not count), unless it stayed in its file
+  with its text otherwise identical.
+* Assignment is greedy, best score first (a pair within one file ranked
+  ``SAME_FILE_BONUS`` higher), one-to-one; ties prefer the same name, then the same file,
+  then locator order. Top-level candidates (those whose enclosing definition
   was not itself removed/added) are paired first; when a pair has nested definitions, the
   nested ones with the same relative qualname pair with each other (a class rename carries
   its methods). What is left is scored once more (a method renamed inside a renamed class),
@@ -42,7 +44,6 @@ limit ranked every pair of them (400 million) and never finished.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -58,12 +59,17 @@ from warpline.git.deftext import (
     SHORT_TEXT_LINES,
     SideIndex,
     Text,
-    replace_name,
     score,
 )
 from warpline.git.events import EntityChange
+from warpline.git.pairscore import (
+    crossed,
+    positional,
+    quick_ratio,
+    renamed_locals,
+    shape_ratio,
+)
 from warpline.git.renameaway import renamed_away
-from warpline.lang import by_locator
 
 __all__ = [
     "MAX_COMPARISONS",
@@ -111,9 +117,9 @@ def _eligible(old: Candidate, new: Candidate, value: float) -> bool:
         return value >= SAME_NAME_MIN
     if value == 1.0 and old.change.path == new.change.path:
         return True  # renamed in place, text otherwise identical (however short)
-    shorter = min(len(old.text), len(new.text))
-    if shorter < RENAME_MIN_LINES:
+    if min(old.substantive(), new.substantive()) < RENAME_MIN_LINES:
         return False
+    shorter = min(len(old.text), len(new.text))
     return value >= (SHORT_RENAME_MIN if shorter < SHORT_TEXT_LINES else RENAME_MIN)
 
 
@@ -183,8 +189,8 @@ def _pair_exact(olds: list[Candidate], group: list[int], news: list[Candidate],
     Once the same-name-and-file pairs are taken, no old and new left share both, so each
     later stage is one pass over buckets (a name, a file, everything)."""
     if len(group) * len(matches) <= _SMALL_GROUP:  # the plain greedy, cheap at this size
-        ranked = sorted(_ranked(1.0, olds[i], news[j], i, j) for i in group for j in matches
-                        if _eligible(olds[i], news[j], 1.0))
+        ranked = sorted((_ranked(1.0, olds[i], news[j], i, j) for i in group for j in matches
+                         if _eligible(olds[i], news[j], 1.0)), key=lambda s: (-s[0], s[1:]))
         for *_, i, j in ranked:
             if i not in used_old and j not in used_new:
                 used_old.add(i)
@@ -221,103 +227,92 @@ def _pair_exact(olds: list[Candidate], group: list[int], news: list[Candidate],
 
 
 def _compare(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
-    """The score of a pair, or None when it cannot reach its threshold."""
+    """The score of a pair, or None when it cannot reach its threshold: its code's
+    (``_code_score``), or, where comment lines were left out and that falls short, its
+    texts' with them (comments both versions share are evidence of identity; comments
+    added or removed no longer count against it: junit4 1273a356, a stub method whose
+    Javadoc stayed while its signature changed, 0.71 with them, 0.40 without)."""
+    value = _code_score(old, new, state)
+    if old.full is None and new.full is None:
+        return value
+    bound = SAME_NAME_MIN if _distinct_name(old, new) else RENAME_MIN
+    if value is not None and value >= bound:
+        return value
+    matcher = SequenceMatcher(None, old.full or old.text, new.full or new.text,
+                              autojunk=False)
+    if TRACE is None and matcher.quick_ratio() < bound:
+        return value
+    return max(value or 0.0, matcher.ratio())
+
+
+def _code_score(old: Candidate, new: Candidate, state: _Pairing) -> float | None:
+    """The score of a pair's code texts, or None when it cannot reach its threshold."""
     same = _distinct_name(old, new)
     bound = SAME_NAME_MIN if same else RENAME_MIN
     shorter = min(len(old.text), len(new.text))
-    if not same and shorter < RENAME_MIN_LINES:
+    if not same and min(old.substantive(), new.substantive()) < RENAME_MIN_LINES:
         return None
     total = len(old.text) + len(new.text)
     if total == 0 or 2 * shorter / total < bound:
         return None  # the length ratio already rules it out
     state.comparisons += 1
+    # A renamed pair whose texts name each other's names (the body calls an overload of
+    # the old name: ``toString(T)`` -> ``anyToString`` calling ``toString(Number)``) is
+    # compared with both names replaced on both sides, as each side's own name is.
+    texts = None if same or old.name == new.name else crossed(old, new)
     # Renamed in place with its parameters renamed too (``requote_path(path)`` ->
     # ``requote_uri(uri)``): every line naming a parameter differs, so such a pair is
     # compared once more with each parameter replaced by its position (gated by the
     # cheap bound like the first comparison).
     in_place = not same and old.change.path == new.change.path
-    positional = False
-    if TRACE is None and _quick_ratio(old, new, total) < bound:
+    by_position = False
+    if texts is not None:
+        matcher = SequenceMatcher(None, *texts, autojunk=False)
+        if TRACE is None and matcher.quick_ratio() < bound and not in_place:
+            return None
+    elif TRACE is None and quick_ratio(old, new, total) < bound:
         if not in_place:
             return None
-        matcher = SequenceMatcher(None, _positional(old), _positional(new), autojunk=False)
+        matcher = SequenceMatcher(None, positional(old), positional(new), autojunk=False)
         if matcher.quick_ratio() < bound:
-            return None
-        positional = True
+            return _locals_renamed(old, new, bound, state)
+        by_position = True
     else:
         matcher = SequenceMatcher(None, old.text, new.text, autojunk=False)
     value = matcher.ratio()
-    if value < bound and in_place and not positional:
-        value = max(value, score(_positional(old), _positional(new)))
+    if value < bound and in_place and not by_position:
+        value = max(value, score(positional(old), positional(new)))
+    if value < bound and in_place:
+        value = max(value, _locals_renamed(old, new, bound, state) or 0.0)
     if TRACE is not None:
         TRACE.append((value, old.change.locator, new.change.locator, same))
     return value
 
 
-def _quick_ratio(old: Candidate, new: Candidate, total: int) -> float:
-    """``SequenceMatcher(None, old.text, new.text).quick_ratio()`` (the lines both share,
-    counted with multiplicity), from each text's line counts kept across its pairs."""
-    small, large = old.counts(), new.counts()
-    if len(small) > len(large):
-        small, large = large, small
-    matches = 0
-    for line, count in small.items():
-        other = large.get(line)
-        if other is not None:
-            matches += count if count < other else other
-    return 2.0 * matches / total
+def _locals_renamed(old: Candidate, new: Candidate, bound: float,
+                    state: _Pairing) -> float | None:
+    """A pair renamed in place that renamed a local on every line too (``rows`` ->
+    ``records``): scored with the old text's locals renamed as the new one renames them
+    (``pairscore.renamed_locals``); None when no such rename is seen. Cheaply bounded
+    first: the lines' shapes (identifiers blanked) must be alike."""
+    if shape_ratio(old.text, new.text) < bound:
+        return None
+    text = renamed_locals(old.text, new.text)
+    return None if text is None else score(text, new.text)
 
 
-_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _positional(c: Candidate) -> Text:
-    """``c.text`` with each parameter name of its signature replaced by its position."""
-    if c.positional is None:
-        head = b" ".join(c.text[:8])
-        start = head.find(b"(")
-        names: list[bytes] = []
-        if c.change.kind == "function" and start >= 0:  # the wire kind: every language
-            depth, part = 0, bytearray()
-            for byte in head[start + 1:]:
-                char = bytes((byte,))
-                if char in b"([{":
-                    depth += 1
-                elif char in b")]}":
-                    if depth == 0:
-                        break
-                    depth -= 1
-                if char == b"," and depth == 0:
-                    names.append(bytes(part))
-                    part.clear()
-                else:
-                    part.extend(char)
-            names.append(bytes(part))
-        params = []
-        row = by_locator(c.change.locator)
-        type_first = row is not None and row.type_first_params
-        for piece in names:
-            if type_first:
-                words = _IDENT.findall(piece)
-                if words:
-                    params.append(words[-1])
-                continue
-            found = _IDENT.match(piece.strip().lstrip(b"*").strip())
-            if found and found.group() not in (b"self", b"cls"):
-                params.append(found.group())
-        text = c.text
-        for index, param in enumerate(params):
-            marker = b"\x01" + str(index).encode()
-            text = tuple(replace_name(line, param, marker) if param in line else line
-                         for line in text)
-        c.positional = text
-    return c.positional
+# A pair within one file ranks as if it scored this much more: a definition that stays
+# in its file (a signature change, a rename in place) is likelier than a look-alike moving
+# across files (junit4 f0ef837: ``Invoke.run``'s new signature was paired with
+# ``Notifying.run``'s old one, a little more alike, and ``Invoke.run`` left removed).
+SAME_FILE_BONUS = 0.1
 
 
 def _ranked(value: float, old: Candidate, new: Candidate, i: int,
             j: int) -> tuple[float, int, int, str, str, int, int]:
-    return (round(value, 6), 0 if old.name == new.name else 1,
-            0 if old.change.path == new.change.path else 1, old.change.locator,
+    same_file = old.change.path == new.change.path
+    return (round(value + (SAME_FILE_BONUS if same_file else 0.0), 6),
+            0 if old.name == new.name else 1, 0 if same_file else 1, old.change.locator,
             new.change.locator, i, j)
 
 

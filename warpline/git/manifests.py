@@ -1,4 +1,5 @@
-"""Modules a manifest renames in files the commit did not touch.
+"""Modules a manifest (or a same-stem sibling file) renames in files the commit did not
+touch.
 
 A module name can depend on a manifest of the same tree (a Rust crate's ``Cargo.toml``
 ``[package].name``, a Go module's ``go.mod``). A commit that adds, removes or edits such a
@@ -15,8 +16,8 @@ from collections.abc import Iterator
 
 import pygit2
 
-from warpline.git.parsecache import Source, TreeFiles, same_module, source_of
-from warpline.lang import LANGUAGES, Language
+from warpline.git.parsecache import Source, TreeFiles, same_module, source_of, tree_state
+from warpline.lang import LANGUAGES, Language, language_of
 
 __all__ = ["renamed_by_manifests"]
 
@@ -53,6 +54,18 @@ def renamed_by_manifests(
                 continue
             seen.add(path)
             found.append((path, oid, old_src, new_src))
+    for path in sorted(touched):  # a sibling of a higher rank added or removed (TS/JS)
+        row = language_of(path)
+        for sibling in row.siblings(path) if row is not None and row.siblings else ():
+            state = tree_state(new_tree, sibling)
+            if sibling in touched or sibling in seen or state is None:
+                continue
+            old_src = source_of(sibling, state[1], old_files)
+            new_src = source_of(sibling, state[1], new_files)
+            if old_src is None or new_src is None or same_module(old_src, new_src):
+                continue
+            seen.add(sibling)
+            found.append((sibling, state[0], old_src, new_src))
     return found
 
 

@@ -4,8 +4,8 @@ The ref names one parentless commit whose tree holds the newest few maps, one bl
 named ``<commit sha>.zlib`` (``warpline.testmap.wire``). A new set of maps is a new
 parentless commit, so the ref never accumulates history: its size is bounded by the number
 of maps it holds and their bound, whatever the number of pushes. Reading is bounded too
-(entry count, blob size read from the object header before the bytes), since the ref
-comes from a remote.
+(entry count, blob size read from the object header before the bytes, one blob at a time:
+``listing`` then ``blob_bytes``), since the ref comes from a remote.
 """
 
 from __future__ import annotations
@@ -37,8 +37,19 @@ def ref_target(repo: pygit2.Repository, ref: str) -> str | None:
         return None
 
 
-def read(repo: pygit2.Repository, ref: str, max_bytes: int) -> tuple[list[MapBlob], list[str]]:
-    """The maps under ``ref`` and what was skipped (names, sizes, kinds): never raises."""
+@dataclass(frozen=True, slots=True)
+class MapEntry:
+    """One map the ref lists, before its bytes are read: the commit its name gives, the
+    blob's id and its size (from the object header)."""
+
+    commit: str
+    blob: str
+    size: int
+
+
+def listing(repo: pygit2.Repository, ref: str) -> tuple[list[MapEntry], list[str]]:
+    """The map entries under ``ref`` (at most ``MAX_ENTRIES``; no blob is read, only
+    object headers) and what was skipped (names, kinds): never raises."""
     skipped: list[str] = []
     target = ref_target(repo, ref)
     if target is None:
@@ -51,21 +62,29 @@ def read(repo: pygit2.Repository, ref: str, max_bytes: int) -> tuple[list[MapBlo
     if len(entries) > MAX_ENTRIES:
         skipped.append(f"{ref} holds {len(entries)} entries; read the first {MAX_ENTRIES}")
         entries = entries[:MAX_ENTRIES]
-    out: list[MapBlob] = []
+    out: list[MapEntry] = []
     for entry in entries:
         name = str(entry.name)
         found = _NAME.match(name)
         if found is None or entry.type_str != "blob":
             skipped.append(f"{name[:80]!r} is not a map blob")
             continue
-        size = repo.odb.read_header(entry.id)[1]
-        if size > max_bytes:
-            skipped.append(f"{name} is {size} bytes, over {max_bytes}")
+        try:
+            size = int(repo.odb.read_header(entry.id)[1])
+        except _GIT_ERRORS:
+            skipped.append(f"{name} cannot be read")
             continue
-        blob = repo[entry.id]
-        if isinstance(blob, pygit2.Blob):
-            out.append(MapBlob(found.group(1), bytes(blob.data)))
+        out.append(MapEntry(found.group(1), str(entry.id), size))
     return out, skipped
+
+
+def blob_bytes(repo: pygit2.Repository, entry: MapEntry) -> bytes | None:
+    """The bytes of one listed map (read only after its header's size was accepted)."""
+    try:
+        blob = repo[entry.blob]
+    except _GIT_ERRORS:
+        return None
+    return bytes(blob.data) if isinstance(blob, pygit2.Blob) else None
 
 
 def write(repo: pygit2.Repository, ref: str, maps: list[MapBlob]) -> str:

@@ -26,6 +26,7 @@ from warpline.git.deftext import (
 )
 from warpline.git.diffmap import PySide
 from warpline.git.events import EntityChange
+from warpline.git.pairscore import parameters
 
 __all__ = ["renamed_away"]
 
@@ -75,7 +76,7 @@ def renamed_away(changes: list[EntityChange], added: list[EntityChange],
             value = score(before, text)
             if value < bound or score(before, now) >= RENAME_MIN:
                 continue
-            if not _names(now, old.locator, new.locator) or _became_method(
+            if not _names(now, old, new, before, text) or _became_method(
                     now, _qualname(old, sides.old), _qualname(new, sides.new)):
                 found.append((-value, old.locator, new.locator, i, j))
     found.sort()
@@ -95,14 +96,19 @@ def renamed_away(changes: list[EntityChange], added: list[EntityChange],
     return [swap.get(id(c), c) for c in changes] if swap else changes
 
 
-def _names(now: Text, old: str, new: str) -> bool:
+def _names(now: Text, old: EntityChange, new: EntityChange, before: Text,
+           text: Text) -> bool:
     """The definition now under the old name names the added one, or its class, or
     delegates to a same-named method elsewhere (``super().__init__(...)``,
     ``self._cache.get(...)``): an extraction (``get_environ_proxies`` now calling the new
     ``should_bypass_proxies``; ``reset_env`` now building a ``TestPipEnvironment``), so
-    the old name is still the original."""
-    old_q, new_q = old.rsplit(":", 1)[-1], new.rsplit(":", 1)[-1]
-    if _variant(leaf(old_q), leaf(new_q)):
+    the old name is still the original. ``before`` is the old name's old text, ``text``
+    the added definition's."""
+    old_q, new_q = old.locator.rsplit(":", 1)[-1], new.locator.rsplit(":", 1)[-1]
+    if _variant(leaf(old_q), leaf(new_q)) and (
+            len(parameters(text, new.kind, new.locator)) >= len(
+                parameters(before, old.kind, old.locator))
+            or _forwards(now, leaf(new_q).encode())):
         return False
     if leaf(old_q) == leaf(new_q) and any(b"." + PLACEHOLDER in line for line in now):
         return True
@@ -115,10 +121,38 @@ def _names(now: Text, old: str, new: str) -> bool:
 def _variant(old: str, new: str) -> bool:
     """The new name is the old one extended (``Execute`` -> ``ExecuteC``, ``GenManTree`` ->
     ``GenManTreeFromOpts``, ``GenMarkdown`` -> ``GenMarkdownCustom``): the body went on as
-    a variant of the old definition with more parameters or results, and the old name,
-    calling it, is kept for its callers. The body is the definition that goes on (as
-    ``git log -L`` follows it); an extraction gives the new piece a name of its own."""
+    a variant of the old definition, and the old name, calling it, is kept for its
+    callers. The body is the definition that goes on (as ``git log -L`` follows it); an
+    extraction gives the new piece a name of its own, or takes fewer parameters than the
+    old definition had and the old name is not a mere forwarder to it (``_forwards``)
+    (``_initialize`` -> ``_initialize_layout(self)``: a piece of it,
+    not a variant with more parameters or results; ``_names`` asks)."""
     return len(new) > len(old) and new.startswith(old)
+
+
+_CALL_HEAD = re.compile(rb"(?:return\b\s*)?(?:[A-Za-z_][A-Za-z0-9_]*\.)*")
+
+
+def _forwards(now: Text, name: bytes) -> bool:
+    """The old name's new code is one statement calling ``name`` (a forwarding wrapper
+    kept for its callers: cobra e291587's ``GenManTree(cmd, header, dir)`` now only
+    ``return GenManTreeFromOpts(cmd, GenManTreeOptions{...})``, its parameters folded into
+    an options value): the body went on under the new name whatever its parameters."""
+    code = code_lines(now)[1:]  # after the header line
+    joined = b"\n".join(code)
+    start = joined.find(name + b"(")
+    if start < 0 or not _CALL_HEAD.fullmatch(joined[:start].strip()):
+        return False
+    depth = 0
+    for at in range(start + len(name), len(joined)):
+        char = joined[at:at + 1]
+        if char in b"([{":
+            depth += 1
+        elif char in b")]}":
+            depth -= 1
+            if depth == 0:
+                return not joined[at + 1:].strip(b" \t\n;})]")
+    return False
 
 
 def _qualname(change: EntityChange,

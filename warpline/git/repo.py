@@ -192,7 +192,7 @@ def commits_in_range(
     walker = repo.walk(head.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
     if base is not None:
         walker.hide(base.id)
-    return list(walker)
+    return walk_all(repo, walker)  # a missing commit object is invalid_repo, not a crash
 
 
 def range_commits(

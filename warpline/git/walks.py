@@ -26,6 +26,7 @@ __all__ = [
     "open_for_worker",
     "peel_commit",
     "pending_commits",
+    "reached_from_head",
     "topological_shas",
     "tracked_among",
 ]
@@ -56,6 +57,16 @@ def topological_shas(repo: Repository, head: Commit, hide: str | None = None) ->
     if hide is not None:
         walker.hide(pygit2.Oid(hex=hide))
     return [str(c.id) for c in walker]
+
+
+def reached_from_head(repo: Repository) -> set[str] | None:
+    """Every commit HEAD reaches (empty for an unborn HEAD); None when the history cannot
+    be walked (a missing object)."""
+    try:
+        head, _ = head_or_missing(repo)
+        return set() if head is None else set(topological_shas(repo, head))
+    except _GIT_ERRORS:
+        return None
 
 
 def descends(repo: Repository, head: Commit, tip: str) -> bool:

@@ -40,8 +40,9 @@ class GraphEdge:
     """A dependency edge between two captured entities.
 
     ``confidence`` is the source's own word for it: loomweave gives ``resolved``,
-    ``ambiguous`` or ``inferred``; the built-in extractor only emits what it resolved and
-    says ``resolved``.
+    ``ambiguous`` or ``inferred``; the built-in extractor says ``resolved``, or
+    ``candidate`` for a TS/JS method call on a value of unknown type linked to each of the
+    few repository methods of that name (never a certain edge).
     """
 
     source_locator: str

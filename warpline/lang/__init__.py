@@ -65,6 +65,14 @@ class Reparser(Protocol):
                                                  Sequence[Window] | None]: ...
 
 
+class CommentLinesOf(Protocol):
+    """One definition's span (its lines as written, its own kind) -> the indexes of the
+    lines holding comments only: what lineage's texts leave out (``lang/commentlines.py``).
+    """
+
+    def __call__(self, text: list[bytes], kind: str) -> frozenset[int]: ...
+
+
 class CodeKeyOf(Protocol):
     """One version of one definition -> what its code is apart from comments and layout
     (``warpline.lang.codekey``); None: unreadable."""
@@ -104,6 +112,11 @@ class Language:
     # What a definition's code is apart from comments and layout (a change's nature);
     # None: the row's changes have an unknown nature.
     code_key: CodeKeyOf | None = None
+    # Which lines of a definition's span are comments only (lineage compares the rest).
+    comment_lines: CommentLinesOf | None = None
+    # The files whose module a file's presence renames (a TypeScript file's same-stem
+    # siblings of a lower rank): a commit adding or removing it renames theirs.
+    siblings: Callable[[str], tuple[str, ...]] | None = None
 
     @property
     def incremental(self) -> bool:
@@ -194,6 +207,12 @@ def _script_module(path: str, files: Files | None) -> str | None:
     return module_name(path, files)
 
 
+def _script_siblings(path: str) -> tuple[str, ...]:
+    from warpline.lang.script import siblings
+
+    return siblings(path)
+
+
 def _js_read(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     from warpline.lang.script import read_javascript
 
@@ -227,6 +246,21 @@ def _tokens_of(dialect: str) -> CodeKeyOf:
     return code_key
 
 
+def _python_comments(text: list[bytes], kind: str) -> frozenset[int]:
+    from warpline.lang.commentlines import python_comment_lines
+
+    return python_comment_lines(text, kind)
+
+
+def _comments_of(dialect: str) -> CommentLinesOf:
+    def comment_lines(text: list[bytes], kind: str) -> frozenset[int]:
+        from warpline.lang.commentlines import tree_comment_lines
+
+        return tree_comment_lines(dialect, text, kind)
+
+    return comment_lines
+
+
 _PY_KINDS: dict[str, WireKind] = {"module": "module", "class": "class", "function": "function"}
 _RUST_KINDS: dict[str, WireKind] = {
     "module": "module", "function": "function", "struct": "class", "enum": "class",
@@ -247,25 +281,31 @@ _SCRIPT_KINDS: dict[str, WireKind] = {
 }
 
 PYTHON = Language("python", "python", (".py",), _PY_KINDS, _python_module, _python_read,
-                  reparse=_python_reparse, test_command="pytest", code_key=_python_key)
+                  reparse=_python_reparse, test_command="pytest", code_key=_python_key,
+                  comment_lines=_python_comments)
 RUST = Language("rust", "rust", (".rs",), _RUST_KINDS, _rust_module, _rust_read,
                 test_command="cargo test", manifests=("Cargo.toml",),
-                code_key=_tokens_of("rust"))
+                code_key=_tokens_of("rust"), comment_lines=_comments_of("rust"))
 GO = Language("go", "go", (".go",), _GO_KINDS, _go_module, _go_read, shared_module=True,
-              test_command="go test ./...", manifests=("go.mod",), code_key=_tokens_of("go"))
+              test_command="go test ./...", manifests=("go.mod",), code_key=_tokens_of("go"),
+              comment_lines=_comments_of("go"))
 JAVA = Language("java", "java", (".java",), _JAVA_KINDS, _java_module, _java_read,
                 type_first_params=True, shared_module=True,
-                test_command="mvn test (or gradle test)", code_key=_tokens_of("java"))
+                test_command="mvn test (or gradle test)", code_key=_tokens_of("java"),
+                comment_lines=_comments_of("java"))
 # TypeScript and JavaScript share the ``ts`` prefix: a .js -> .ts migration keeps its ids.
 # .tsx has a grammar of its own (JSX), reported as typescript.
 TYPESCRIPT = Language("typescript", "ts", (".ts", ".mts", ".cts"), _SCRIPT_KINDS,
                       _script_module, _ts_read, test_command="npm test",
-                      code_key=_tokens_of("typescript"))
+                      code_key=_tokens_of("typescript"),
+                      comment_lines=_comments_of("typescript"), siblings=_script_siblings)
 TSX = Language("tsx", "ts", (".tsx",), _SCRIPT_KINDS, _script_module, _tsx_read,
-               label="typescript", test_command="npm test", code_key=_tokens_of("tsx"))
+               label="typescript", test_command="npm test", code_key=_tokens_of("tsx"),
+               comment_lines=_comments_of("tsx"), siblings=_script_siblings)
 JAVASCRIPT = Language("javascript", "ts", (".js", ".jsx", ".mjs", ".cjs"), _SCRIPT_KINDS,
                       _script_module, _js_read, test_command="npm test",
-                      code_key=_tokens_of("javascript"))
+                      code_key=_tokens_of("javascript"),
+                      comment_lines=_comments_of("javascript"), siblings=_script_siblings)
 
 LANGUAGES: tuple[Language, ...] = (PYTHON, RUST, GO, JAVA, TYPESCRIPT, TSX, JAVASCRIPT)
 _BY_NAME = {lang.name: lang for lang in LANGUAGES}

@@ -38,8 +38,9 @@ _PREFIX: dict[str, str] = {
 
 
 def normalize_path(path: str) -> str:
-    """A repo-relative path with '/' separators and no leading './' or '/'."""
-    path = path.replace("\\", "/")
+    """A repo-relative path (git's, '/' separators) with no leading './' or '/'. A
+    backslash is a character of the name, never a separator: ``a\\b.py`` and ``a/b.py``
+    are two files (a path a person types is read in ``service/shared/resolve.py``)."""
     while path.startswith("./"):
         path = path[2:]
     return path.lstrip("/")

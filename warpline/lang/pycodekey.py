@@ -209,22 +209,19 @@ _SEEN_MAX_BYTES = 256 * 1024
 
 
 class _Signature:
-    """A function's parameters, return annotation and type parameters, read from its
-    header alone (decorators and ``def`` lines, a ``pass`` for body) when the header's
-    text and identifiers cannot tell."""
+    """A function's parameters, return annotation and type parameters, read from the
+    parsed tree of its header alone (decorators and ``def`` lines, a ``pass`` for body)
+    when the header's text differs. Decorators are parsed with it (they are part of the
+    statement) but are no part of the signature: which line is the ``def`` is the tree's
+    to say (a decorator's argument line ``default=...`` starts with "def" too)."""
 
-    __slots__ = ("_parsed", "header", "names", "whole")
+    __slots__ = ("_parsed", "header", "whole")
 
-    def __init__(self, text: list[bytes], header: int | None, name: bytes) -> None:
-        # Decorators are no part of the signature: read from the ``def`` line on.
-        lines = text if header is None else text[:header]
-        start = next((k for k, line in enumerate(lines)
-                      if line.lstrip().startswith((b"def", b"async"))), 0)
+    def __init__(self, text: list[bytes], header: int | None) -> None:
         if header is None:  # the body starts on the header's line: read it all
-            self.header, self.whole = b"\n".join(lines[start:]), True
+            self.header, self.whole = b"\n".join(text), True
         else:
-            self.header, self.whole = b"\n".join(line.strip() for line in lines[start:]), False
-        self.names = _names(self.header, name)
+            self.header, self.whole = b"\n".join(line.strip() for line in text[:header]), False
         self._parsed: tuple[_Tree, _Tree, _Tree] | None = None
 
     def parsed(self) -> tuple[_Tree, _Tree, _Tree]:
@@ -242,9 +239,6 @@ class _Signature:
             return False
         if self.header == other.header:
             return True
-        # A header read with its body (one line) holds the body's names too.
-        if self.names != other.names and not (self.whole or other.whole):
-            return False
         return self.parsed() == other.parsed()
 
     def __hash__(self) -> int:
@@ -267,7 +261,7 @@ def python_key(lines: list[bytes], entities: FileEntities, key: EntityKey) -> Co
             codes.append(_Code(b"\n".join(text), whole=False, name=own))
             signature.append(name)
             if key[0] == "function":
-                signature.append(_Signature(text, header, own))
+                signature.append(_Signature(text, header))
         return CodeKey(tuple(codes), (_Docs(codes),), tuple(signature))  # type: ignore[arg-type]
     except RecursionError:
         return None

@@ -40,17 +40,18 @@ __all__ = ["PARSE_ERRORS", "parse_body", "parse_entities"]
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
 
-def parse_entities(source: bytes) -> FileEntities | None:
+def parse_entities(source: bytes, tolerant_fallback: bool = True) -> FileEntities | None:
     """Parse ``source``; when ``ast`` cannot, the error-tolerant parser
-    (``warpline.lang.pytolerant``) reads what it can. None when neither can, or when it is
-    past the per-file caps (``warpline.git.filecaps``): never raises."""
+    (``warpline.lang.pytolerant``) reads what it can (unless ``tolerant_fallback`` is
+    false). None when neither can, or when it is past the per-file caps
+    (``warpline.git.filecaps``): never raises."""
     if too_large(source):
         return None
     lines = split_lines(source)
     with no_gc():
         body = parse_body(source)
         tolerant = body is None
-        if tolerant:
+        if tolerant and tolerant_fallback:
             body = tolerant_body(source)
         if body is None:
             return None

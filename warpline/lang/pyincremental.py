@@ -80,6 +80,14 @@ def reparse(
     None meaning "compare whole files")."""
     if too_large(new_source) or _needs_whole_parse(new_source, new_lines):
         return parse_entities(new_source), None
+    if old.tolerant:
+        # The old version only the tolerant parser could read: whether this one parses
+        # is its own fact. Spliced, it kept the old flag, and every later version of the
+        # file with it (their nature unknown for good). ``ast`` first; a version still
+        # broken is spliced as before (its flag is right).
+        whole = parse_entities(new_source, tolerant_fallback=False)
+        if whole is not None:
+            return whole, None
     regions = _regions(old, hunks)
     spliced = _splice_all(old, regions, new_lines)
     retried = spliced is None and not old.tolerant and any(r.path for r in regions)

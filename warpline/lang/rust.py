@@ -184,7 +184,7 @@ def _defs(items: list[_Item], prefix: str) -> list[Def]:
     out: list[Def] = []
     for item in items:
         name = item.name
-        if item.cfg is not None and item.kind != "impl" and shared[(item.kind, name)] > 1:
+        if item.cfg is not None and shared[(item.kind, name)] > 1:
             name = f"{name}@{escape(item.cfg)}"
         qualname = prefix + name
         if item.kind == "function":
@@ -205,9 +205,10 @@ def _field(node: Any, name: str) -> str:
 
 def _leading(node: Any) -> tuple[int, str | None, int]:
     """The first line of ``node`` with its doc comments and attributes, its ``#[cfg(…)]``
-    text (whitespace dropped), if any, and the first byte that reading looked at."""
+    predicates as loomweave renders them (``_cfg``), if any, and the first byte that
+    reading looked at."""
     first = node.start_point[0] + 1
-    cfg: str | None = None
+    predicates: list[str] = []
     sibling = node.prev_sibling
     while sibling is not None:
         kind = sibling.type
@@ -216,15 +217,32 @@ def _leading(node: Any) -> tuple[int, str | None, int]:
             attribute = sibling.named_children[0] if sibling.named_children else None
             if attribute is not None:
                 text = squash(attribute.text)
-                if text.startswith("cfg(") and cfg is None:
-                    cfg = text
+                if text.startswith("cfg(") and text.endswith(")"):
+                    predicates.append(text[4:-1])
         elif kind in _COMMENTS:
             if _is_outer_doc(sibling):
                 first = sibling.start_point[0] + 1
         else:
             break
         sibling = sibling.prev_sibling
-    return first, cfg, stop_byte(node, sibling)
+    return first, _cfg(predicates) if predicates else None, stop_byte(node, sibling)
+
+
+def _cfg(predicates: list[str]) -> str:
+    """loomweave-plugin-rust 1.6.1's rendering of an item's ``#[cfg]`` predicates
+    (whitespace already dropped): the arguments of a top-level ``all(…)``/``any(…)`` sorted
+    (bytewise), several attributes sorted and joined by ``&``. Its sort splits the
+    arguments at every comma, nested parentheses and strings included, so
+    ``any(all(b,a),c)`` renders ``any(a),all(b,c)`` and a trailing comma an empty first
+    argument; ids are join keys with loomweave's index, so warpline renders the same
+    (docs/languages.md, "cfg suffixes")."""
+    return "cfg(" + "&".join(sorted(_sorted_arguments(p) for p in predicates)) + ")"
+
+
+def _sorted_arguments(predicate: str) -> str:
+    if predicate.startswith(("all(", "any(")) and predicate.endswith(")"):
+        return predicate[:4] + ",".join(sorted(predicate[4:-1].split(","))) + ")"
+    return predicate
 
 
 def _is_outer_doc(comment: Any) -> bool:

@@ -1,13 +1,14 @@
 """TypeScript and JavaScript: one locator dialect (``ts:``), so a ``.js`` -> ``.ts``
 migration keeps every id (``docs/languages.md``).
 
-``ts:<kind>:<path without extension>.<qualname>``. Definitions: function, class and
-method declarations; a function or class bound to a name (``const f = () => …``), to a
-member (CommonJS ``exports.f =``, ``module.exports =`` -> ``default``,
-``X.prototype.m =`` -> ``X.m``, ``app.get =`` -> ``app.get``) or exported as default
-(``default``); TypeScript's interfaces, type aliases, enums and namespaces. Overload
-signatures share their implementation's key (one entity), so do a getter and its
-setter. Anonymous callbacks (``describe``/``it`` bodies included) are not entities.
+``ts:<kind>:<module>.<qualname>``, the module the path without its extension (the whole
+path beside a same-stem file of a higher rank). Definitions: function, class and method
+declarations; a function or class bound to a name (``const f = () => …``), to a member
+(CommonJS ``exports.f =``, ``module.exports =`` -> ``default``, ``X.prototype.m =`` ->
+``X.m``, ``app.get =`` -> ``app.get``), to an object key or class field, or exported as
+default (``default``); named function and class expressions; TypeScript's interfaces,
+type aliases, enums and namespaces. Names: ``lang/scriptnames.py`` (one entity per
+definition). Anonymous callbacks (``describe``/``it`` bodies included) are not entities.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from functools import lru_cache
 from typing import Any
 
 from warpline.lang import Files
-from warpline.lang.entities import FileEntities
+from warpline.lang.entities import EntityKey, FileEntities
+from warpline.lang.scriptnames import Names, name_of, owner, qualify
 from warpline.lang.tsdefs import (
-    Def,
     Edit,
     build,
     last_line,
@@ -29,35 +30,61 @@ from warpline.lang.tsdefs import (
 )
 from warpline.lang.tsregions import Rec, records
 
-__all__ = ["module_name", "read_javascript", "read_tsx", "read_typescript"]
+__all__ = ["definition_bytes", "grammar", "module_name", "overload_groups", "read_javascript",
+           "read_tsx", "read_typescript", "siblings"]
 
 _COMMENTS = frozenset({"comment"})
-_KINDS = {"function": "function", "class": "class", "method": "method", "binding": "function",
-          "assignment": "function", "default": "function", "interface": "interface",
-          "type": "type", "enum": "enum", "namespace": "namespace"}
-_CLASS_VALUES = frozenset({"class", "class_declaration"})
+
+
+# One stem's files by rank: a file keeps the bare stem as its module unless a file of a
+# higher rank shares its directory and stem (then its module is its whole path).
+_RANKED = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
 def module_name(path: str, files: Files | None) -> str | None:
-    stem, dot, _ = path.rpartition(".")
-    return stem if dot and stem and not stem.endswith("/") else None
+    """The path without its extension (``index.d.cts`` -> ``index.d``), or the whole path
+    where a sibling of a higher rank (``_RANKED``) has that stem in the same version:
+    ``X.ts`` and ``X.js`` side by side are modules ``X`` and ``X.js``."""
+    stem, dot, suffix = path.rpartition(".")
+    if not dot or not stem or stem.endswith("/"):
+        return None
+    if files is not None:
+        rank = _rank("." + suffix)
+        if any(files.read(stem + higher) is not None for higher in _RANKED[:rank]):
+            return path
+    return stem
 
 
-@lru_cache(maxsize=3)
-def _grammar(dialect: str) -> tuple[Any, Any]:
+def siblings(path: str) -> tuple[str, ...]:
+    """The files whose module ``path``'s presence renames: its stem's lower ranks."""
+    stem, dot, suffix = path.rpartition(".")
+    if not dot or not stem or stem.endswith("/"):
+        return ()
+    return tuple(stem + lower for lower in _RANKED[_rank("." + suffix) + 1:])
+
+
+def _rank(suffix: str) -> int:
+    return _RANKED.index(suffix) if suffix in _RANKED else len(_RANKED)
+
+
+@lru_cache(maxsize=6)
+def grammar(dialect: str, queries: str = "") -> tuple[Any, Any]:
+    """A parser of ``dialect`` (javascript, typescript, tsx) and its query file:
+    ``typescript.scm`` (definitions), with ``queries="_refs"`` ``typescript_refs.scm``
+    (the built-in edges' uses). One parser per pair (the kept trees are per parser)."""
     import tree_sitter
 
     if dialect == "javascript":
         import tree_sitter_javascript
 
         language = tree_sitter.Language(tree_sitter_javascript.language())
-        return tree_sitter.Parser(language), load_query(language, "javascript.scm")
+        return tree_sitter.Parser(language), load_query(language, f"javascript{queries}.scm")
     import tree_sitter_typescript
 
     raw = tree_sitter_typescript.language_tsx() if dialect == "tsx" \
         else tree_sitter_typescript.language_typescript()
     language = tree_sitter.Language(raw)
-    return tree_sitter.Parser(language), load_query(language, "typescript.scm")
+    return tree_sitter.Parser(language), load_query(language, f"typescript{queries}.scm")
 
 
 @never_raises
@@ -75,8 +102,9 @@ def read_tsx(source: bytes, edit: Edit | None = None) -> FileEntities | None:
     return _read(source, "tsx", edit)
 
 
-def _read(source: bytes, dialect: str, edit: Edit | None) -> FileEntities | None:
-    read_out = records(*_grammar(dialect), source, edit, _record)
+def _read(source: bytes, dialect: str, edit: Edit | None,
+          names: Names | None = None) -> FileEntities | None:
+    read_out = records(*grammar(dialect), source, edit, _record)
     if read_out is None:
         return None
     tree, found = read_out
@@ -84,7 +112,28 @@ def _read(source: bytes, dialect: str, edit: Edit | None) -> FileEntities | None
     for rec in found:  # a statement captured twice counts once (the query's first capture)
         if not unique or (unique[-1].start, unique[-1].end) != (rec.start, rec.end):
             unique.append(rec)
-    return build(source, _defs(nest_records(unique), ""), tree.root_node.has_error, dialect)
+    return build(source, qualify(nest_records(unique), "", names), tree.root_node.has_error,
+                 dialect)
+
+
+_DIALECTS = {".js": "javascript", ".jsx": "javascript", ".mjs": "javascript",
+             ".cjs": "javascript", ".tsx": "tsx"}
+
+
+def definition_bytes(source: bytes, path: str) -> list[tuple[int, int, EntityKey]]:
+    """``(first byte, end byte, key)`` of each definition of ``path``'s version, in
+    source order (the built-in edges' owner of a use, finer than a line)."""
+    names = Names()
+    _read(source, _DIALECTS.get(path[path.rfind("."):], "typescript"), None, names)
+    return names.spans
+
+
+def overload_groups(source: bytes, path: str) -> set[EntityKey]:
+    """The keys of ``path``'s version that are one overload group or get/set pair (the
+    only keys two definitions of one file may share; ``bench/bench_uniqueness.py``)."""
+    names = Names()
+    _read(source, _DIALECTS.get(path[path.rfind("."):], "typescript"), None, names)
+    return names.grouped
 
 
 def _record(node: Any, role: str) -> Rec:
@@ -97,8 +146,12 @@ def _record(node: Any, role: str) -> Rec:
         # how many names the declaration holds, what the assignment stands in
         lo, hi = min(lo, parent.start_byte), max(hi, parent.end_byte)
     first, stop = _leading(outer)
+    if role == "named":  # whether it is the value of a binding: its owner's bytes
+        above = owner(node)
+        if above is not None:
+            lo, hi = min(lo, above.start_byte), max(hi, above.end_byte)
     return Rec(outer.start_byte, outer.end_byte, first, last_line(outer), min(lo, stop), hi,
-               _name(_inner(outer, role), role), at=node.start_byte)
+               name_of(_inner(outer, role), role), at=node.start_byte)
 
 
 def _outer(node: Any, role: str) -> Any:
@@ -128,63 +181,6 @@ def _inner(outer: Any, role: str) -> Any:
     if role == "assignment" and node.type == "expression_statement":
         node = node.named_children[0]
     return node
-
-
-def _defs(entries: list[tuple[Rec, list[Any]]], prefix: str) -> list[Def]:
-    out: list[Def] = []
-    for rec, children in entries:
-        named = rec.data
-        if named is None:
-            out.extend(_defs(children, prefix))  # not an entity: its children rise
-            continue
-        kind, name = named
-        qualname = prefix + name
-        out.append(Def((kind, qualname), rec.first, rec.last,
-                       _defs(children, qualname + ".")))
-    return out
-
-
-def _text(node: Any) -> str:
-    return str(node.text.decode("utf-8", "replace"))
-
-
-def _name(node: Any, role: str) -> tuple[str, str] | None:
-    kind = _KINDS[role]
-    if role == "default":
-        value = node.child_by_field_name("value")
-        return ("class" if value is not None and value.type in _CLASS_VALUES else kind,
-                "default")
-    if role == "assignment":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        name = _member_name(_text(left)) if left is not None else None
-        if name is None:
-            return None
-        return ("class" if right is not None and right.type == "class" else kind, name)
-    if role == "binding":
-        value = node.child_by_field_name("value")
-        if value is not None and value.type == "class":
-            kind = "class"
-    name_node = node.child_by_field_name("name")
-    if name_node is None:
-        if node.type in ("class", "class_declaration") or role == "class":
-            return (kind, "default")
-        return None
-    return (kind, _text(name_node))
-
-
-def _member_name(left: str) -> str | None:
-    """``exports.f`` -> ``f``, ``module.exports`` -> ``default``, ``X.prototype.m`` ->
-    ``X.m``; ``this.x`` and computed members are not names."""
-    left = "".join(left.split())
-    if left in ("module.exports", "exports"):
-        return "default"
-    for head in ("module.exports.", "exports."):
-        if left.startswith(head):
-            left = left[len(head):]
-            break
-    if left.startswith("this.") or "[" in left or "(" in left:
-        return None
-    return left.replace(".prototype.", ".")
 
 
 def _leading(outer: Any) -> tuple[int, int]:

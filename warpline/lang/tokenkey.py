@@ -25,9 +25,9 @@ from warpline.lang.codekey import CodeKey, Unreadable, own_lines
 if TYPE_CHECKING:
     from warpline.lang.entities import EntityKey, FileEntities
 
-__all__ = ["token_key"]
+__all__ = ["COMMENT_TYPES", "WRAPPED", "parser_of", "token_key"]
 
-_COMMENTS = {
+COMMENT_TYPES = {
     "rust": frozenset({"line_comment", "block_comment"}),
     "go": frozenset({"comment"}),
     "java": frozenset({"line_comment", "block_comment"}),
@@ -36,7 +36,7 @@ _COMMENTS = {
     "tsx": frozenset({"comment", "html_comment"}),
 }
 # Kinds read inside a class wrapper: a method alone is not a program in these grammars.
-_WRAPPED = {"java": frozenset({"method", "constructor"}),
+WRAPPED = {"java": frozenset({"method", "constructor"}),
             "javascript": frozenset({"method"}), "typescript": frozenset({"method"}),
             "tsx": frozenset({"method"})}
 _SIGNATURE_FIELDS = ("receiver", "type_parameters", "parameters", "parameter", "return_type",
@@ -47,7 +47,7 @@ _RUST_DOC = (b"///", b"//!", b"/**", b"/*!")
 
 
 @lru_cache(maxsize=8)
-def _parser(dialect: str) -> Any:
+def parser_of(dialect: str) -> Any:
     import importlib
 
     import tree_sitter
@@ -152,21 +152,21 @@ class _Tokens:
     def _root(self) -> Any:
         tree = self._tree
         if tree is None:
-            tree = self._tree = _parser(self.dialect).parse(self.source)
+            tree = self._tree = parser_of(self.dialect).parse(self.source)
             _hold(self)
         return tree.root_node
 
     def signature(self) -> tuple[str, ...]:
         """A function's signature tokens (raises what parsing raises)."""
         if self._signature is None:
-            self._signature = _signature(self.source, self._root(), _COMMENTS[self.dialect])
+            self._signature = _signature(self.source, self._root(), COMMENT_TYPES[self.dialect])
         return self._signature
 
     def read(self) -> tuple[list[str], tuple[str, ...]]:
         """(its tokens, its comments); raises ``Unreadable``."""
         if self._read is None:
             try:
-                code, docs = _stream(self.source, self._root(), _COMMENTS[self.dialect])
+                code, docs = _stream(self.source, self._root(), COMMENT_TYPES[self.dialect])
             except (RecursionError, ValueError, RuntimeError, MemoryError) as exc:
                 raise Unreadable from exc
             self._tree = None
@@ -249,7 +249,7 @@ def token_key(dialect: str, lines: list[bytes], entities: FileEntities,
     from warpline.git.deftext import leaf
 
     text = own_lines(lines, entities, key)
-    source = b"class W{\n" + text + b"\n}" if key[0] in _WRAPPED.get(dialect, ()) else text
+    source = b"class W{\n" + text + b"\n}" if key[0] in WRAPPED.get(dialect, ()) else text
     tokens = _version(dialect, source)
     signature: tuple[str, ...] = (leaf(key[1]),)
     if key[0] in _FUNCTIONS:  # a function's signature is read from its parse now

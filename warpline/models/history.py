@@ -100,6 +100,11 @@ class TimelineItem(WireModel):
     previous_path: str | None = None
     also_modified: bool | None = Field(default=None, description=_ALSO_MODIFIED)
     nature: Nature | None = Field(default=None, description=_NATURE)
+    nested: bool = Field(default=False, description=(
+        "True for a change of a definition nested in this function (a nested function, a "
+        "local class; `locator` names it): its lines are its own, not this entity's, and "
+        "churn does not count it; listed so the function's timeline shows what changed "
+        "inside it."))
 
 
 class EntityTimelineData(WireModel):
@@ -129,6 +134,10 @@ class ChurnItem(WireModel):
     first_changed_at: Timestamp | None
     last_changed_at: Timestamp | None
     last_actor: str | None
+    nested_churn_count: Count = Field(default=0, description=(
+        "Change events of definitions nested in this function (nested functions, local "
+        "classes), in the same window: not in churn_count, whose rule is the entity's own "
+        "lines; 0 for other kinds."))
 
 
 class ChurnWindowOut(WireModel):

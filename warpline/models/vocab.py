@@ -66,6 +66,7 @@ SnapshotIdempotency = Literal["created", "already_current", "dry_run"]
 VerificationIdempotency = Literal["recorded", "already_recorded"]
 # What a recorded pass proved (warpline.scope).
 VerificationScope = Literal["whole_suite", "selection", "attested", "unknown"]
+VerificationClaim = Literal["local", "ci_identity", "remote_unverified"]
 RunSelectionBasis = Literal["map", "mixed", "static", "none", "user"]
 
 __all__ = [
@@ -99,6 +100,7 @@ __all__ = [
     "SuggestionKind",
     "TimelineSortBy",
     "ToolName",
+    "VerificationClaim",
     "VerificationIdempotency",
     "VerificationScope",
     "VerificationState",

@@ -14,9 +14,18 @@ MAX_INT64 = 2**63 - 1
 TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
 
 
+# The instants a four-digit year can say: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
+FIRST_INSTANT = -62_135_596_800
+LAST_INSTANT = 253_402_300_799
+
+
 def iso_z(epoch_seconds: int) -> str:
-    """Render stored epoch seconds as the wire's UTC instant (``2026-06-25T10:00:00Z``)."""
-    return datetime.fromtimestamp(epoch_seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Render stored epoch seconds as the wire's UTC instant (``2026-06-25T10:00:00Z``).
+    The year is always four digits (``strftime("%Y")`` writes year 999 as ``999``), and a
+    stored time outside years 1..9999 (a remote's claim) is shown at the nearest end."""
+    moment = datetime.fromtimestamp(min(max(int(epoch_seconds), FIRST_INSTANT), LAST_INSTANT),
+                                    tz=UTC)
+    return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}Z"
 
 
 def holds_as_text(text: str) -> bool:

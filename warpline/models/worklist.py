@@ -18,6 +18,7 @@ from warpline.models.vocab import (
     RunSelectionBasis,
     SelectionBasis,
     SuggestionKind,
+    VerificationClaim,
     VerificationScope,
     VerificationState,
     WorkPriority,
@@ -93,6 +94,16 @@ class Verification(WireModel):
     selection_basis: RunSelectionBasis | None = Field(
         default=None, description="For a selection: the basis it was chosen on (static: "
         "from the static graph alone, which misses tests; user: narrowed by hand)."
+    )
+    claimed_by: VerificationClaim | None = Field(
+        default=None, description="Whose claim the reported record is: local (recorded in "
+        "this clone), ci_identity (a git-notes line whose SSH signature verifies for a "
+        "principal of gpg.ssh.allowedSignersFile, see signer), remote_unverified (any other "
+        "git-notes line: whoever can push refs/notes/warpline can write one); null when "
+        "unverified."
+    )
+    signer: str | None = Field(
+        default=None, description="The allowed-signers principal of a ci_identity claim."
     )
 
 

@@ -94,8 +94,11 @@ def command_for(root: Path, ids: list[str], base: str = "pytest") -> tuple[str, 
 def group_commands(root: Path, ids: list[str], base: str = "pytest") -> list[str]:
     """One command per pytest rootdir (``pytest ids`` or ``(cd DIR && pytest ids)``), the
     root group first; empty without ids."""
-    parts = []
-    for directory, inner in grouped(root, list(dict.fromkeys(ids))).items():
+    from warpline.testmap.nodeids import is_test_id
+
+    parts = []  # an id pytest would read as an option or an argument file is never passed
+    safe = [i for i in dict.fromkeys(ids) if is_test_id(i)]
+    for directory, inner in grouped(root, safe).items():
         line = base + " " + " ".join(shlex.quote(i) for i in inner)
         parts.append(line if not directory else f"(cd {shlex.quote(directory)} && {line})")
     return parts

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 Status = Literal["ok", "warn", "fail", "unavailable", "skipped"]
 # What ``doctor --fix`` can do about a failed check.
-Repair = Literal["hooks", "mcp", "store", "backfill"]
+Repair = Literal["hooks", "mcp", "store", "backfill", "reach"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from warpline.errors import StoreUnsafe
 
 Result = Literal["created", "updated", "unchanged", "skipped", "conflict", "failed"]
 # Results that mean "this component is not in the state install wanted".
@@ -65,3 +69,48 @@ def ensure_file(path: Path, data: bytes, *, mode: int | None = None) -> Result:
         return "updated"
     write_atomic(path, data, mode=mode)
     return "created"
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def write_in_checkout(path: Path, data: bytes, *, root: Path, what: str,
+                      append: bool = False) -> None:
+    """Write (or append) ``data`` at ``path``, a file warpline writes where a job runs
+    (``ci --markdown``, ``--selection``, the step summary), never through a link: a final
+    link is refused (``O_NOFOLLOW``), so is a path that lies in the checkout ``root`` as
+    written but leaves it through a link on the way, and anything but a regular file (a
+    FIFO is not waited on). ``StoreUnsafe`` with ``what`` as the field; other failures
+    are the ``OSError``."""
+    from warpline.setup.trust import refuse_escape
+
+    refuse_escape(path, [root], f"`{what}`", field=what)
+    flags = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _NONBLOCK | (
+        os.O_APPEND if append else 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            raise _not_a_file(path, what, "is a symbolic link" if exc.errno == errno.ELOOP
+                              else "is not a regular file") from exc
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _not_a_file(path, what, "is not a regular file")
+        if not append:
+            os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _not_a_file(path: Path, what: str, reason: str) -> StoreUnsafe:
+    return StoreUnsafe(
+        f"`{what}` {str(path)!r} {reason}: warpline writes its reports only into regular "
+        "files, never through a link (a committed link could send the write outside the "
+        f"checkout). Remove it (`rm {path}`) or name another file, then rerun.",
+        field=what, value=str(path),
+        details={"path": str(path), "reason": reason})

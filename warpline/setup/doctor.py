@@ -79,6 +79,7 @@ def _checks(root: Path, handle: pygit2.Repository) -> list[Check]:
         if "mcp" in installed else _not_installed("mcp", "--mcp"),
         _store(root, probe),
         _behind(root, probe),
+        _reach(root, probe, handle),
         _shallow(handle),
         _failures(root, probe),
         peers.loomweave_check(root),
@@ -238,6 +239,24 @@ def _behind(root: Path, probe: StoreProbe) -> Check:
                  "backfill")
 
 
+def _reach(root: Path, probe: StoreProbe, handle: pygit2.Repository) -> Check:
+    """Stored commits flagged against the history (a deepened clone's store written before
+    issue 38): answers would drop them while saying they are complete."""
+    if probe.status != "ok":
+        return Check("reach", "skipped", False, "unknown until the store can be read")
+    from warpline.git.walks import reached_from_head
+
+    reached = reached_from_head(handle)
+    wrong = None if reached is None else health.misplaced(probe.path, reached)
+    if wrong is None:
+        return Check("reach", "skipped", False, "the history or the store could not be read")
+    if not wrong:
+        return Check("reach", "ok", True, "every stored commit is placed in HEAD's history")
+    return Check("reach", "fail", True, f"{wrong} stored commit(s) are flagged against "
+                 "HEAD's history (answers would leave them out)",
+                 _install_fix(root) + "  (recomputes the flags and lineages)", "reach")
+
+
 def _failures(root: Path, probe: StoreProbe) -> Check:
     unresolved = health.unresolved_failures(probe.path) if probe.status == "ok" else []
     records = ingest_log.recent(root)
@@ -274,9 +293,22 @@ def _repair(root: Path, checks: list[Check]) -> list[Action]:
     if "store" in needed:
         actions.append(_move_aside(store_path(root)))
         needed.add("backfill")
+    if "reach" in needed and "store" not in needed:
+        actions.append(_recompute_reach(root))
+        needed.add("backfill")
     if "backfill" in needed:
         actions.append(run_backfill(root, source="doctor --fix"))
     return actions
+
+
+def _recompute_reach(root: Path) -> Action:
+    from warpline.store.db import Store
+    from warpline.store.reach import forget
+
+    with Store.open(root) as store:
+        forget(store)
+    return Action("reach", str(store_path(root)), "updated",
+                  "reachability flags and lineages recomputed by the backfill below")
 
 
 def _move_aside(path: Path) -> Action:

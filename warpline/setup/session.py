@@ -61,7 +61,8 @@ def _describe(root: Path, handle: pygit2.Repository) -> dict[str, Any]:
 
     if boundary(handle):
         parts.append(f"shallow clone: history before the boundary is missing ({SHALLOW_FIX})")
-    if probe.status == "ok":
+    damaged = probe.status == "ok" and probe.integrity == "damaged"
+    if probe.status == "ok" and not damaged:
         parts.append(_snapshot_words(snapshot, gap))
     nxt = _next(probe, snapshot, installed, last, repo_arg)
     line = "warpline: " + "; ".join(parts) + "."
@@ -73,7 +74,8 @@ def _describe(root: Path, handle: pygit2.Repository) -> dict[str, Any]:
     else:
         line += " Nothing missing."
     return {"line": line, "repo": str(root), "in_repo": True,
-            "store": {"status": probe.status, "change_events": probe.change_event_count,
+            "store": {"status": "store_damaged" if damaged else probe.status,
+                      "change_events": probe.change_event_count,
                       "commits_behind_head": probe.commits_behind_head,
                       "behind_is_lower_bound": probe.behind_is_lower_bound,
                       "hooks_installed": installed},
@@ -87,6 +89,9 @@ def _store_words(probe: StoreProbe, handle: pygit2.Repository) -> str:
         return f"the store was written by a newer warpline (schema {probe.schema_version})"
     if probe.status != "ok":
         return f"the store cannot be read ({probe.reason})"
+    if probe.integrity == "damaged":
+        return (f"the store is damaged (SQLite quick_check: {probe.damage or 'damaged'}); "
+                "its answers cannot be trusted")
     events = f"{probe.change_event_count or 0} change events tracked"
     behind = probe.commits_behind_head or 0
     head = "" if handle.head_is_unborn else f" {str(handle.head.target)[:10]}"
@@ -141,7 +146,8 @@ def _next(probe: StoreProbe, snapshot: dict[str, Any] | None, installed: bool,
     if probe.status == "schema_ahead":
         return {"command": "pip install -U warpline", "why": "the store is newer than this "
                 "warpline"}
-    if probe.status != "ok" or (last is not None and not last.get("ok")):
+    if probe.status != "ok" or probe.integrity == "damaged" or (
+            last is not None and not last.get("ok")):
         return {"command": f"warpline doctor --fix --repo {repo_arg}",
                 "why": "the store or the last background ingest is broken"}
     if probe.commits_behind_head:

@@ -70,7 +70,8 @@ def trusted_command(command: Sequence[str], trusted: Sequence[Sequence[str]],
     return None
 
 
-def refuse_escape(path: Path, bases: Sequence[Path], what: str) -> None:
+def refuse_escape(path: Path, bases: Sequence[Path], what: str, *,
+                  field: str = "path") -> None:
     """Raise ``StoreUnsafe`` when ``path`` lies inside one of ``bases`` as written but a
     symbolic link on the way leads out of all of them. A path outside every base as
     written (a ``core.hooksPath`` a person pointed at a shared directory) is theirs to
@@ -87,7 +88,7 @@ def refuse_escape(path: Path, bases: Sequence[Path], what: str) -> None:
         f"{what} {str(written)!r} leads outside the repository through the symbolic link "
         f"{str(link)!r} -> {os.readlink(link)!r}; warpline never writes through a link out "
         f"of the repository. Remove or replace the link (`rm {link}`), or point the setting "
-        "at a real directory, then rerun.", field="path", value=str(link))
+        "at a real directory, then rerun.", field=field, value=str(link))
 
 
 def _first_escaping_link(path: Path, homes: Sequence[Path], reals: Sequence[Path]) -> Path:

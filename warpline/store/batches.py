@@ -22,7 +22,7 @@ from warpline.git.repo import release_caches
 from warpline.git.walks import Commit, Repository
 from warpline.store.db import environmental
 from warpline.store.report import IngestReport, Progress
-from warpline.store.stopping import StopRequest
+from warpline.store.stopping import StopNow, StopRequest
 
 if TYPE_CHECKING:
     from warpline.store import pipeline
@@ -99,7 +99,7 @@ def run_in_workers(ingestor: Ingestor, todo: list[Commit], workers: int,
 
     def flush(outcomes: list[pipeline.Outcome]) -> None:
         nonlocal done
-        write_batch(ingestor, outcomes, report)
+        write_batch(ingestor, outcomes, report, stop)
         policy.flushed()
         if progress is not None:
             for number in range(done + 1, done + len(outcomes) + 1):
@@ -131,15 +131,22 @@ def run_in_workers(ingestor: Ingestor, todo: list[Commit], workers: int,
             return report
         if batch:  # the stream ended early (it does not, but never drop outcomes)
             flush(batch)
+    except StopNow:  # a stop during a commit's write: that commit is redone next run
+        assert stop is not None
+        report.commits_behind, report.stopped_by = len(shas) - done, stop.name
+        return report
     finally:
         stream.close()  # terminates and joins the workers now, not at collection
     return report
 
 def write_batch(ingestor: Ingestor, batch: list[pipeline.Outcome],
-                report: IngestReport) -> None:
-    """Outcomes in history order, the successful ones in one transaction."""
+                report: IngestReport, stop: StopRequest | None = None) -> None:
+    """Outcomes in history order, the successful ones in one transaction. A stop signal
+    during a commit's write rolls that commit back (its savepoint), keeps the ones before
+    it and raises ``StopNow`` once they are committed."""
     results: list[tuple[str, CommitChanges | None, int | None, str | None]] = []
     learned: dict[str, tuple[int, str]] = {}
+    stopped = False
     try:
         with ingestor.store.transaction() as conn:
             for sha, changes, error in batch:
@@ -149,7 +156,18 @@ def write_batch(ingestor: Ingestor, batch: list[pipeline.Outcome],
                 conn.execute("SAVEPOINT warpline_commit")
                 fresh: dict[str, tuple[int, str]] = {}
                 try:
-                    written = ingestor.rows.write_in(conn, changes, fresh, learned)
+                    if stop is not None:
+                        stop.interruptible = True
+                    try:
+                        written = ingestor.rows.write_in(conn, changes, fresh, learned)
+                    finally:
+                        if stop is not None:
+                            stop.interruptible = False
+                except StopNow:
+                    conn.execute("ROLLBACK TO warpline_commit")
+                    conn.execute("RELEASE warpline_commit")
+                    stopped = True
+                    break
                 except Exception as exc:  # recorded as failed, reported, skipped from now on
                     if environmental(exc):
                         raise  # not the commit's fault: the run stops, nothing recorded
@@ -186,3 +204,5 @@ def write_batch(ingestor: Ingestor, batch: list[pipeline.Outcome],
             report.commits_ingested += 1
             report.events_written += written
             report.note_unparsed(changes.unparsed_files)
+    if stopped:
+        raise StopNow()

@@ -13,7 +13,9 @@ no-op exactly when all of these hold, so the caller may skip it:
 
 * HEAD is the newest ancestry-complete tip (``complete_tips[0]``): the walk for pending
   commits hides HEAD itself, so it finds nothing, and pushing the tip changes nothing;
-* HEAD is the commit reachability was last computed for (``reach_tip``);
+* HEAD is the commit reachability was last computed for (``reach_tip``), under the
+  same shallow boundary (``reach_edge``: a deepened clone has more history to flag), and
+  HEAD's own row, when stored, is flagged reachable;
 * no shallow placeholder has stopped being a boundary (nothing to reopen).
 
 ``ingested_among`` (which of these commits are stored) lives here for the same reason: a
@@ -28,7 +30,13 @@ from __future__ import annotations
 import json
 
 from warpline.store.db import Store
-from warpline.store.metakeys import PLACEHOLDER_KEY, REACH_TIP_KEY, TIPS_KEY
+from warpline.store.metakeys import (
+    PLACEHOLDER_KEY,
+    REACH_EDGE_KEY,
+    REACH_TIP_KEY,
+    TIPS_KEY,
+    edge_mark,
+)
 
 __all__ = ["ingested_among", "is_caught_up", "meta_rows"]
 
@@ -40,13 +48,16 @@ def is_caught_up(store: Store, head_sha: str | None, boundary: frozenset[str]) -
     (``boundary``: the clone's shallow boundary commits, empty for a complete clone)."""
     if head_sha is None:
         return False
-    meta = meta_rows(store, (REACH_TIP_KEY, TIPS_KEY, PLACEHOLDER_KEY))
-    if meta.get(REACH_TIP_KEY) != head_sha:
+    meta = meta_rows(store, (REACH_TIP_KEY, TIPS_KEY, PLACEHOLDER_KEY, REACH_EDGE_KEY))
+    if meta.get(REACH_TIP_KEY) != head_sha or meta.get(REACH_EDGE_KEY, "") != edge_mark(
+            boundary):
         return False
     tips, held = _json_list(meta.get(TIPS_KEY)), _json_list(meta.get(PLACEHOLDER_KEY))
-    if tips is None or tips[:1] != [head_sha] or held is None:
+    if tips is None or tips[:1] != [head_sha] or held is None or set(held) - boundary:
         return False
-    return not set(held) - boundary
+    row = store.conn.execute("SELECT reachable FROM commits WHERE sha = ?",
+                             (head_sha,)).fetchone()
+    return row is None or bool(row[0])
 
 
 def _json_list(raw: str | None) -> list[str] | None:

@@ -35,3 +35,16 @@ def unresolved_failures(path: Path, limit: int = 20) -> list[tuple[str, str]]:
                 "ORDER BY max(f.failed_at) DESC LIMIT ?", (FAILED_LIMITS, limit))]
     except sqlite3.Error as exc:
         return [("?" * 12, f"the failures table cannot be read: {exc}")]
+
+
+
+def misplaced(path: Path, reached: set[str]) -> int | None:
+    """How many stored commits carry a ``reachable`` flag that ``reached`` (one walk from
+    HEAD) contradicts: 0 on a healthy store (a deepened clone's store before issue 38 had
+    them all wrong); None when the store cannot be read."""
+    try:
+        with open_read_only(path) as conn:
+            rows = conn.execute("SELECT sha, reachable FROM commits").fetchall()
+    except sqlite3.Error:
+        return None
+    return sum((str(sha) in reached) != bool(flag) for sha, flag in rows)

@@ -134,6 +134,7 @@ class Ingestor:
         reopened = shallow_ingest.reopen_deepened(self.store, shallow.boundary(self.repo))
         if reopened:
             self.tips.forget()  # the deepened history is walked from HEAD again
+            self.mark_unordered()  # older commits land after newer ones: settle lineages
         # (No name keeps the pending commits: a worker backfill drops them before forking.)
         report = self.run(self._ordered(self.pending(head), budget_s), budget_s=budget_s,
                           progress=progress, stop=stop)
@@ -190,7 +191,22 @@ class Ingestor:
         except Exception as exc:  # recorded as failed, reported, skipped from now on
             self.fail(str(commit.id), f"{type(exc).__name__}: {exc}", report)
             return None
-        self.store_changes(changes, report)
+        return self.store_interruptible(changes, report, stop)
+
+    def store_interruptible(self, changes: CommitChanges, report: IngestReport,
+                            stop: StopRequest | None) -> str | None:
+        """``store_changes``; a stop signal during the write (80,000 events take seconds)
+        rolls the commit back at once: ``"stopped"``, and the next run reads it again."""
+        if stop is None:
+            self.store_changes(changes, report)
+            return None
+        stop.interruptible = True
+        try:
+            self.store_changes(changes, report)
+        except StopNow:
+            return "stopped"
+        finally:
+            stop.interruptible = False
         return None
 
     def fail(self, sha: str, error: str, report: IngestReport) -> None:

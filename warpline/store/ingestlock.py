@@ -5,6 +5,11 @@ The hooks' ``hook-ingest`` and the background backfill a read tool starts hold i
 ``flock``, released when the process ends, however it ends). A read tool never takes it:
 it only asks whether it is held (``held``), and when it is, it answers from what is stored
 instead of spending its catch-up budget walking the same commits as the holder.
+
+The holder writes its pid into the file. A holder that is stopped (``SIGSTOP``, a
+terminal's Ctrl-Z, a frozen cgroup: state ``T`` in ``/proc``) makes no progress, so its
+lock counts as not held: reads catch up themselves, and ``exclusive`` stops waiting for it
+(the store's own transactions keep two writers apart; a commit stored twice is skipped).
 """
 
 from __future__ import annotations
@@ -51,10 +56,13 @@ def exclusive(root: Path, wait_s: float) -> Iterator[bool]:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or _stopped(_holder(fd)):
                     yield False
                     return
                 time.sleep(0.05)
+        with contextlib.suppress(OSError):  # who holds it, for ``held`` and ``exclusive``
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield True
     finally:
         os.close(fd)  # closing releases the lock
@@ -74,9 +82,30 @@ def held(state_dir: Path) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
-        return True
+        return not _stopped(_holder(fd))
     except OSError:
         return False
     finally:
         os.close(fd)
     return False
+
+
+def _holder(fd: int) -> int | None:
+    """The pid the holder wrote into the lock file, if any."""
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _stopped(pid: int | None) -> bool:
+    """Whether ``pid`` is a stopped process (``T``/``t`` in ``/proc/<pid>/stat``)."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read(4096).rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in (b"T", b"t")

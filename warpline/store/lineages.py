@@ -8,7 +8,9 @@ is fixed when the event is written:
 * an ``added`` event of an entity whose lineage is carried by another entity now (the
   name was renamed away, and this is a new definition reusing it) starts a new lineage,
   unless the rename is not in the adding commit's history (a parallel line added the same
-  definition: it joins the lineage);
+  definition: it joins the lineage), or the carrier was removed since (the definition
+  restored under its old name after a move-away: its history goes on, the name carries
+  it again);
 * a ``removed`` event of such an entity while the carrier lives (a copy left on a parallel
   line) starts a lineage of its own: the copy ends, the carrier's history goes on;
 * every other event joins the entity's current lineage.
@@ -87,6 +89,12 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event],
             conn.execute("UPDATE lineages SET holder = ? WHERE id = ?", (entity, lineage))
             holder[lineage] = entity
             moved_here.add(lineage)
+        elif kind == "added" and holder.get(lineage) not in (None, entity) and (
+                lineage not in moved_here and _carrier_gone(conn, holder[lineage], lineage)):
+            # Restored: the definition it was moved into is gone, and the name comes back
+            # (a move undone in two steps): the history goes on here.
+            conn.execute("UPDATE lineages SET holder = ? WHERE id = ?", (entity, lineage))
+            holder[lineage] = entity
         elif kind in ("added", "removed") and holder.get(lineage) not in (None, entity) and (
                 _copy_ends(conn, entity, lineage, holder[lineage]) if kind == "removed"
                 else lineage in moved_here or _renamed_away_here(conn, entity, lineage,
@@ -111,6 +119,15 @@ def _copy_ends(conn: sqlite3.Connection, entity: int, lineage: int, held_by: int
     row = conn.execute("SELECT change_kind FROM change_events WHERE entity_id = ? AND "
                        "lineage = ? ORDER BY id DESC LIMIT 1", (held_by, lineage)).fetchone()
     return row is None or row[0] != "removed"
+
+
+def _carrier_gone(conn: sqlite3.Connection, held_by: int | None, lineage: int) -> bool:
+    """The entity carrying ``lineage`` was removed (its latest event there is a removal)."""
+    if held_by is None:
+        return False
+    row = conn.execute("SELECT change_kind FROM change_events WHERE entity_id = ? AND "
+                       "lineage = ? ORDER BY id DESC LIMIT 1", (held_by, lineage)).fetchone()
+    return row is not None and row[0] == "removed"
 
 
 def _moves_out(conn: sqlite3.Connection, entity: int, lineage: int) -> list[int]:
@@ -286,14 +303,20 @@ def latest_locator(store: Store, lineage: int) -> tuple[str, str] | None:
 
 def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
                   since: int | None, until: int | None, order: str, offset: int,
-                  limit: int) -> tuple[list[Any], int]:
+                  limit: int, nested: Sequence[int] = ()) -> tuple[list[Any], int]:
     """One page of a lineage's reachable change events by ``changed_at`` (the WHEN a
     timeline prints; history order breaks ties, so a merge's resolution follows what it
     merged), and the total: ``(id, change_kind, author_name, author_email, sha,
     changed_at, path, locator, previous_locator, previous_path, also_modified, kind,
-    code_same, docs_changed, signature_changed)``."""
+    code_same, docs_changed, signature_changed, nested)``; with the events of the
+    entities ``nested`` (definitions nested in it: ``nested_entities``), flagged by the
+    last column."""
     conn = store.conn
-    clauses = ["ce.lineage = ?", "c.reachable = 1"]
+    if nested:
+        keys = temp_keys(conn, "q_nested", set(nested), "INTEGER")
+        clauses = [f"(ce.lineage = ? OR ce.entity_id IN {keys})", "c.reachable = 1"]
+    else:
+        clauses = ["ce.lineage = ?", "c.reachable = 1"]
     args: list[Any] = [lineage]
     if change_kinds:
         clauses.append(f"ce.change_kind IN ({','.join('?' * len(change_kinds))})")
@@ -308,11 +331,48 @@ def timeline_rows(store: Store, lineage: int, change_kinds: Sequence[str],
     rows = conn.execute(
         "SELECT ce.id, ce.change_kind, c.author_name, c.author_email, c.sha, ce.changed_at, "
         "ce.path, e.locator, ce.previous_locator, ce.previous_path, ce.also_modified, "
-        "e.kind, ce.code_same, ce.docs_changed, ce.signature_changed "
+        "e.kind, ce.code_same, ce.docs_changed, ce.signature_changed, ce.lineage != ? "
         f"{_JOINS}{scope} ORDER BY ce.changed_at {direction}, c.topo {direction}, "
         f"ce.id {direction} LIMIT ? OFFSET ?",
-        [*args, limit, offset]).fetchall()
+        [lineage, *args, limit, offset]).fetchall()
     return rows, int(total)
+
+
+def nested_entities(store: Store, prefixes: Iterable[str]) -> list[int]:
+    """The entities whose locator starts with one of ``prefixes`` (the definitions nested
+    in a function: ``python:function:m.f.``, ``rust:function:c.f.~fn.``), by the locator
+    index, one range each."""
+    out: list[int] = []
+    for prefix in prefixes:
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        out.extend(int(r[0]) for r in store.conn.execute(
+            "SELECT id FROM entities WHERE locator >= ? AND locator < ?", (prefix, upper)))
+    return out
+
+
+def nested_counts(store: Store, nested: dict[int, list[int]], since: int | None,
+                  until: int | None, shas: Sequence[str] | None) -> dict[int, int]:
+    """For each key, how many change events (HEAD-reachable, or of ``shas``, in the time
+    window) its nested entities have: one grouped query over all of them."""
+    wanted = {i for ids in nested.values() for i in ids}
+    if not wanted:
+        return {}
+    conn = store.conn
+    clauses = [f"ce.entity_id IN {temp_keys(conn, 'q_nested', wanted, 'INTEGER')}"]
+    args: list[Any] = []
+    for value, op in ((since, ">="), (until, "<=")):
+        if value is not None:
+            clauses.append(f"ce.changed_at {op} ?")
+            args.append(value)
+    if shas is not None:
+        clauses.append(f"c.sha IN {temp_keys(conn, 'q_commits', shas)}")
+    else:
+        clauses.append("c.reachable = 1")
+    per_entity = {int(r[0]): int(r[1]) for r in conn.execute(
+        f"SELECT ce.entity_id, count(*) {_JOINS} WHERE " + " AND ".join(clauses)
+        + " GROUP BY ce.entity_id", args)}
+    out = {key: sum(per_entity.get(i, 0) for i in ids) for key, ids in nested.items()}
+    return {key: count for key, count in out.items() if count}
 
 
 def earlier_definitions(store: Store, entity_id: int,

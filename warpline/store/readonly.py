@@ -114,23 +114,33 @@ def pending(store: Store, repo: Repository,
     placeholders, ingest, push the ancestry tip, refresh reachability). Reads only."""
     conn = store.conn
     from warpline.git import shallow
-    from warpline.store.metakeys import PLACEHOLDER_KEY, REACH_TIP_KEY, TIPS_KEY
+    from warpline.store.metakeys import (
+        PLACEHOLDER_KEY,
+        REACH_EDGE_KEY,
+        REACH_TIP_KEY,
+        TIPS_KEY,
+        edge_mark,
+    )
     from warpline.store.probe import commits_behind_head
 
     meta = {str(k): str(v) for k, v in conn.execute(
-        "SELECT key, value FROM store_meta WHERE key IN (?, ?, ?)",
-        (REACH_TIP_KEY, PLACEHOLDER_KEY, TIPS_KEY)).fetchall()}
+        "SELECT key, value FROM store_meta WHERE key IN (?, ?, ?, ?)",
+        (REACH_TIP_KEY, PLACEHOLDER_KEY, TIPS_KEY, REACH_EDGE_KEY)).fetchall()}
     if head is None:  # an unborn HEAD reaches nothing; every flag must be 0
         stale = conn.execute("SELECT 1 FROM commits WHERE reachable = 1 LIMIT 1").fetchone()
         return Pending(0, False, stale is not None, 0, False)
     head_sha = str(head.id)
     tips, held = _json_list(meta.get(TIPS_KEY)), _json_list(meta.get(PLACEHOLDER_KEY))
-    reopen = len(set(held) - shallow.boundary(repo))
+    edge = shallow.boundary(repo)
+    reopen = len(set(held) - edge)
     behind, at_least = commits_behind_head(conn, repo)
     behind = behind or 0
     reach_tip = meta.get(REACH_TIP_KEY)
-    return Pending(behind, at_least, _reach_stale(repo, head, reach_tip, behind, at_least),
-                   reopen, tips[:1] != [head_sha])
+    # The boundary moved (a deepened clone) or HEAD is stored unflagged: flags are wrong.
+    moved = meta.get(REACH_EDGE_KEY, "") != edge_mark(edge) or conn.execute(
+        "SELECT 1 FROM commits WHERE sha = ? AND reachable = 0", (head_sha,)).fetchone()
+    stale = bool(moved) or _reach_stale(repo, head, reach_tip, behind, at_least)
+    return Pending(behind, at_least, stale, reopen, tips[:1] != [head_sha])
 
 
 def _reach_stale(repo: Repository, head: Commit, tip: str | None,

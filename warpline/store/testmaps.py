@@ -2,7 +2,8 @@
 
 A map is written whole in one transaction (a reader never sees half of one). Its tests and
 entities are numbered within the map, so a hit is three integers. Several maps are kept
-(the newest ``KEEP_MAPS``); ``warpline.service.shared.choice`` picks the one a query uses.
+(the newest ``KEEP_MAPS`` of this clone's, and apart the newest ``KEEP_MAPS`` fetched from a
+remote); ``warpline.service.shared.choice`` picks the one a query uses.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from warpline.store.db import Store
 
 KEEP_MAPS = 8
+IMPORTED_KEY = "imported_maps"  # store_meta: ids of the maps fetched from a remote
 _CHUNK = 900
 
 
@@ -76,8 +78,12 @@ def _row(values: tuple[object, ...]) -> MapRow:
                   int(str(collected)), list(json.loads(str(scope))), int(str(recorded)))
 
 
-def write_map(store: Store, recorded: RecordedMap, now: int | None = None) -> MapRow:
-    """Store ``recorded`` as a new map (one transaction); prune beyond ``KEEP_MAPS``."""
+def write_map(store: Store, recorded: RecordedMap, now: int | None = None, *,
+              imported: bool = False) -> MapRow:
+    """Store ``recorded`` as a new map (one transaction); prune beyond ``KEEP_MAPS``.
+    ``imported``: a map fetched from a remote (``warpline sync``): it competes for room
+    only with other imported maps, so a remote's maps (and its ``recorded_at``, a claim)
+    never evict this clone's own."""
     locators = sorted(set(recorded.entity_paths) | recorded.at_import
                       | {loc for locs in recorded.hits.values() for loc in locs})
     entity_no = {loc: n for n, loc in enumerate(locators)}
@@ -111,7 +117,7 @@ def write_map(store: Store, recorded: RecordedMap, now: int | None = None) -> Ma
             ((map_id, entity_no[loc], test_no)
              for test_no, node_id in enumerate(node_ids)
              for loc in sorted(recorded.hits.get(node_id, ()))))
-        _prune(conn)
+        _prune(conn, map_id if imported else None)
         row = conn.execute(f"SELECT {_COLUMNS} FROM test_maps WHERE id = ?",
                            (map_id,)).fetchone()
     return _row(tuple(row))
@@ -121,14 +127,27 @@ def _path_of(node_id: str) -> str:
     return node_id.split("::", 1)[0]
 
 
-def _prune(conn: sqlite3.Connection) -> None:
-    old = [int(r[0]) for r in conn.execute(
-        "SELECT id FROM test_maps ORDER BY recorded_at DESC, id DESC LIMIT -1 OFFSET ?",
-        (KEEP_MAPS,))]
-    for map_id in old:
+def _prune(conn: sqlite3.Connection, new_import: int | None) -> None:
+    """Keep the newest ``KEEP_MAPS`` local maps and, apart, the newest ``KEEP_MAPS``
+    imported ones (their ids under ``IMPORTED_KEY``)."""
+    row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (IMPORTED_KEY,)).fetchone()
+    try:
+        held = {int(i) for i in json.loads(str(row[0]))} if row and row[0] else set()
+    except (ValueError, TypeError):
+        held = set()
+    if new_import is not None:
+        held.add(new_import)
+    ids = [int(r[0]) for r in conn.execute(
+        "SELECT id FROM test_maps ORDER BY recorded_at DESC, id DESC")]
+    local = [i for i in ids if i not in held]
+    imported = [i for i in ids if i in held]
+    for map_id in local[KEEP_MAPS:] + imported[KEEP_MAPS:]:
         for table in ("test_map_hits", "test_map_entities", "test_map_tests"):
             conn.execute(f"DELETE FROM {table} WHERE map_id = ?", (map_id,))
         conn.execute("DELETE FROM test_maps WHERE id = ?", (map_id,))
+    conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO "
+                 "UPDATE SET value = excluded.value",
+                 (IMPORTED_KEY, json.dumps(sorted(imported[:KEEP_MAPS]))))
 
 
 def maps(store: Store) -> list[MapRow]:

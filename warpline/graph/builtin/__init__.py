@@ -10,12 +10,13 @@ in the capture (``reads`` says which files are).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pygit2
 
-from warpline.graph.builtin import python
+from warpline.graph.builtin import python, script
 from warpline.graph.model import EdgeCapture
-from warpline.lang import PYTHON, language_of
+from warpline.lang import JAVASCRIPT, PYTHON, TSX, TYPESCRIPT, language_of
 
 __all__ = ["BUILTIN_VERSION", "EXTRACTORS", "capture_builtin", "reads", "source_blobs",
            "try_capture_builtin"]
@@ -26,7 +27,11 @@ _SYMLINK_MODE = 0o120000
 # A language's extractor: its files' ``(path, content)`` (sorted by path) at ``commit``
 # -> that language's entities and edges, stamped with the version given.
 Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
-EXTRACTORS: dict[str, Extractor] = {PYTHON.name: python.capture}
+EXTRACTORS: dict[str, Extractor] = {
+    PYTHON.name: python.capture,
+    # One extractor reads the three rows together (a .ts file imports a .js one).
+    TYPESCRIPT.name: script.capture, TSX.name: script.capture, JAVASCRIPT.name: script.capture,
+}
 
 
 def reads(path: str) -> bool:
@@ -72,8 +77,29 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
     """Entities and edges of ``commit`` (blobs come from ``commit.tree``; ``repo`` is the
     repository it belongs to, kept in the signature for sources that need lookups).
 
-    One language has an extractor so far: its capture is the commit's (a repository
-    without Python files gets Python's empty capture, as before). Joining several
-    languages' captures comes with the second extractor."""
+    Each extractor reads its languages' files (rows sharing an extractor together); the
+    captures are joined (Python's always runs: a repository without Python files gets
+    its empty capture, as before)."""
     blobs = source_blobs(commit)
-    return EXTRACTORS[PYTHON.name](commit, blobs.get(PYTHON.name, []), BUILTIN_VERSION)
+    grouped: dict[Extractor, list[tuple[str, bytes]]] = {EXTRACTORS[PYTHON.name]: []}
+    for name, files in blobs.items():
+        grouped.setdefault(EXTRACTORS[name], []).extend(files)
+    captures = [extract(commit, sorted(files), BUILTIN_VERSION)
+                for extract, files in grouped.items()]
+    return _join(captures)
+
+
+def _join(captures: list[EdgeCapture]) -> EdgeCapture:
+    """One capture of several languages' (their locators never overlap)."""
+    if len(captures) == 1:
+        return captures[0]
+    first = captures[0]
+    return replace(
+        first,
+        entities=tuple(sorted((e for c in captures for e in c.entities),
+                              key=lambda e: e.locator)),
+        edges=tuple(sorted((e for c in captures for e in c.edges),
+                           key=lambda e: (e.source_locator, e.target_locator, e.kind))),
+        failed_entities=tuple(sorted(f for c in captures for f in c.failed_entities)),
+        unresolved=sum(c.unresolved for c in captures),
+        discovery=next((c.discovery for c in captures if c.discovery), None))

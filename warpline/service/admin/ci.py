@@ -23,6 +23,8 @@ revisions (a commit id, or a valid branch name).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -71,10 +73,15 @@ def _github(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None,
 
 
 def _event(path: Path) -> dict[str, Any]:
+    """The event payload; ``{}`` for anything but a regular file's JSON object within the
+    cap (a FIFO is not waited on, a deeply nested document is no event)."""
     try:
-        with path.open("rb") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return {}
             payload = json.loads(handle.read(_MAX_EVENT_BYTES))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return payload if isinstance(payload, dict) else {}
 

@@ -65,40 +65,85 @@ class _Verified:
     last_row: int
     extent: str = "unknown"
     basis: str | None = None
+    claim: str = "local"  # whose claim the reported record is (CLAIMS)
+    signer: str | None = None
 
     def rank(self) -> int:
         return scopes.rank(self.extent, self.basis)
 
 
+# Whose claim a record is, most trusted first: a row this clone recorded (a local run's
+# receipt or a local attestation), a note line whose SSH signature verifies for a
+# principal of git's allowed signers (a configured CI identity), any other note line.
+CLAIMS = ("local", "ci_identity", "remote_unverified")
+
+
 def load_verified(ctx: RepoContext, kinds: Sequence[str] | None,
-                  history_head: str | None = None) -> list[_Verified]:
+                  history_head: str | None = None,
+                  warnings: list[str] | None = None) -> list[_Verified]:
     """Records of allowed kinds (store rows and git notes) grouped per commit, newest first.
 
     With ``history_head``, only records at commits in that commit's history (its ancestors
     and itself) are evidence: a pass on another branch, or on a commit after the answered
-    one, says nothing about the history being answered."""
-    grouped: dict[str, tuple[set[str], int, int, tuple[int, str, str | None]]] = {}
-    rows = stored_records(ctx.store, "warpline", kinds)
+    one, says nothing about the history being answered. Note lines warpline does not
+    believe are named in ``warnings``."""
+    Best = tuple[int, int, str, str | None, str, str | None]  # rank, trust, extent, basis,
+    grouped: dict[str, tuple[set[str], int, int, Best]] = {}  # claim, signer
+    rows: list[tuple[Any, ...]] = [(*row, "local", None) for row in
+                                   stored_records(ctx.store, "warpline", kinds)]
     # Records other machines pushed travel as git notes; they count like local rows
-    # (row id 0: a local row of the same time is "newer").
+    # (row id 0: a local row of the same time is "newer"), as a remote's claim.
     wanted = None if kinds is None else set(kinds)
-    rows.extend((r.commit, r.kind, r.verified_at, 0, r.extent, r.run)
-                for r in notes.read_all(ctx.repo).records
-                if wanted is None or r.kind in wanted)
-    for sha, kind, verified_at, row_id, extent, run in rows:
-        seen_kinds, at, last, best = grouped.get(str(sha), (set(), 0, 0, (-1, "unknown", None)))
+    noted = notes.read_all(ctx.repo)
+    if warnings is not None and noted.warning():
+        warnings.append(str(noted.warning()))
+    signers = _signers(ctx, noted, wanted)
+    for r in noted.records:
+        if wanted is None or r.kind in wanted:
+            signer = signers.get((r.commit, r.kind))
+            rows.append((r.commit, r.kind, r.verified_at, 0, r.extent, r.run,
+                         "remote_unverified" if signer is None else "ci_identity", signer))
+    for sha, kind, verified_at, row_id, extent, run, claim, signer in rows:
+        seen_kinds, at, last, best = grouped.get(
+            str(sha), (set(), 0, 0, (-1, -1, "unknown", None, claim, None)))
         seen_kinds.add(str(kind))
         basis = scopes.basis_of(run)
-        here = (scopes.rank(extent, basis), str(extent), basis)
+        here: Best = (scopes.rank(extent, basis), -CLAIMS.index(claim), str(extent), basis,
+                      claim, signer)
         grouped[str(sha)] = (seen_kinds, max(at, int(verified_at)), max(last, int(row_id)),
-                             max(best, here, key=lambda b: b[0]))
+                             max(best, here, key=lambda b: (b[0], b[1])))
     if history_head is not None and grouped:
         keep = in_history(ctx.repo, history_head, grouped)
         grouped = {sha: value for sha, value in grouped.items() if sha in keep}
-    records = [_Verified(sha, tuple(sorted(k)), at, last, best[1], best[2])
+    records = [_Verified(sha, tuple(sorted(k)), at, last, best[2], best[3], best[4], best[5])
                for sha, (k, at, last, best) in grouped.items()]
     records.sort(key=lambda r: (r.verified_at, r.last_row), reverse=True)
     return records
+
+
+def _signers(ctx: RepoContext, noted: notes.NotesRead,
+             wanted: set[str] | None) -> dict[tuple[str, str], str]:
+    """``(commit, kind) -> principal`` for signed note lines that verify against git's
+    allowed signers (the newest ``signing.MAX_VERIFY`` lines are checked)."""
+    if not noted.signed:
+        return {}
+    from warpline.git import signing
+
+    allowed = signing.allowed_signers(ctx.repo)
+    if allowed is None:
+        return {}
+    best = {(r.commit, r.kind): r.rank() for r in noted.records}
+    found: dict[tuple[str, str], str] = {}
+    lines = sorted((r for r in noted.signed if wanted is None or r.kind in wanted),
+                   key=lambda r: -r.verified_at)
+    for record in lines[:signing.MAX_VERIFY]:
+        key = (record.commit, record.kind)
+        if key in found or record.rank() < best.get(key, 0):
+            continue  # a weaker signed line does not vouch for a stronger unsigned claim
+        principal = signing.verify(allowed, record.message, str(record.signature))
+        if principal is not None:
+            found[key] = principal
+    return found
 
 
 def in_history(repo: pygit2.Repository, head_sha: str, shas: Iterable[str]) -> set[str]:
@@ -201,24 +246,27 @@ def commits_not_in(repo: pygit2.Repository, base_sha: str,
 
 def _unverified() -> dict[str, Any]:
     return {"state": "unverified", "last_verified_commit": None, "last_verified_at": None,
-            "kinds": [], "commits_behind": None, "scope": None, "selection_basis": None}
+            "kinds": [], "commits_behind": None, "scope": None, "selection_basis": None,
+            "claimed_by": None, "signer": None}
 
 
 def _state(state: str, record: _Verified, behind: int | None) -> dict[str, Any]:
     return {"state": state, "last_verified_commit": record.sha,
             "last_verified_at": iso_z(record.verified_at), "kinds": list(record.kinds),
             "commits_behind": behind, "scope": record.extent,
-            "selection_basis": record.basis if record.extent == "selection" else None}
+            "selection_basis": record.basis if record.extent == "selection" else None,
+            "claimed_by": record.claim, "signer": record.signer}
 
 
 def verification_states(ctx: RepoContext, queries: list[tuple[str | None, str | None]],
                         kinds: list[str] | None,
-                        history_head: str | None = None) -> list[dict[str, Any]]:
+                        history_head: str | None = None,
+                        warnings: list[str] | None = None) -> list[dict[str, Any]]:
     """One dict per query (item_latest_change_commit, seed_change_commit) ->
     {state: "fresh"|"stale"|"unverified", last_verified_commit, last_verified_at (ISO Z),
     kinds: [...], commits_behind, scope, selection_basis}. Only records in
     ``history_head``'s history count, when given. See the module docstring."""
-    records = load_verified(ctx, kinds, history_head)
+    records = load_verified(ctx, kinds, history_head, warnings)
     needs: list[tuple[str, ...] | None] = [
         None if item is None or not records
         else tuple(dict.fromkeys(c for c in (item, seed) if c is not None))

@@ -3,7 +3,8 @@
 CI on the default branch records a whole-suite map (``pytest --warpline-record``) and
 ``warpline sync`` (or ``warpline ci --record``) pushes it under ``refs/warpline/testmaps``
 with the repository's own remote; a pull-request job or a developer's clone fetches the
-ref, imports the maps it does not have, and the chooser
+ref, imports the maps it does not have (of commits it has: a map of another history is
+never kept, and imported maps never evict this clone's own), and the chooser
 (``warpline.service.shared.choice``) then answers from the nearest mapped ancestor, stating
 the map's commit and distance. Only clean maps of commits the remote already has are sent
 (a map of a dirty work tree describes code no commit holds: it stays local); a partial run
@@ -22,12 +23,14 @@ from pathlib import Path
 import pygit2
 
 from warpline.git import mapref
-from warpline.git.lookups import contains
+from warpline.git.lookups import commit_or_none, contains
 from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, maps, read_map, write_map
 from warpline.testmap import wire
 
 KEEP = 4
+MAX_READ = 16  # maps decoded per sync (the ref keeps KEEP; a remote may list more)
+READ_BYTES = 64 * 1024 * 1024  # compressed bytes read per sync, one blob at a time
 Git = Callable[..., subprocess.CompletedProcess[str]]
 
 
@@ -58,24 +61,63 @@ def fetch(root: Path, repo: pygit2.Repository, remote: str, git: Git, report: Ma
         return
     try:
         report.lease = mapref.ref_target(repo, mapref.INCOMING_REF) or ""
-        blobs, skipped = mapref.read(repo, mapref.INCOMING_REF, wire.MAX_COMPRESSED)
+        entries, skipped = mapref.listing(repo, mapref.INCOMING_REF)
         report.skipped += skipped
-        report.fetched = len(blobs)
+        report.fetched = len(entries)
         with Store.open(root) as store:
-            known = {(row.commit_sha, row.recorded_at) for row in maps(store)}
-            for blob in blobs:
-                try:
-                    recorded, recorded_at = wire.decode(blob.data, blob.commit)
-                except wire.MapRejected as exc:
-                    report.skipped.append(f"map of {blob.commit[:12]} rejected: {exc}")
-                    continue
-                if (recorded.commit_sha, recorded_at) in known:
-                    continue
-                write_map(store, recorded, now=recorded_at)
-                known.add((recorded.commit_sha, recorded_at))
-                report.imported += 1
+            _import(store, repo, entries, report)
     finally:
         git("update-ref", "-d", mapref.INCOMING_REF)
+
+
+def _import(store: Store, repo: pygit2.Repository, entries: list[mapref.MapEntry],
+            report: MapSync) -> None:
+    """Decode and store the listed maps one blob at a time, within the budgets: a map of a
+    commit this repository lacks is never read; a blob two entries share is read once;
+    ``MAX_READ`` maps and ``READ_BYTES`` compressed bytes per sync."""
+    known = {(row.commit_sha, row.recorded_at) for row in maps(store)}
+    seen: set[str] = set()
+    budget, reads = READ_BYTES, 0
+    for entry in entries:
+        name = entry.commit[:12]
+        why = _unreadable(repo, entry, seen, budget, reads)
+        if why is not None:
+            report.skipped.append(f"map of {name} not read: {why}")
+            continue
+        seen.add(entry.blob)
+        budget, reads = budget - entry.size, reads + 1
+        data = mapref.blob_bytes(repo, entry)
+        notes: list[str] = []
+        commit = commit_or_none(repo, entry.commit)
+        try:
+            recorded, recorded_at = wire.decode(
+                data or b"", entry.commit, notes=notes,
+                future=None if commit is None else int(commit.commit_time))
+        except wire.MapRejected as exc:
+            report.skipped.append(f"map of {name} rejected: {exc}")
+            continue
+        finally:
+            del data
+        report.skipped += [f"map of {name}: {note}" for note in notes]
+        if (recorded.commit_sha, recorded_at) in known:
+            continue
+        write_map(store, recorded, now=recorded_at, imported=True)
+        known.add((recorded.commit_sha, recorded_at))
+        report.imported += 1
+
+
+def _unreadable(repo: pygit2.Repository, entry: mapref.MapEntry, seen: set[str],
+                budget: int, reads: int) -> str | None:
+    if entry.blob in seen:
+        return "its blob is another entry's (read once)"
+    if commit_or_none(repo, entry.commit) is None:
+        return "this repository does not have that commit"
+    if entry.size > wire.MAX_COMPRESSED:
+        return f"{entry.size} bytes, over {wire.MAX_COMPRESSED}"
+    if entry.size > budget or reads >= MAX_READ:
+        return (f"over this sync's budget ({MAX_READ} maps, {READ_BYTES >> 20} MiB "
+                "compressed)")
+    return None
 
 
 def publish(root: Path, repo: pygit2.Repository, remote: str, git: Git,

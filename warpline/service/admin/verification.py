@@ -90,10 +90,12 @@ def record(store: Store, sha: str, kind: str, actor: str | None,
     """Insert the record unless one as strong exists; the outcome and the stored
     ``(actor, verified_at, scope, run)``.
 
-    A record already in the git notes (another machine's) of a scope at least as strong is
-    ``already_recorded``: its time, actor and scope are copied into the store, so both
-    places agree. A stronger scope than the one stored is a new record."""
-    if noted is not None and noted.rank() >= scope_rank(extent, basis_of(run)):
+    A record already in the git notes (another machine's) of the same scope is
+    ``already_recorded``: its time and actor are copied into the store, so both places
+    agree. A note line claiming more than this call proves is a remote's claim, never
+    copied into this clone's own records (freshness shows it as ``remote_unverified``);
+    a stronger scope than the one stored is a new record."""
+    if noted is not None and noted.rank() == scope_rank(extent, basis_of(run)):
         actor, at, extent, run = noted.actor, noted.verified_at, noted.extent, noted.run
         _, row = insert_once(store, sha, kind, SOURCE, actor, at, extent, run)
         return "already_recorded", row

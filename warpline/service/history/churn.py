@@ -32,12 +32,13 @@ from warpline.service.shared.context import (
 )
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.nature import runs_doctests
+from warpline.service.shared.nested import nested_prefixes
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import Ref, parse_refs, resolve
 from warpline.service.shared.sei import backfill_seis
 from warpline.store.db import Store
 from warpline.store.entities import EntityRow
-from warpline.store.lineages import Stat, churn_stats
+from warpline.store.lineages import Stat, churn_stats, nested_counts, nested_entities
 
 if TYPE_CHECKING:
     from warpline.models.inputs import EntityChurnCountInput
@@ -89,7 +90,19 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
                                 ref, row, stat, None))
         _sort(entries, params.sort_by, params.sort_order == "desc")
         pager = Pager.of(params)
-        page = [_built(entry) for entry in pager.cut(entries)]
+        cut = pager.cut(entries)
+        page = [_built(entry) for entry in cut]
+        nested = _nested(store, cut, since, until, shas)
+        for item, entry in zip(page, cut, strict=True):
+            held = entry[4]
+            if held is not None and held.id in nested:
+                item["nested_churn_count"] = nested[held.id]
+        if nested:
+            warnings.append(
+                f"{len(nested)} function(s) of this page have nested definitions (nested "
+                "functions, local classes) that changed: their changes are counted apart "
+                "(nested_churn_count), not in churn_count, whose rule is the entity's own "
+                "lines; the function's timeline lists them, marked nested.")
         data = {
             "items": page,
             "window": {"since": iso_z(since), "until": iso_z(until),
@@ -201,6 +214,19 @@ def _stats(store: Store, lineages: set[int], since: int | None, until: int | Non
     return Counts(by_lineage, by_entity, current)
 
 
+def _nested(store: Store, entries: list[_Entry], since: int | None, until: int | None,
+            shas: list[str] | None) -> dict[int, int]:
+    """Per function row of a page (by entity id): its nested definitions' change count."""
+    wanted: dict[int, list[int]] = {}
+    for entry in entries:
+        row = entry[4]
+        if row is not None and row.kind == "function" and row.locator:
+            ids = nested_entities(store, nested_prefixes([row.locator]))
+            if ids:
+                wanted[row.id] = ids
+    return nested_counts(store, wanted, since, until, shas) if wanted else {}
+
+
 def _unknown(ref: Ref, sei_locator: str | None) -> dict[str, Any]:
     """A ref warpline never saw change: count 0, the ref echoed (and, for an SEI that
     loomweave binds, its locator, so federation peers can key-match it)."""
@@ -211,7 +237,7 @@ def _unknown(ref: Ref, sei_locator: str | None) -> dict[str, Any]:
                    "warpline_entity_key_id": None, "path": None, "kind": None,
                    **language_fields(locator)},
         "observed": False, "churn_count": 0, "first_changed_at": None,
-        "last_changed_at": None, "last_actor": None,
+        "last_changed_at": None, "last_actor": None, "nested_churn_count": 0,
     }
 
 
@@ -228,4 +254,5 @@ def _item(ref: Ref, row: EntityRow, stat: Stat | None) -> dict[str, Any]:
         "first_changed_at": iso_z(stat[1]) if stat else None,
         "last_changed_at": iso_z(stat[2]) if stat else None,
         "last_actor": stat[3] if stat else None,
+        "nested_churn_count": 0,
     }

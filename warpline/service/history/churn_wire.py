@@ -166,6 +166,7 @@ _item = _object((
     ("first_changed_at", _opt_timestamp, _REQUIRED),
     ("last_changed_at", _opt_timestamp, _REQUIRED),
     ("last_actor", _opt_text, _REQUIRED),
+    ("nested_churn_count", _count, 0),
 ))
 
 _data_rest = _object((

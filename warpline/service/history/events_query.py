@@ -129,9 +129,22 @@ _LIMIT_WORDS = {
 }
 
 
+def _languages(versions: list[str]) -> str:
+    """``python 2, java 1``: the languages (their rows' names) of ``path@sha`` versions."""
+    from warpline.lang import language_of
+
+    counts: dict[str, int] = {}
+    for version in versions:
+        row = language_of(version.rsplit("@", 1)[0])
+        name = "unknown language" if row is None else (row.label or row.name)
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def range_notes(store: Store, shas: Sequence[str] | None) -> list[str]:
-    """What the answer's commits could not fully read, in words: Python file versions no
-    parser could read (only their file events are recorded) and limits attribution hit."""
+    """What the answer's commits could not fully read, in words: source file versions no
+    parser could read (only their file events are recorded; each named with its
+    language) and limits attribution hit."""
     unread: list[str] = []
     limited: dict[str, list[str]] = {}
     for sha, unparsed, limits in unread_commits(store, shas):
@@ -141,9 +154,10 @@ def range_notes(store: Store, shas: Sequence[str] | None) -> list[str]:
     notes: list[str] = []
     if unread:
         more = f" and {len(unread) - _NOTE_LIMIT} more" if len(unread) > _NOTE_LIMIT else ""
-        notes.append(f"{len(unread)} Python file versions in this range could not be read for "
-                     "definitions (only their file events are recorded, entity changes there "
-                     f"are unknown): {', '.join(unread[:_NOTE_LIMIT])}{more}.")
+        notes.append(f"{len(unread)} file versions in this range ({_languages(unread)}) could "
+                     "not be read for definitions (only their file events are recorded, "
+                     "entity changes there are unknown): "
+                     f"{', '.join(unread[:_NOTE_LIMIT])}{more}.")
     for name, commits in sorted(limited.items()):
         words = _LIMIT_WORDS.get(name, f"hit the limit {name!r}")
         notes.append(f"{len(commits)} commits in this range {words}: "

@@ -23,6 +23,7 @@ from warpline.service.shared.context import (
 )
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
 from warpline.service.shared.nature import nature_of, runs_doctests, unknown_note
+from warpline.service.shared.nested import nested_prefixes
 from warpline.service.shared.paging import Pager
 from warpline.service.shared.resolve import parse_ref, resolve
 from warpline.service.shared.sei import backfill_seis
@@ -33,6 +34,7 @@ from warpline.store.lineages import (
     ended_changes,
     latest_locator,
     lineage_locators,
+    nested_entities,
     timeline_rows,
 )
 
@@ -63,9 +65,16 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         filters = params.filters.model_dump(mode="json", exclude_none=True) \
             if params.filters is not None else {}
         pager = Pager.of(params)
-        items, total, locators = ([], 0, set()) if entity is None else _events(
+        items, total, locators, nested = ([], 0, set(), 0) if entity is None else _events(
             ctx.store, entity, filters, params.sort_order, pager.offset, pager.limit,
             ctx.root)
+        if nested:
+            warnings.append(
+                f"This timeline also lists {nested} change(s) of definitions nested in "
+                f"{entity.locator if entity else ''} (items marked nested: true, each with "
+                "its own locator): a nested definition's lines are its own, so those "
+                "commits did not change this function's own lines, and churn does not "
+                "count them.")
         warnings.extend(unknown_note(sum(1 for i in items if _unknown(i))))
         actions: dict[str, Any] = {}
         if entity is None:
@@ -151,16 +160,26 @@ def _unknown(item: dict[str, Any]) -> bool:
 
 
 def _events(store: Store, entity: EntityRow, filters: dict[str, Any], order: str, offset: int,
-            limit: int, root: Path | None = None) -> tuple[list[dict[str, Any]], int, set[str]]:
+            limit: int, root: Path | None = None,
+            ) -> tuple[list[dict[str, Any]], int, set[str], int]:
+    """One page of the entity's timeline, its total, the lineage's locators and how many
+    of the total are changes of nested definitions."""
     since, until = (parse_instant(filters[key], f"filters.{key}") if filters.get(key) else None
                     for key in ("since", "until"))
-    rows, total = timeline_rows(store, entity.lineage, filters.get("change_kinds") or [],
-                                since, until, order, offset, limit)
     locators = lineage_locators(store, entity.lineage)
+    nested = (nested_entities(store, nested_prefixes(locators | {entity.locator}))
+              if entity.kind == "function" else [])
+    kinds = filters.get("change_kinds") or []
+    rows, total = timeline_rows(store, entity.lineage, kinds, since, until, order, offset,
+                                limit, nested)
+    inside = 0
+    if nested:
+        inside = total - timeline_rows(store, entity.lineage, kinds, since, until, order, 0, 1)[1]
     doctests = runs_doctests(root) if root is not None else False
     items = [{"change_id": f"warpline:change:{r[0]}", "change_kind": r[1],
               "actor": f"{r[2]} <{r[3]}>", "commit": r[4], "changed_at": iso_z(r[5]),
               "path": r[6], "locator": r[7], "previous_locator": r[8], "previous_path": r[9],
               "also_modified": bool(r[10]) if r[1] == "moved" else None,
-              "nature": nature_of(r[11], r[1], r[12], r[13], r[14], doctests)} for r in rows]
-    return items, int(total), locators
+              "nature": nature_of(r[11], r[1], r[12], r[13], r[14], doctests),
+              "nested": bool(r[15])} for r in rows]
+    return items, int(total), locators, inside

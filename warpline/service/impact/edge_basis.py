@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import networkx as nx
+
 from warpline.graph.model import EdgeCapture
+
+# An edge a source links by name only (the TS/JS extractor: a method call on a value of
+# unknown type, to each of the few methods of that name): kept, marked, and said.
+CANDIDATE = "candidate"
 
 
 def completeness_of(capture: EdgeCapture | None, mode: str) -> str:
@@ -62,7 +68,28 @@ def warning(unresolved: int | None, edges: int) -> str | None:
     return meaning(unresolved, edges, "")
 
 
-def basis_for_view(basis: dict[str, Any], edges: int, completeness: str) -> dict[str, Any]:
+def candidate_edges(graph: nx.DiGraph) -> int:
+    """How many of the graph's edges are candidates (counted once per graph)."""
+    found = graph.graph.get("candidate_edges")
+    if found is None:
+        found = sum(1 for _, _, data in graph.edges(data=True)
+                    for _, confidence in data.get("links", ()) if confidence == CANDIDATE)
+        graph.graph["candidate_edges"] = found
+    return int(found)
+
+
+def candidates_warning(count: int) -> str | None:
+    if not count:
+        return None
+    return (f"{count} edges of the snapshot are candidates (confidence \"candidate\": a "
+            "method call on a value of unknown type, linked to each method of that name): "
+            "a dependent reached only through one may not depend on the change.")
+
+
+def basis_for_view(basis: dict[str, Any], edges: int, completeness: str,
+                   candidates: int = 0) -> dict[str, Any]:
     unresolved = basis.get("unresolved_calls")
+    said = meaning(unresolved, edges, completeness)
+    guessed = candidates_warning(candidates)
     return {"unresolved_calls": unresolved, "edge_sources": basis.get("edge_sources", []),
-            "meaning": meaning(unresolved, edges, completeness)}
+            "meaning": " ".join(part for part in (said, guessed) if part)}

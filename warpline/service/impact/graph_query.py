@@ -76,11 +76,13 @@ def open_graph(ctx: RepoContext, edge_kinds: list[str] | None,
     stale = staleness(ctx.repo, choice, paths)
     row = choice.row
     view = GraphView(row.completeness, choice, graph, stale, "present")
+    candidates = edge_basis.candidate_edges(graph)
     view.basis = edge_basis.basis_for_view(graph.graph.get("basis") or {}, row.edge_count,
-                                           row.completeness)
-    said = edge_basis.warning(view.basis["unresolved_calls"], row.edge_count)
-    if said is not None:
-        warnings.append(said)
+                                           row.completeness, candidates)
+    for said in (edge_basis.warning(view.basis["unresolved_calls"], row.edge_count),
+                 edge_basis.candidates_warning(candidates)):
+        if said is not None:
+            warnings.append(said)
     if row.completeness != "FULL":
         view.edges_enrichment = "partial"
         why = ("a changed_only capture" if row.mode == "changed_only"

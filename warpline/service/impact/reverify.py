@@ -77,7 +77,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         book = call.book()
         book.prefetch(i.locator for i in items)
         _verify(ctx, book, items, params.verified_kinds,
-                (seeds.range or {}).get("head_commit") or _head(ctx))
+                (seeds.range or {}).get("head_commit") or _head(ctx), warnings)
         if filters is not None and filters.verification_states:
             items = [i for i in items if i.verification["state"] in filters.verification_states]
         warnings.extend(freshness.scope_warnings([i.verification for i in items]))
@@ -169,7 +169,7 @@ def _head(ctx: Any) -> str | None:
 
 
 def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | None,
-            history_head: str | None) -> None:
+            history_head: str | None, warnings: list[str]) -> None:
     lineage_of = {i.locator: book.lineage(i.locator) for i in items}
     latest = latest_change_per_lineage(ctx.store,
                              {x for x in lineage_of.values() if x is not None})
@@ -189,7 +189,7 @@ def _verify(ctx: Any, book: EntityBook, items: list[Item], kinds: list[str] | No
             seed_change = change_of(seed.locator) if seed is not None else None
             own = change_of(item.locator)
             queries.append((own, seed_change) if own is not None else (seed_change, None))
-    states = freshness.verification_states(ctx, queries, kinds, history_head)
+    states = freshness.verification_states(ctx, queries, kinds, history_head, warnings)
     for item, state in zip(items, states, strict=True):
         item.verification = state
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from warpline import settings
@@ -22,8 +23,8 @@ from warpline.store import ingestlock
 
 __all__ = ["continue_backfill"]
 
-# The children this process started: a long-lived MCP server reaps those that ended, so
-# none lingers as a zombie until it exits.
+# The children this process started. Each has a thread waiting for it, so one that ends is
+# reaped at once: a long-lived MCP server keeps no zombie until its next call.
 _started: list[subprocess.Popen[bytes]] = []
 
 
@@ -38,10 +39,12 @@ def continue_backfill(root: Path, state_dir: Path) -> bool:
     command = [sys.executable, "-I", "-m", "warpline.cli", "hook-ingest", "--hook",
                ingestlock.READ_BACKFILL, "--repo", str(root)]
     try:
-        _started.append(subprocess.Popen(
+        child = subprocess.Popen(
             command, cwd=str(root), env=settings.child_environment(),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True))
+            start_new_session=True, close_fds=True)
     except OSError:
         return False  # no process could start (limits, memory): the next call tries again
+    _started.append(child)
+    threading.Thread(target=child.wait, name="warpline-reaper", daemon=True).start()
     return True

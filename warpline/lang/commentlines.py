@@ -1,0 +1,79 @@
+"""Which lines of a definition's text are comments only, read by its language's grammar:
+what lineage's pairing leaves out of the texts it compares (``git/deftext.py``).
+
+A row's ``comment_lines(text, kind)`` returns the indexes of the lines of ``text`` (one
+definition's span, as written) that hold nothing but comments and whitespace. Python's are
+the lines starting ``#`` (its docstrings stay: they are statements). The tree-sitter rows'
+come from their grammar's comment nodes (``//``, ``///``, ``//!``, ``/* */``, ``/** */``,
+a block comment's every line), so a Rust ``#[attr]`` line is code and a ``//`` inside a
+string is no comment. A span holding neither ``//`` nor ``/*`` has no comment and is not
+parsed; a method is parsed inside a ``class W{…}`` wrapper where its grammar needs one
+(as its code key is, ``tokenkey``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from warpline.lang.tokenkey import COMMENT_TYPES, WRAPPED, parser_of
+
+__all__ = ["python_comment_lines", "tree_comment_lines"]
+
+_WRAPPER = b"class W{\n"
+
+
+def python_comment_lines(text: list[bytes], kind: str) -> frozenset[int]:
+    """Python's comment lines: those starting ``#`` once stripped."""
+    return frozenset(i for i, line in enumerate(text) if line.lstrip().startswith(b"#"))
+
+
+def tree_comment_lines(dialect: str, text: list[bytes], kind: str) -> frozenset[int]:
+    """The lines of ``text`` made of ``dialect``'s comment nodes and whitespace only."""
+    source = b"\n".join(text)
+    if b"//" not in source and b"/*" not in source:
+        return frozenset()
+    wrapped = kind in WRAPPED.get(dialect, ())
+    skip = len(_WRAPPER) if wrapped else 0
+    if wrapped:
+        source = _WRAPPER + source + b"\n}"
+    try:
+        root = parser_of(dialect).parse(source).root_node
+    except (ValueError, RuntimeError, MemoryError):
+        return frozenset()
+    comments = COMMENT_TYPES[dialect]
+    spans: list[tuple[int, int]] = []  # comment byte ranges, in order
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in comments:
+            spans.append((node.start_byte - skip, node.end_byte - skip))
+        elif node.child_count:
+            stack.extend(reversed(node.children))
+    if not spans:
+        return frozenset()
+    starts = [start for start, _ in spans]
+    out: set[int] = set()
+    at = 0
+    for index, line in enumerate(text):
+        end = at + len(line)
+        if line.strip() and _covered(line, at, spans, starts):
+            out.add(index)
+        at = end + 1
+    return frozenset(out)
+
+
+def _covered(line: bytes, at: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
+    """Every non-blank byte of ``line`` (starting at byte ``at``) lies inside a comment."""
+    end = len(line.rstrip())
+    offset = len(line) - len(line.lstrip())
+    while offset < end:
+        k = bisect_right(starts, at + offset) - 1
+        if k < 0 or spans[k][1] <= at + offset:
+            return False
+        offset = spans[k][1] - at
+        while offset < end and line[offset] in _BLANK:
+            offset += 1
+    return True
+
+
+_BLANK = frozenset(b" \t\r\f\v")
