@@ -53,6 +53,10 @@ def _repo(tmp_path: Path) -> tuple[FixtureRepo, Path]:
 def _selection(root: Path) -> dict[str, Any]:
     envelope = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
     selection: dict[str, Any] = envelope["data"]["selection"]
+    # Every suggested test's own command is its runner's too, runnable as printed.
+    suggested = {s["command"] for item in envelope["data"]["items"]
+                 for s in item.get("suggested_verification", []) if s["kind"] == "test"}
+    assert suggested and all(c.startswith("npx mocha --check-leaks ") for c in suggested)
     return selection
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.runners import RUNNERS, Runner, partition, used_for
+from warpline.runners import RUNNERS, Runner, owner_of, partition, used_for
 from warpline.runners.pytest import PYTEST
 from warpline.service.impact.seeds import Seed
 from warpline.service.testing.static_basis import StaticBasis
@@ -83,7 +83,31 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
             if locator in out:
                 out[locator] = _map_entries(selection, locator)
     commands = commands_of(ctx.root, selection, select_args, runners.used)
-    return WorklistTests(selection, out, commands)
+    return WorklistTests(selection, _in_runners_syntax(ctx.root, out), commands)
+
+
+def _in_runners_syntax(root: Path, per_item: dict[str, list[dict[str, Any]]]
+                       ) -> dict[str, list[dict[str, Any]]]:
+    """Each suggested test's command in its own runner's syntax (the entries are built as
+    ``pytest <id>``; a JavaScript test's is its package's runner's, ``owner_of`` with the
+    root telling the JS rows apart)."""
+    rendered: dict[str, str] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for locator, entries in per_item.items():
+        fixed = []
+        for entry in entries:
+            command = entry.get("command")
+            if isinstance(command, str) and command.startswith("pytest "):
+                test_id = shlex.split(command[len("pytest "):])[0]
+                runner = owner_of(test_id, root)
+                if runner is not None and runner is not PYTEST:
+                    if test_id not in rendered:
+                        built = runner.command(root, [test_id])
+                        rendered[test_id] = built[0] if built else runner.whole_suite
+                    entry = {**entry, "command": rendered[test_id]}
+            fixed.append(entry)
+        out[locator] = fixed
+    return out
 
 
 @dataclass(slots=True)
