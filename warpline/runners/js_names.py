@@ -37,12 +37,16 @@ _TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 
 @dataclass(frozen=True, slots=True)
 class JsTest:
+    """One statically named test."""
+
     path: tuple[str, ...]  # enclosing suites' names, then the test's
     line: int  # 1-based line of the call
 
 
 @dataclass(slots=True)
 class FileTests:
+    """A file's statically named tests, suites, and how many names are computed."""
+
     tests: list[JsTest] = field(default_factory=list)
     dynamic: int = 0  # suites/tests whose names are computed
     suites: set[tuple[str, ...]] = field(default_factory=set)  # static suite paths
