@@ -98,6 +98,8 @@ def _ava_glob(title: str) -> re.Pattern[str]:
 
 @dataclass(slots=True)
 class _Plan:
+    """One package's share of the ids: its whole files, and its named tests by file."""
+
     project: JsProject
     whole: list[str]
     named: dict[str, list[tuple[str, ...]]]
