@@ -75,6 +75,20 @@ def git_log_numstat(path: Path, repeat: int) -> float:
     return best
 
 
+def git_log_cpu(path: Path) -> float:
+    """The CPU time (user + sys) of one run of the lower bound: beside a wall-time ratio
+    on a busy machine, the work each side does."""
+    import resource
+
+    exe = shutil.which("git") or "git"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(os.devnull, "wb") as sink:
+        subprocess.run([exe, "-C", str(path), "log", "--numstat", "--format=%H", "HEAD"],
+                       stdout=sink, stderr=subprocess.DEVNULL, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def history_counts(path: Path) -> dict[str, int]:
     commits = int(git("rev-list", "--count", "HEAD", cwd=path))
     merges = int(git("rev-list", "--count", "--merges", "HEAD", cwd=path))
@@ -136,6 +150,14 @@ def format_result(r: dict[str, Any]) -> list[str]:
                        f" {bf.get('rss_at_peak_mb')} MB)"
                        f"   target RSS <= 300 MB: {_verdict(bf['peak_rss_mb'] <= 300)}")
             out.append(f"  load average (1 min) before/after: {bf['loadavg_1m']}")
+        for n, rnd in enumerate(r.get("rounds") or []):
+            dg = rnd.get("digest") or {}
+            cpu = (f" (cpu {rnd['cpu_s']} / {rnd['git_log_cpu_s']} s = {rnd['cpu_ratio']}x)"
+                   if rnd.get("cpu_ratio") is not None else "")
+            out.append(f"    round {n + 1}: git log {rnd['git_log_s']:.2f} s, backfill "
+                       f"{rnd['seconds']} s = {rnd['ratio']}x{cpu}, cpu {rnd['cpu_s']} s, load "
+                       f"{rnd['loadavg_1m']}, digests {str(dg.get('sha256'))[:16]} / "
+                       f"{str(dg.get('lineage_sha256'))[:16]}")
         if "digest" in bf:
             d = bf["digest"]
             out.append(f"  event digest {d['sha256'][:16]}  ({d['events']} events, "

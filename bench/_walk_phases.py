@@ -52,6 +52,8 @@ class Phases:
         return self
 
     def _wrap(self, owner: Any, name: str, label: str) -> None:
+        if not hasattr(owner, name):  # a phase this build no longer has (facts in the walk)
+            return
         inner: Callable[..., Any] = getattr(owner, name)
         stack, spent, nested = self._stack, self.spent, self.inner
 

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from genhistory import generate
 
 from warpline.git.repo import head_commit, open_repo
+from warpline.ingest.driver import Ingestor
 from warpline.registry import call_tool
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import Ingestor
 
 
 def _refs(repo: Path, total: int) -> list[str]:

@@ -30,12 +30,15 @@ import random
 import time
 import warnings
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from _ast_truth import Blobs, _walk, commits, dotted
 
 from warpline.git.attribution import DefinitionCache, commit_changes
+from warpline.git.eventfacts import FactReader
+from warpline.git.events import CommitChanges, EntityChange
 from warpline.git.repo import open_repo, resolve_commit
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -95,9 +98,19 @@ def _qualname(locator: str, path: str) -> str | None:
     return head[len(module) + 1:]
 
 
+def with_read_facts(reader: FactReader, found: CommitChanges) -> list[EntityChange]:
+    """The commit's changes with the facts an answer reads for them (``git/eventfacts``:
+    the walk no longer reads them)."""
+    asked = [c for c in found.changes
+             if c.kind != "file" and c.change_kind in ("modified", "moved")]
+    facts = dict(zip(map(id, asked), reader.facts(found.commit.sha, asked), strict=True))
+    return [replace(c, facts=facts.get(id(c))) for c in found.changes]
+
+
 def score(path: Path, count: int, sample: int) -> dict[str, Any]:
     repo = open_repo(path)
     cache = DefinitionCache()
+    reader = FactReader(repo)  # the facts as an answer reads them for a stored event
     versions = Versions(Blobs(path))
     started = time.perf_counter()
     outcome: Counter[str] = Counter()
@@ -107,7 +120,7 @@ def score(path: Path, count: int, sample: int) -> dict[str, Any]:
         if not commit.pairs:
             continue
         changes = commit_changes(repo, resolve_commit(repo, commit.sha), cache)
-        for c in changes.changes:
+        for c in with_read_facts(reader, changes):
             if not c.locator.startswith("python:") or c.kind not in ("class", "function"):
                 continue
             if c.change_kind not in ("modified", "moved"):

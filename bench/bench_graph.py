@@ -41,11 +41,11 @@ from warpline.git.repo import head_commit, open_repo
 from warpline.graph.builtin import capture_builtin
 from warpline.graph.loomweave_source import capture_from_loomweave
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
+from warpline.ingest.driver import Ingestor
 from warpline.registry import call_tool
 from warpline.service.impact.snapshot import snapshot_data
 from warpline.store import snapshots
 from warpline.store.db import Store
-from warpline.store.ingest import Ingestor
 
 
 def timed(action: Callable[[], Any]) -> tuple[float, Any]:

@@ -33,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _gen_cached
-from _selection_eval import selected_ids, test_commands
+from _selection_eval import held, selected_ids, test_commands
 
 from warpline.lang.pycached import cached_definitions
 from warpline.service.impact.suggest import is_test_file
@@ -187,13 +187,10 @@ def summarise(rows: list[dict[str, Any]], suite: int) -> dict[str, Any]:
         return round(sum(r[key] for r in killed) / (len(killed) * suite), 3) \
             if killed and suite else 0.0
 
+    before, after = held(killed, "held_before"), held(killed, "held_after")
     return {"mutants": len(rows), "killed": len(killed), "failing_tests": failing,
-            "all_failing_held_before": sum(r["held_before"] == r["failing"] for r in killed),
-            "all_failing_held_after": sum(r["held_after"] == r["failing"] for r in killed),
-            "recall_before": round(sum(r["held_before"] for r in killed) / failing, 3)
-            if failing else None,
-            "recall_after": round(sum(r["held_after"] for r in killed) / failing, 3)
-            if failing else None,
+            "all_failing_held_before": before[0], "all_failing_held_after": after[0],
+            "recall_before": before[1], "recall_after": after[1],
             "selected_share_before": share("selected_before"),
             "selected_share_after": share("selected_after"),
             "reverify_s_median_before": _median([r["reverify_s_before"] for r in rows]),

@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from warpline.git import window
     from warpline.git.attribution import DefinitionCache, commit_changes
+    from warpline.ingest import pipeline
     from warpline.lang import tsregions
-    from warpline.store import pipeline
 
     tsregions.CHECK = args.check_regions
     tsregions.EDITED_REGIONS = not args.no_regions

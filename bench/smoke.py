@@ -34,6 +34,7 @@ TINY: dict[str, list[str]] = {
     "profile_walk.py": ["{tmp}/history", "--limit", "30"],
     "bench_attribution_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
     "bench_cosmetic_truth.py": ["{tmp}/history", "--commits", "20", "--sample", "2"],
+    "bench_facts.py": ["{tmp}/history", "--check-derived"],
     "bench_history_truth.py": ["{tmp}/history"],
     "bench_coupling.py": ["{tmp}/history"],
     "bench_rust_ids.py": ["{tmp}/history"],
@@ -46,6 +47,8 @@ TINY: dict[str, list[str]] = {
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],
     "bench_mapsync.py": ["--tiny"],
+    "bench_runnable.py": ["--workdir", "{tmp}/runnable", "--corpus", "requests", "--ranges", "1",
+                          "--no-capture"],
     "bench_filters.py": ["{tmp}/history", "--counts", "1,10"],
     "bench_mutants.py": ["--limit", "2"],
     "bench_mcp_fuzz.py": ["--lines", "200"],
@@ -53,6 +56,12 @@ TINY: dict[str, list[str]] = {
                                 "--blob-mb", "1", "--note-mb", "1"],
     "bench_shallow_deepen.py": ["--origin", "{tmp}/history", "--depths", "1,5",
                                 "--deepen", "3"],
+    # Java (issue 37): javac's truth and two mutants, on the tests' fixture Maven project.
+    "bench_java_edges.py": ["--tiny"],
+    "bench_java_mutants.py": ["--tiny"],
+    # gotruth is built here (golang.org/x/tools from the Go module proxy).
+    "bench_go_edges.py": ["--tiny", "--goos", "linux"],
+    "bench_go_mutants.py": ["--tiny"],
     # A small mocha project (tests/jsfixture.py), the runners from the tests' pinned cache.
     "bench_js_mutants.py": ["--tiny"],
 }

@@ -186,8 +186,8 @@ def pending_shas(repo_dir: Path) -> list[str]:
     """The commits a backfill of ``repo_dir`` would ingest, oldest first (its store is
     opened, created if missing, and left empty)."""
     from warpline.git.repo import head_commit, open_repo
+    from warpline.ingest.driver import Ingestor
     from warpline.store.db import Store
-    from warpline.store.ingest import Ingestor
 
     handle = open_repo(repo_dir)
     with Store.open(repo_dir) as store:

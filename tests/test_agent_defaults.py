@@ -106,6 +106,24 @@ def test_mcp_without_a_range_is_my_work_as_on_the_cli(work: Path) -> None:
     assert "python:function:auth.session.logout" in _locators(everything)
 
 
+@pytest.mark.parametrize("tool", ["reverify", "blast_radius"])
+def test_mcp_reverify_and_blast_radius_without_a_range_answer_for_my_work(
+        work: Path, tool: str) -> None:
+    """Issue 34: no range and no refs is my work, as ``changed`` (it was
+    missing_required_field)."""
+    explicit = call_tool(tool, {"repo": str(work), "rev_range": "@{upstream}..HEAD",
+                                "include_worktree": True})
+    mine = call_tool(tool, {"repo": str(work)})
+    assert_valid_envelope(mine)
+    key = "items" if tool == "reverify" else "affected"
+    changed = {i["entity"]["locator"] for i in mine["data"][key]
+               if i.get("reason", "changed") == "changed"} if key == "items" else None
+    if changed is not None:
+        assert "python:function:auth.tokens.issue" in changed
+        assert "python:function:auth.session.logout" not in changed
+    assert mine["data"][key] == explicit["data"][key]
+
+
 def test_an_upstream_range_without_upstream_names_the_cause(tmp_path: Path) -> None:
     repo = FixtureRepo(tmp_path / "solo")
     repo.commit({"a.py": SRC}, message="one")

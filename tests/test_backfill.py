@@ -11,18 +11,19 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
+from warpline.ingest.batches import WRITE_BATCH, FlushPolicy, run_in_workers
+from warpline.ingest.driver import Ingestor
+from warpline.ingest.report import IngestReport
+from warpline.ingest.stopping import StopRequest
 from warpline.registry import call_tool
-from warpline.store.batches import WRITE_BATCH, FlushPolicy, run_in_workers
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import Ingestor
-from warpline.store.report import IngestReport
-from warpline.store.stopping import StopRequest
 
 
 def _history(tmp_path: Path, commits: int = 30) -> FixtureRepo:
@@ -37,6 +38,14 @@ def _state(root: Path) -> list[tuple[str, str, str]]:
     with Store.open(root) as store:
         return sorted(store.conn.execute(
             "SELECT c.sha, e.locator, ce.change_kind FROM change_events ce "
+            "JOIN commits c ON c.id = ce.commit_id JOIN entities e ON e.id = ce.entity_id"))
+
+
+def _facts(root: Path) -> list[tuple[Any, ...]]:
+    with Store.open(root) as store:
+        return sorted(store.conn.execute(
+            "SELECT c.sha, e.locator, ce.change_kind, ce.code_same, ce.docs_changed, "
+            "ce.signature_changed, ce.facts_pending FROM change_events ce "
             "JOIN commits c ON c.id = ce.commit_id JOIN entities e ON e.id = ce.entity_id"))
 
 
@@ -141,7 +150,8 @@ def test_the_flush_policy_ends_a_transaction_by_count_or_by_time() -> None:
 KILL_AT = 40
 CHILD = r"""
 import os, signal, sys
-from warpline.store import db, pipeline
+from warpline.ingest import pipeline
+from warpline.store import db
 
 # 120 commits are below the worker threshold: lowered so that WARPLINE_INGEST_WORKERS=2
 # really runs the worker pipeline (and its batched writer); announced for the test.
@@ -155,8 +165,8 @@ pipeline.changes_in_workers = announced
 original = db.Store.open.__func__
 seen = {"commits": 0}
 
-def open_and_arm(cls, root):
-    store = original(cls, root)
+def open_and_arm(cls, root, **options):
+    store = original(cls, root, **options)
     def trace(statement):
         text = statement.lstrip()
         if text.startswith("INSERT OR IGNORE INTO commits"):
@@ -220,12 +230,15 @@ def test_a_backfill_killed_mid_transaction_resumes_to_a_clean_runs_state(
                            cwd=repo.path, capture_output=True, text=True, check=True)
     assert stored == set(order.stdout.split()[:kept])
 
-    resumed = _cli("backfill", "--repo", str(repo.path), "--json", env=env)
+    resumed = _cli("backfill", "--facts", "--repo", str(repo.path), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["commits_ingested"] == 120 - kept
+    assert json.loads(resumed.stdout)["facts_pending"] == 0
     clean = _clean_copy(repo.path, tmp_path / "clean")
-    assert _cli("backfill", "--repo", str(clean), env=env).returncode == 0
+    assert _cli("backfill", "--facts", "--repo", str(clean), env=env).returncode == 0
     assert _state(repo.path) == _state(clean)
+    # What each change means does not depend on the kill either (issue 38 item 6).
+    assert _facts(repo.path) == _facts(clean)
     assert _count(repo.path, "SELECT count(*) FROM commits") == 120
 
 

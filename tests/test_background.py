@@ -20,10 +20,11 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import open_repo
+from warpline.ingest import driver as ingest
+from warpline.ingest import lock as ingestlock
+from warpline.ingest.driver import Ingestor
 from warpline.registry import call_tool
-from warpline.store import ingest, ingestlock
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import Ingestor
 
 
 def _history(tmp_path: Path, commits: int = 30) -> tuple[FixtureRepo, list[str]]:
@@ -252,8 +253,8 @@ def test_a_stopped_holder_of_the_ingest_lock_does_not_hold_the_store_back(
     the real lock and is really stopped."""
     repo, _ = _history(tmp_path, commits=8)
     Store.open(repo.path).close()
-    code = ("import sys, time; from pathlib import Path; from warpline.store import "
-            "ingestlock\nwith ingestlock.exclusive(Path(sys.argv[1]), 0) as locked:\n"
+    code = ("import sys, time; from pathlib import Path; from warpline.ingest import "
+            "lock as ingestlock\nwith ingestlock.exclusive(Path(sys.argv[1]), 0) as locked:\n"
             "    print(locked, flush=True); time.sleep(600)\n")
     holder = subprocess.Popen([sys.executable, "-c", code, str(repo.path)],
                               stdout=subprocess.PIPE, text=True)

@@ -74,7 +74,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 class Forge:
     """A bare remote, a developer's clone that opens pull requests, and runners' checkouts."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, files: dict[str, str] | None = None) -> None:
         self.tmp = tmp
         self.remote = tmp / "remote.git"
         _git(tmp, "init", "-q", "--bare", "-b", "main", str(self.remote))
@@ -83,7 +83,7 @@ class Forge:
         _git(self.dev, "config", "user.name", "Dev")
         _git(self.dev, "config", "user.email", "dev@example.com")
         _git(self.dev, "checkout", "-q", "-b", "main")
-        _write(self.dev, FILES)
+        _write(self.dev, FILES if files is None else files)
         _git(self.dev, "add", "-A")
         _git(self.dev, "commit", "-qm", "calc")
         for n in range(3):  # some history on main

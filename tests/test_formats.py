@@ -245,10 +245,12 @@ def test_markdown_worklist_is_a_pull_request_comment() -> None:
     # the why-path reads from the dependent to the changed entity
     assert "`demo.api.handle` calls `demo.auth.login`" in text
     # the one selection's command, not the items' own suggestions
-    assert "### Tests to run (2)\n\n```sh\npytest tests/test_auth.py " \
+    assert "### Tests to run: 2 selected (1 tests and 1 whole test files or folders; " \
+           "basis static)\n\n```sh\npytest tests/test_auth.py " \
            "tests/test_api.py::test_handle\n```" in text
     assert "pytest tests/test_auth.py::test_login" not in text
-    assert "tests: 2 from the static graph and the import floor" in text
+    assert "tests: 2 selected (1 tests and 1 whole test files or folders; basis static)" \
+        in text
     assert "⚠️ stale" in text and "❌ unverified" in text
     assert "3 commits behind HEAD" in text  # the ingest caveat, in words
     table_rows = [line for line in text.splitlines() if line.startswith("| ")]

@@ -295,8 +295,10 @@ def test_two_paths_claiming_one_module_name_are_reported(tmp_path: Path) -> None
 def test_files_go_to_their_language_s_extractor_by_the_table(tmp_path: Path) -> None:
     # A file of a row without an extractor (Rust), a file no row reads and a symlink are
     # in no capture.
-    assert {"python", "typescript", "tsx", "javascript"} <= set(EXTRACTORS)
-    assert reads("pkg/mod.py") and not reads("src/lib.rs") and not reads("stubs.pyi")
+    assert {"python", "go", "typescript", "tsx", "javascript", "java"} <= set(EXTRACTORS)
+    assert "rust" not in EXTRACTORS
+    assert reads("pkg/mod.py") and reads("src/A.java") and not reads("src/lib.rs") \
+        and not reads("stubs.pyi")
     repo = FixtureRepo(tmp_path / "repo")
     sha = repo.commit({"b.py": "def f():\n    pass\n", "a.py": "x = 1\n",
                        "src/lib.rs": "fn main() {}\n", "README.md": "# r\n",

@@ -208,10 +208,10 @@ def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
     failed for the same reason, never lost (the test once asserted that exactly the slow
     one failed, which a loaded machine broke)."""
     from warpline.git.repo import head_commit, open_repo
-    from warpline.store.batches import run_in_workers
+    from warpline.ingest.batches import run_in_workers
+    from warpline.ingest.driver import Ingestor
+    from warpline.ingest.report import IngestReport
     from warpline.store.db import Store
-    from warpline.store.ingest import Ingestor
-    from warpline.store.report import IngestReport
 
     r = FixtureRepo(tmp_path / "repo")
     r.commit({"a.py": _definitions("old", 1, 200, 150)}, "add")
@@ -235,7 +235,7 @@ def test_a_worker_backfill_records_the_slow_commit_and_keeps_the_rest(
 
 def test_the_bound_puts_back_a_timer_already_armed() -> None:
     """A test runner's own alarm (pytest-timeout's) survives a bounded commit."""
-    from warpline.store.bounded import CommitTimeout, bounded
+    from warpline.ingest.bounded import CommitTimeout, bounded
 
     fired: list[int] = []
     previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
@@ -255,7 +255,7 @@ def test_a_timeout_dropped_where_it_landed_is_raised_again() -> None:
     """A timeout raised while Python runs a destructor or a callback is printed and
     dropped; the bound raises it again on the next tick, and once more on leaving the block
     if every raise was dropped (an exception handler stands in for the destructor here)."""
-    from warpline.store.bounded import CommitTimeout, bounded, can_bound
+    from warpline.ingest.bounded import CommitTimeout, bounded, can_bound
 
     if not can_bound():
         pytest.skip("the bound needs the main thread and setitimer")

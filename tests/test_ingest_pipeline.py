@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from warpline.git.repo import head_commit, open_repo
-from warpline.store import pipeline
+from warpline.ingest import pipeline
+from warpline.ingest.driver import Ingestor
 from warpline.store.db import Store
-from warpline.store.ingest import Ingestor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from genhistory import generate

@@ -163,15 +163,15 @@ def test_the_verdict_is_taken_once_per_change_of_the_file(
 
     monkeypatch.setattr(integrity, "_quick_check", counting)
     for _ in range(3):
-        with Store.open_read_only(repo.path) as store:  # type: ignore[union-attr]
+        with Store.open(repo.path, prefer_read_only=True) as store:
             assert store.integrity.state == "ok"
     assert len(checks) == 1
     integrity._MEMO.clear()  # a new process: the verdict file answers
-    with Store.open_read_only(repo.path) as store:  # type: ignore[union-attr]
+    with Store.open(repo.path, prefer_read_only=True) as store:
         assert store.integrity.state == "ok"
     assert len(checks) == 1
     os.utime(path, ns=(2_000_000_000, 2_000_000_000))  # the file changed
-    with Store.open_read_only(repo.path) as store:  # type: ignore[union-attr]
+    with Store.open(repo.path, prefer_read_only=True) as store:
         assert store.integrity.state == "ok"
     assert len(checks) == 2
 
@@ -184,7 +184,7 @@ def test_a_verdict_taken_while_the_file_is_fresh_is_not_remembered(tmp_path: Pat
     os.utime(store_path(repo.path))  # modified now: a write in this tick would not show
     (store_path(repo.path).parent / integrity.CACHE_FILE).unlink()  # carried by the writes
     integrity._MEMO.clear()
-    with Store.open_read_only(repo.path) as store:  # type: ignore[union-attr]
+    with Store.open(repo.path, prefer_read_only=True) as store:
         assert store.integrity.state == "ok"
     assert not (store_path(repo.path).parent / integrity.CACHE_FILE).exists()
     assert store_path(repo.path) not in integrity._MEMO
@@ -224,11 +224,11 @@ def test_warplines_own_writes_keep_the_verdict(tmp_path: Path,
         store.meta_set(conn, "probe", "1")
     assert len(checks) == 1
     integrity._MEMO.clear()  # a new process: the carried verdict is on disk
-    with Store.open_read_only(repo.path) as reader:  # type: ignore[union-attr]
+    with Store.open(repo.path, prefer_read_only=True) as reader:
         assert reader.integrity.state == "ok"
     assert len(checks) == 1
     _scribble(store_path(repo.path), _page_of(store_path(repo.path), "test_maps_by_commit"))
-    with Store.open_read_only(repo.path) as reader:  # type: ignore[union-attr]
+    with Store.open(repo.path, prefer_read_only=True) as reader:
         assert reader.integrity.state == "damaged"  # anything else's change: checked again
     assert len(checks) == 2
 

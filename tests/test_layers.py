@@ -59,9 +59,10 @@ def test_the_walk_sees_lazy_imports() -> None:
 
 @pytest.mark.parametrize(("room", "forbidden"), [
     ("errors", {"models", "git", "store", "service", "registry", "cli", "mcp", "setup"}),
-    ("git", {"store", "service", "graph", "registry", "cli", "mcp", "setup", "models"}),
-    ("store", {"service", "registry", "cli", "mcp", "setup"}),
-    ("graph", {"store", "service", "registry", "cli", "mcp", "setup"}),
+    ("git", {"store", "ingest", "service", "graph", "registry", "cli", "mcp", "setup", "models"}),
+    ("store", {"ingest", "service", "registry", "cli", "mcp", "setup"}),
+    ("ingest", {"service", "registry", "cli", "mcp", "setup", "models"}),
+    ("graph", {"store", "ingest", "service", "registry", "cli", "mcp", "setup"}),
     ("federation", {"store", "service", "registry", "cli", "mcp", "setup"}),
     ("contracts_io", {"registry", "service", "cli", "mcp", "setup"}),
     ("service", {"registry", "tooldocs", "cli", "mcp", "setup", "pytest_plugin"}),

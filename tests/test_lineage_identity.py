@@ -13,9 +13,9 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
+from warpline.ingest.driver import Ingestor
 from warpline.registry import call_tool
 from warpline.store.db import Store, store_path
-from warpline.store.ingest import Ingestor
 from warpline.store.migrations import MIGRATIONS
 
 PARSE = ("def parse(text):\n    name, _, value = text.partition(':')\n"

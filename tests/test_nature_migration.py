@@ -25,9 +25,10 @@ def _as_version_10(db: Path) -> None:
     and user_version back at 10."""
     conn = sqlite3.connect(str(db), isolation_level=None)
     try:
-        for column in ("code_same", "docs_changed", "signature_changed"):
+        conn.execute("DROP INDEX IF EXISTS change_events_facts_pending")
+        for column in ("code_same", "docs_changed", "signature_changed", "facts_pending"):
             conn.execute(f"ALTER TABLE change_events DROP COLUMN {column}")
-        conn.execute("DELETE FROM migrations WHERE version = 11")
+        conn.execute("DELETE FROM migrations WHERE version >= 11")
         conn.execute("PRAGMA user_version = 10")
     finally:
         conn.close()

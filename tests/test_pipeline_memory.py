@@ -16,7 +16,7 @@ import pygit2
 import pytest
 
 from warpline.git.attribution import DefinitionCache, commit_changes
-from warpline.store import pipeline
+from warpline.ingest import pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from genhistory import generate
@@ -81,7 +81,7 @@ def _glibc() -> bool:
 
 _PINNED_HEAP = """
 import ctypes, sys
-from warpline.store.pipeline import release_free_heap
+from warpline.ingest.pipeline import release_free_heap
 
 def anon_kb():
     for line in open("/proc/self/status"):

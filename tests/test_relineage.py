@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.gitfixture import FixtureRepo
 from warpline.git.repo import head_commit, open_repo
+from warpline.ingest.driver import Ingestor
 from warpline.store.db import Store
-from warpline.store.ingest import Ingestor
 from warpline.store.relineage import UNORDERED_KEY
 
 BODY = ("    total = 0\n    for item in range(10):\n        total += item * {k}\n"
@@ -77,3 +83,52 @@ def test_an_in_order_store_is_never_replayed(tmp_path: Path) -> None:
     with Store.open(root) as store:
         Ingestor(store, handle).catch_up(head_commit(handle))
         assert not store.meta_get(UNORDERED_KEY)  # no replay's cost after a backfill
+
+
+# -- any ingest order ends with the in-order lineages ----------------------------------------
+
+_ORDER_REPO: dict[str, Path] = {}
+
+
+def _order_fixture(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], Any]:
+    """One history with renames, a reused name and a file move, backfilled in order once:
+    the expected lineages."""
+    if "root" not in _ORDER_REPO:
+        root = _history(tmp_path_factory.mktemp("order") / "repo").path
+        handle = open_repo(root)
+        with Store.open(root) as store:
+            Ingestor(store, handle).catch_up(head_commit(handle))
+        _ORDER_REPO["root"] = root
+    root = _ORDER_REPO["root"]
+    expected = _facts(root)
+    shas = [str(c.id) for c in _walk_oldest_first(root)]
+    return root, shas, expected
+
+
+def _walk_oldest_first(root: Path) -> list[Any]:
+    repo = open_repo(root)
+    return list(repo.walk(repo.head.target,
+                          pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.lists(st.integers(min_value=0, max_value=7), min_size=1, max_size=8,
+                      unique=True))
+def test_lineages_do_not_depend_on_the_order_commits_were_ingested_in(
+        tmp_path_factory: pytest.TempPathFactory, first: list[int]) -> None:
+    # ``ingest-commit`` of some commits (any of them, in any order: a hook, a script, a
+    # range read on demand), then a backfill: the lineages and paths of an in-order
+    # backfill, whatever came first.
+    root, shas, expected = _order_fixture(tmp_path_factory)
+    copy = Path(shutil.copytree(root, tmp_path_factory.mktemp("copy") / "repo"))
+    shutil.rmtree(copy / ".weft")
+    handle = open_repo(copy)
+    for index in first:
+        with Store.open(copy) as store:  # one process per commit, as ingest-commit runs
+            commit = handle.get(shas[index])
+            assert isinstance(commit, pygit2.Commit)
+            Ingestor(store, handle).run([commit])
+    with Store.open(copy) as store:
+        assert Ingestor(store, handle).catch_up(head_commit(handle)).complete
+    assert _facts(copy) == expected

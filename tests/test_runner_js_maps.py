@@ -5,16 +5,22 @@ a watched run's outcomes as a receipt keeps them."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pygit2
 import pytest
 
 from tests.jsfixture import js_repo
+from warpline.runners import receipt_seal
 from warpline.runners.js_record import record_runner
 from warpline.runners.js_run import run_ids
 from warpline.runners.mocha import MOCHA
 from warpline.runners.receipt import write
+from warpline.service.admin.backing import backing_receipt
 
 LIB = """// math helpers
 exports.add = function add(a, b) {
@@ -118,3 +124,26 @@ def test_the_other_runners_record_a_map_per_test_file(
     assert (status, partial, outcomes) == (0, [], {"test/add.test.js": "passed"})
     functions = {h for h in recorded.hits["test/add.test.js"] if h.startswith("ts:function:")}
     assert functions == {"ts:function:lib.add"}
+
+
+def _warpline(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WARPLINE_", "GITHUB_"))
+           and k != "CI"}
+    return subprocess.run([sys.executable, "-m", "warpline.cli", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+
+
+def test_record_and_run_tests_leave_sealed_receipts_that_back_a_pass(tmp_path: Path) -> None:
+    root = js_repo(tmp_path, {"name": "fx", "scripts": {"test": "mocha"}}, [],
+                   {"lib.js": LIB, "test/math.js": MOCHA_TESTS, ".gitignore": "node_modules\n"})
+    _, commit = _commit(root)
+    done = _warpline(root, "record-tests", "--runner", "mocha", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (row,) = json.loads(done.stdout)["records"]
+    assert (row["runner"], row["source"], row["tests"]) == ("mocha", "mocha-v8", 2)
+    receipt = backing_receipt(root, str(commit.id))  # sealed with the store's key
+    assert receipt["runner"] == "mocha" and receipt["exit_status"] == 0
+    done = _warpline(root, "run-tests", "--runner", "mocha", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run,) = json.loads(done.stdout)["runs"]
+    assert run["receipt"]["tests_run"] == 2 and receipt_seal.SEAL in run["receipt"]

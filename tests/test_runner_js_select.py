@@ -87,3 +87,32 @@ def test_with_a_map_the_tests_that_ran_the_changed_function(
     assert selection["tests"] == ["test/math.js::math > multiplies"]
     (run,) = selection["runners"]
     assert ran(root, run["command"]) == ["test/math.js::math > multiplies"]
+
+
+def test_a_lock_file_change_runs_the_packages_whole_suite_with_the_reason(
+        tmp_path: Path) -> None:
+    repo, root = _repo(tmp_path)
+    repo.commit({"package-lock.json": '{"lockfileVersion": 3}\n', **CHANGED}, "deps and mul")
+    envelope = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
+    selection = envelope["data"]["selection"]
+    (run,) = selection["runners"]
+    assert (run["runner"], run["whole_suite"], run["command"]) == ("mocha", True, "npm test")
+    assert {"locator": "core:file:package-lock.json", "kind": "test_config",
+            "runners": ["mocha"]} in selection["non_code"]
+
+
+def test_a_changed_test_file_runs_itself(tmp_path: Path) -> None:
+    repo, root = _repo(tmp_path)
+    repo.commit({"test/words.js": FILES["test/words.js"].replace("'a'), 'A'", "'b'), 'B'")},
+                "words test")
+    selection = _selection_of(root)
+    assert "test/words.js" in selection["tests"]
+    (run,) = selection["runners"]
+    assert run["runner"] == "mocha" and not run["whole_suite"]
+    assert ran(root, run["command"]) == ["test/words.js::shouts"]
+
+
+def _selection_of(root: Path) -> dict[str, Any]:
+    envelope = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
+    found: dict[str, Any] = envelope["data"]["selection"]
+    return found

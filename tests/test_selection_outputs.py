@@ -158,7 +158,12 @@ def _assert_one_selection(root: Path, out: dict[str, Any]) -> set[str]:
     command = "pytest " + " ".join(tests)
     assert out["envelope"]["next_actions"]["commands"][0]["command"] == command
     assert f"next: {command}  (" in out["table"]
-    assert f"tests: {len(tests)} selected (basis {selection['basis']}" in out["table"]
+    header = next(line for line in out["table"].splitlines() if line.startswith("tests: "))
+    # The header counts what the command runs: its ids, the whole files among them.
+    assert header.startswith(f"tests: {len(tests)} selected (")
+    assert f"basis {selection['basis']}" in header
+    files = sum(1 for t in tests if "::" not in t)
+    assert (f"{files} whole test files" in header) is bool(files)
     assert out["markdown"] == command
     assert out["pytest"].stdout == command + "\n"
     assert out["ci"] == [command] and out["ci_file"] == [command]
@@ -239,6 +244,10 @@ def test_past_500_ids_the_selection_itself_names_files(tmp_path: Path) -> None:
     from warpline.service.testing.testselect import Selection
     from warpline.service.testing.worklist_tests import commands_of
 
+    (tmp_path / "tests").mkdir()
+    for i in range(3):
+        (tmp_path / "tests" / f"test_{i}.py").write_text(
+            "".join(f"def test_{n}():\n    pass\n" for n in range(i, 501, 3)), encoding="utf-8")
     selection = Selection(basis="static")
     selection.finish(dict.fromkeys(f"tests/test_{i % 3}.py::test_{i}" for i in range(501)))
     assert selection.tests == ["tests/test_0.py", "tests/test_1.py", "tests/test_2.py"]

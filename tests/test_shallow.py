@@ -18,9 +18,9 @@ import pytest
 from tests.contract_check import assert_valid_envelope
 from tests.gitfixture import FixtureRepo, run_git
 from warpline.errors import WarplineError
+from warpline.ingest.pipeline import MIN_COMMITS
 from warpline.registry import call_tool
 from warpline.store.db import store_path
-from warpline.store.pipeline import MIN_COMMITS
 
 COMMITS = 30
 

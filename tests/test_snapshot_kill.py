@@ -24,8 +24,8 @@ from warpline.store import db
 original = db.Store.open.__func__
 seen = {"edges": 0}
 
-def open_and_arm(cls, root):
-    store = original(cls, root)
+def open_and_arm(cls, root, **options):
+    store = original(cls, root, **options)
     def trace(statement):
         if statement.lstrip().startswith("INSERT INTO snapshot_edges"):
             seen["edges"] += 1

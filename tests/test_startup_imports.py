@@ -41,7 +41,7 @@ ALWAYS_HEAVY = ("networkx", "jsonschema", "httpx", "warpline.graph", "warpline.f
 OTHER_TOOLS_MODELS = ("warpline.models.graph", "warpline.models.worklist",
                       "warpline.models.admin")
 LIBGIT2 = ("pygit2", "warpline.git.repo", "warpline.git.shallow")
-WALKER = ("warpline.store.ingest", "warpline.git.attribution", "warpline.store.pipeline",
+WALKER = ("warpline.ingest.driver", "warpline.git.attribution", "warpline.ingest.pipeline",
           "multiprocessing")
 
 
@@ -182,7 +182,7 @@ def test_a_store_behind_head_still_catches_up(repo: FixtureRepo) -> None:
     items = json.loads(replies[1]["result"]["content"][0]["text"])["data"]["items"]
     assert {i["entity"]["locator"]: i["churn_count"] for i in items}[
         "python:function:pkg.mod.f"] == 4
-    assert {"warpline.store.ingest", "pygit2"} <= modules
+    assert {"warpline.ingest.driver", "pygit2"} <= modules
 
 
 def test_a_rejected_input_loads_the_schema_walker_to_name_the_field(repo: FixtureRepo) -> None:
@@ -203,9 +203,9 @@ def test_ingest_commit_imports_no_pydantic_graph_or_http(repo: FixtureRepo) -> N
         capture_output=True, text=True, cwd=repo.path, timeout=120, check=True, env=_env())
     assert json.loads(done.stdout)["commits_ingested"] == 1
     modules = _imported(done.stderr)
-    assert {"pygit2", "warpline.git.attribution", "warpline.store.ingest"} <= modules
+    assert {"pygit2", "warpline.git.attribution", "warpline.ingest.driver"} <= modules
     assert _under(modules, ("pydantic", "warpline.models", "warpline.registry",
-                            "warpline.store.pipeline", "multiprocessing",
+                            "warpline.ingest.pipeline", "multiprocessing",
                             "warpline.cli.smoke", "warpline.mcp.client",
                             "warpline.cli.setup_cmds", *ALWAYS_HEAVY)) == []
 

@@ -187,3 +187,50 @@ def test_openers_released_together_on_a_new_store_all_succeed(tmp_path: Path) ->
             proc.join(timeout=120)
         assert outcomes == [("ok", SCHEMA_VERSION)] * 6, (round_, outcomes)
         shutil.rmtree(copy)
+
+
+def _count_opens(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Spies on the guard and on every SQLite connection a store makes (the real ones
+    still run)."""
+    from warpline.store import guard
+
+    counts = {"guard": 0, "connections": 0}
+    check, connect = guard.check_state, sqlite3.connect
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        counts["guard"] += 1
+        return check(*args, **kwargs)
+
+    def connected(*args: Any, **kwargs: Any) -> Any:
+        counts["connections"] += 1
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(guard, "check_state", checked)
+    monkeypatch.setattr(sqlite3, "connect", connected)
+    return counts
+
+
+def test_ingest_commit_opens_the_store_once(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpline.cli import main
+
+    repo = _repo(tmp_path)
+    Store.open(repo.path).close()  # the store exists, at the served schema
+    repo.commit({"pkg/mod.py": MODULE + "\n\ndef c():\n    return 3\n"}, message="c")
+    counts = _count_opens(monkeypatch)
+    assert main(["ingest-commit", "HEAD", "--repo", str(repo.path), "--json"]) == 0
+    assert counts == {"guard": 1, "connections": 1}
+
+
+def test_a_read_checks_the_state_directory_once_even_when_it_creates_the_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpline.service.shared.context import open_context
+
+    repo = _repo(tmp_path)
+    counts = _count_opens(monkeypatch)
+    with open_context(str(repo.path)) as ctx:
+        assert not ctx.store.read_only  # created, migrated: writable
+    assert counts == {"guard": 1, "connections": 1}
+    with open_context(str(repo.path)) as ctx:
+        assert ctx.store.read_only  # it exists at the served schema: read-only
+    assert counts == {"guard": 2, "connections": 2}

@@ -178,7 +178,7 @@ def test_corrupted_pages_turn_doctor_red_and_queries_store_unreadable(tmp_path: 
         pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
     assert pages > 8
     with path.open("r+b") as handle:  # scribble over every page but the header page
-        for number in range(2, pages, 2):
+        for number in range(2, pages + 1):
             handle.seek(number * page - page + 100)
             handle.write(b"\xde\xad\xbe\xef" * 64)
     doctor = subprocess.run([sys.executable, "-m", "warpline.cli", "doctor", "--repo",

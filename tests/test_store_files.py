@@ -82,7 +82,7 @@ def test_every_tool_refuses_a_foreign_or_empty_store_file_untouched(
 def test_a_committed_lock_link_is_never_followed(tmp_path: Path) -> None:
     """S2, the lock file: committed (tracked, so ignored) and then left untracked in the
     work tree (refused). The hook's lock never creates the link's target."""
-    from warpline.store.ingestlock import LOCK_NAME, exclusive
+    from warpline.ingest.lock import LOCK_NAME, exclusive
 
     target = tmp_path / "evil-lock"
     upstream = GitRepo(tmp_path / "upstream", tmp_path / "home")

@@ -264,6 +264,12 @@ def step_summary_file() -> str | None:
     return os.environ.get("GITHUB_STEP_SUMMARY") or None
 
 
+def pytest_addopts() -> str:
+    """``PYTEST_ADDOPTS``: options given to a pytest run besides its command line (a run
+    given narrowing ones is not the whole suite: ``pytest_plugin.items``)."""
+    return os.environ.get("PYTEST_ADDOPTS", "")
+
+
 def search_path() -> str:
     """The executable search path (``PATH``) this process would start programs with."""
     return os.environ.get("PATH", os.defpath)

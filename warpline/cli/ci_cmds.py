@@ -69,6 +69,7 @@ def _write(root: Path, path: Path, text: str, field: str) -> None:
         raise InvalidArgument(f"--{field} {str(path)!r} cannot be written ({exc.strerror}); "
                               "name a writable file.", field=field, value=str(path),
                               details={"os_error": exc.errno}) from None
+    _ours(root, [path])  # a report in the checkout is never the change
 
 
 def _write_report(args: argparse.Namespace, root: Path, markdown: str,
@@ -89,6 +90,16 @@ def _write_report(args: argparse.Namespace, root: Path, markdown: str,
                             f"the report is in {target}.")
             summary_file = None
     return target, summary_file or None
+
+
+def _ours(root: Path, written: list[Path]) -> None:
+    """The files just written are warpline's, not the change (``own_files``)."""
+    from warpline.service.shared.own_files import remember_outputs
+
+    try:
+        remember_outputs(root, written)
+    except (OSError, WarplineError):
+        pass  # an unwritable state directory: the report itself still stands
 
 
 def _no_range(args: argparse.Namespace, root: Path, exc: WarplineError, kind: str) -> int:
@@ -157,14 +168,9 @@ def _report(args: argparse.Namespace, root: Path, repo: Any) -> int:
 
 
 def _selection_line(selection: dict[str, Any], runnable: bool) -> str:
-    tests = selection.get("tests") or []
-    if selection.get("cosmetic_only"):
-        return "tests to run: none (every change is cosmetic)"
-    if not tests:
-        return ("tests to run: the whole suite (no test is known to exercise the changes)"
-                if runnable else "tests to run: none proposed (see the warnings)")
-    where = f", map {str(selection['map_commit'])[:10]}" if selection.get("map_commit") else ""
-    return f"tests to run: {len(tests)} (basis {selection.get('basis')}{where})"
+    from warpline.cli.formats import selection_summary
+
+    return "tests to run: " + selection_summary(selection, runnable)
 
 
 def _record(args: argparse.Namespace, root: Path, repo: Any) -> int:

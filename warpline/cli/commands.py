@@ -106,6 +106,7 @@ PLAIN_COMMANDS: dict[str, str] = {
     "session-context": "warpline.cli.setup_cmds", "hook-ingest": "warpline.cli.setup_cmds",
     "sync": "warpline.cli.sync_cmds", "ci": "warpline.cli.ci_cmds",
     "import-coverage": "warpline.cli.testmap_cmds",
+    "record-tests": "warpline.cli.testrun_cmds", "run-tests": "warpline.cli.testrun_cmds",
 }
 
 # Subcommand groups that are not tools; each module offers
@@ -117,4 +118,5 @@ _EXTENSIONS: tuple[str, ...] = (
     "warpline.cli.sync_cmds",
     "warpline.cli.ci_cmds",
     "warpline.cli.testmap_cmds",
+    "warpline.cli.testrun_cmds",
 )

@@ -300,21 +300,44 @@ def _partner(partner: Env, code: Any) -> str:
 def _selection_words(selection: Env | None) -> str:
     if not selection:
         return ""
-    basis = selection.get("basis")
+    return " · tests: " + selection_summary(selection, True, _code)
+
+
+def selection_summary(selection: Env, runnable: bool,
+                      quote: Callable[[str], str] = lambda text: text) -> str:
+    """The one selection in words, counting what its command runs: what every output's
+    header says (the table, the markdown, ``warpline ci``)."""
     where = ""
     if selection.get("map_commit"):
-        where = f" at {_code(_sha(selection['map_commit']))}"
+        where = f", map {quote(_sha(selection['map_commit']))}"
         if selection.get("map_commits_behind"):
-            where += f", {selection['map_commits_behind']} behind"
-    source = {"map": "the test map",
-              "mixed": "the test map, the static graph and the import floor",
-              "static": "the static graph and the import floor (no test map)"}.get(str(basis))
+            where += f" {selection['map_commits_behind']} behind"
+    basis = selection.get("basis") or "none"
     if selection.get("cosmetic_only"):
-        return " · tests: none to run (every change is cosmetic)"
-    if source is None:
-        consulted = f" (test map{where} consulted)" if where else ""
-        return f" · tests: none known{consulted}: the whole suite"
-    return f" · tests: {selection.get('tests_selected', 0)} from {source}{where}"
+        return "none to run (every change is cosmetic)"
+    if selection.get("nothing_to_run"):
+        why = ("every selected test is gone from the work tree"
+               if selection.get("dropped_tests") else
+               "every change is documentation, CI configuration or cosmetic")
+        return f"none to run ({why})"
+    tests = [str(t) for t in selection.get("tests") or []]
+    whole = [str(r.get("runner")) for r in selection.get("runners") or [] if r.get("whole_suite")]
+    config = [str(c["locator"]).removeprefix("core:file:")
+              for c in selection.get("non_code") or [] if c.get("kind") == "test_config"]
+    suites = ""
+    if whole:
+        because = f"; {', '.join(config[:3])} changed" if config else ""
+        suites = f"the whole suite of {', '.join(whole)}{because}"
+    if not tests:
+        if suites:
+            return suites
+        return f"none known (basis {basis}{where}): " + \
+            ("run the whole suite" if runnable else "no runner proposed (see the warnings)")
+    files = sum(1 for t in tests if "::" not in t)
+    parts = f"{len(tests) - files} tests and {files} whole test files or folders; " \
+        if files else ""
+    counted = f"{len(tests)} selected ({parts}basis {basis}{where})"
+    return counted + (f", and {suites}" if suites else "")
 
 
 def _tests_cell(item: Env) -> str:
@@ -335,8 +358,7 @@ def _tests_to_run(data: Env, envelope: Env) -> list[str]:
     command = selection_command(envelope)
     if command is None:
         return []
-    count = len(selection.get("tests") or [])
-    title = f"Tests to run ({count})" if count else "Tests to run (the whole suite)"
+    title = f"Tests to run: {selection_summary(selection, True)}"
     return ["", f"### {title}", "", "```sh", command, "```"]
 
 

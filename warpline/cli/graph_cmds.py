@@ -195,14 +195,9 @@ def _reverify_view(env: dict[str, Any], width: int) -> list[str]:
 
 def _selection_line(selection: dict[str, Any], runnable: bool) -> str:
     """The one selection in a line (its command is the first ``next:``)."""
-    tests = selection.get("tests") or []
-    where = f", map {str(selection['map_commit'])[:10]}" if selection.get("map_commit") else ""
-    if selection.get("cosmetic_only"):
-        return "tests: none to run (every change is cosmetic)"
-    if not tests:
-        return f"tests: none known (basis {selection.get('basis', 'none')}{where}): " + \
-            ("run the whole suite" if runnable else "no runner proposed (see the warnings)")
-    return f"tests: {len(tests)} selected (basis {selection.get('basis')}{where})"
+    from warpline.cli.formats import selection_summary
+
+    return "tests: " + selection_summary(selection, runnable)
 
 
 COMMANDS: dict[str, ToolCommand] = {

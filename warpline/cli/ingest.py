@@ -54,9 +54,9 @@ def _print(summary: dict[str, Any], as_json: bool) -> int:
 
 def _backfill(args: argparse.Namespace) -> int:
     from warpline.cli.progress import stderr_progress
+    from warpline.ingest import lock as ingestlock
+    from warpline.ingest.stopping import stop_on_signals
     from warpline.service.shared.context import catch_up, open_context
-    from warpline.store import ingestlock
-    from warpline.store.stopping import stop_on_signals
 
     started = time.perf_counter()
     with open_context(args.repo, Path.cwd()) as ctx:
@@ -69,8 +69,16 @@ def _backfill(args: argparse.Namespace) -> int:
         with ingestlock.exclusive(ctx.root, _WAIT_S), stop_on_signals() as stop:
             report = catch_up(ctx, interactive=False, progress=stderr_progress("backfill"),
                               stop=stop, retry_failed=args.retry_failed)
-            code = _print(_report_dict(report, time.perf_counter() - started, ctx.root),
-                          args.json)
+            facts = _facts(ctx, stop, now=args.facts and report.complete)
+            summary = _report_dict(report, time.perf_counter() - started, ctx.root)
+            summary.update(facts)
+            code = _print(summary, args.json)
+        if summary["facts_pending"] and stop.signum is None:
+            # What each change means is read at low priority after the events (answers
+            # read what they show themselves): a detached pass, once the lock is free.
+            from warpline.service.shared.background import continue_backfill
+
+            continue_backfill(ctx.root, ctx.store.path.parent)
     if stop.signum is not None:  # stopped between two commits; the next run resumes
         print(f"warpline: stopped by {stop.name}; {report.commits_behind} commits left for "
               "the next `warpline backfill`", file=sys.stderr)
@@ -78,13 +86,26 @@ def _backfill(args: argparse.Namespace) -> int:
     return code
 
 
+def _facts(ctx: Any, stop: Any, *, now: bool) -> dict[str, int]:
+    """``--facts``: read what every stored change means now (else the background pass
+    does); how many were read and how many are left."""
+    from warpline.store.eventfacts import count_pending
+
+    read = 0
+    if now and count_pending(ctx.store):
+        from warpline.ingest.facts import fill
+
+        read = fill(ctx.store, ctx.repo, stop=stop).read
+    return {"facts_read": read, "facts_pending": count_pending(ctx.store)}
+
+
 def _ingest_commit(args: argparse.Namespace) -> int:
     from warpline.git.repo import resolve_commit
+    from warpline.ingest.driver import Ingestor
     from warpline.service.shared.context import open_context
-    from warpline.store.ingest import Ingestor
 
     started = time.perf_counter()
-    with open_context(args.repo, Path.cwd()) as ctx:
+    with open_context(args.repo, Path.cwd(), prefer_read_only=False) as ctx:
         commit = resolve_commit(ctx.repo, args.rev, field="rev")
         report = Ingestor(ctx.store, ctx.repo).run([commit])
         return _print(_report_dict(report, time.perf_counter() - started, ctx.root), args.json)
@@ -94,6 +115,9 @@ def add_parsers(sub: Any, common: Callable[..., None]) -> None:
     p = sub.add_parser("backfill", help="ingest the history reachable from HEAD (resumable)")
     p.add_argument("--retry-failed", action="store_true",
                    help="read again the commits recorded as failed (skipped otherwise)")
+    p.add_argument("--facts", action="store_true",
+                   help="also read now what every change means (its nature); otherwise "
+                        "a background pass reads it, and answers read what they show")
     common(p, listing=False)
     p.set_defaults(run=_backfill)
     p = sub.add_parser("ingest-commit",

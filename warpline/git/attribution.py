@@ -23,6 +23,9 @@ Rules chosen where the design is silent:
   locator); ``also_modified`` when an entity's own text changed.
 * Removed and added definitions of one commit are then paired into ``moved`` events when
   they are the same definition renamed or moved (``warpline.git.lineage``).
+* What a change means (``warpline.git.nature``) is not read here: a stored event's facts
+  are read when an answer reads the event (``warpline.git.eventfacts``); the work tree's
+  are read with its changes.
 * Rename detection examines up to ``rename_limit()`` files (``WARPLINE_RENAME_LIMIT``,
   default 10,000; libgit2's own default is 1,000). A commit past it is marked
   ``limits_hit = ("rename_limit",)`` and answers covering it say so.
@@ -52,7 +55,6 @@ from warpline.git.hunks import hunks_and_lines
 from warpline.git.lineage import SideIndex, pair_definitions
 from warpline.git.manifests import renamed_by_manifests
 from warpline.git.merges import merge_changes
-from warpline.git.nature import with_facts
 from warpline.git.parsecache import (
     DIFF_FLAGS,
     NOT_READ,
@@ -185,7 +187,9 @@ def _first_parent_changes(
     out, capped = pair_definitions(out, sides)
     if capped:
         limits.append("lineage_limit")
-    return with_facts(out, sides), unparsed
+    # What each change means (``nature.with_facts``) is read when an answer asks for it
+    # (``eventfacts``), not here: a third of the walk, for facts most events never show.
+    return out, unparsed
 
 
 def _shared_module(change: EntityChange, old_tree: pygit2.Tree | None,

@@ -160,6 +160,10 @@ class DefinitionCache:
     def __len__(self) -> int:
         return len(self._data)
 
+    def has(self, oid: pygit2.Oid, lang: Language = PYTHON) -> bool:
+        """Whether blob ``oid`` is parsed (or known unparsable) already."""
+        return self._key(oid, lang) in self._data
+
     def _lookup(self, key: bytes) -> tuple[bool, FileEntities | None]:
         data = self._data
         if key in data:

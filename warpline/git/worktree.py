@@ -31,7 +31,7 @@ from warpline.git.parsecache import (
 )
 from warpline.lang.entities import split_lines
 
-__all__ = ["worktree_events"]
+__all__ = ["DiskFiles", "worktree_events"]
 
 _GITLINK = 0o160000
 _LINK = 0o120000
@@ -94,6 +94,10 @@ class _DiskFiles:
 
 # (git file mode, content or None when it is not read, blob id when it was hashed)
 DiskState = tuple[int, bytes | None, pygit2.Oid | None]
+
+
+
+DiskFiles = _DiskFiles  # the work tree's manifests, for a module name outside the walker
 
 
 def _disk_state(full: str, path: str, hashes: HashCache | None) -> DiskState | None:

@@ -28,7 +28,7 @@ from warpline.lang.tsdefs import (
 )
 from warpline.lang.tsregions import Rec, records
 
-__all__ = ["module_name", "read"]
+__all__ = ["definition_name", "module_name", "read"]
 
 _MODULE = re.compile(rb"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)
 _COMMENTS = frozenset({"comment"})
@@ -69,7 +69,7 @@ def _record(node: Any, kind: str) -> Rec:
     first, stop = leading_comments(outer, outer.start_point[0] + 1, _COMMENTS)
     return Rec(node.start_byte, node.end_byte, first, last_line(outer), min(lo, stop),
                max(hi, outer.end_byte), ("function" if kind == "method" else kind,
-                                         _name(node, kind)))
+                                         definition_name(node, kind)))
 
 
 @never_raises
@@ -90,7 +90,9 @@ def _text(node: Any) -> str:
     return str(node.text.decode("utf-8", "replace"))
 
 
-def _name(node: Any, kind: str) -> str:
+def definition_name(node: Any, kind: str) -> str:
+    """The qualname of a ``function_declaration`` / ``method_declaration`` (``kind``
+    ``method``: ``Recv.Name``) or type spec node; "" when it has none."""
     name = node.child_by_field_name("name")
     if name is None:
         return ""

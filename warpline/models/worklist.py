@@ -34,6 +34,10 @@ class SuggestedVerification(WireModel):
         "null for inspection."
     )
     test: str | None = Field(default=None, description="Locator of the test function.")
+    test_id: str | None = Field(
+        default=None, description="For kind=test: the runner's own id of the test the "
+        "command runs (repository-relative, e.g. tests/t.py::TestA::test_x), from the row "
+        "of warpline's table of runners owning it (additive).")
     distance: Count | None = Field(
         default=None, description="Call edges from the test to the item (nearest first)."
     )
@@ -184,6 +188,19 @@ class RunnerRun(WireModel):
                               "the command runs its whole suite.")
 
 
+class NonCodeChange(WireModel):
+    """A changed file no language row reads, read for what it is to the tests (see
+    docs/test-map.md, "Non-code changes")."""
+
+    locator: str = Field(description="The file's locator (core:file:<path>).")
+    kind: Literal["docs", "ci", "test_config"] = Field(
+        description="docs: documentation or a changelog, no test reads it (none selected); "
+        "ci: CI configuration, verified by running the pipeline, not by a test; "
+        "test_config: configuration the tests read (runners' whole suites run).")
+    runners: list[str] = Field(default_factory=list, description="For test_config: the "
+                               "runners whose tests read it (their whole suites run).")
+
+
 class Selection(WireModel):
     """How the worklist's tests were chosen (see docs/test-map.md)."""
 
@@ -242,6 +259,18 @@ class Selection(WireModel):
         "under, in the order of next_actions.commands (additive): its share of tests and "
         "its command. Empty when no runner the repository uses tests the change (a warning "
         "names the ecosystem's own command) or when every change is cosmetic.")
+    dropped_tests: list[str] = Field(
+        default_factory=list, description="Tests the selection named that no command runs "
+        "(additive; first 50): gone from the work tree (deleted in the range or since), or "
+        "in a file its runner does not collect as tests (a helper module, a conftest file). "
+        "tests and every command leave them out; a warning says so.")
+    non_code: list[NonCodeChange] = Field(
+        default_factory=list, description="Changed files that are documentation, CI "
+        "configuration or configuration the tests read (additive; first 50).")
+    nothing_to_run: bool = Field(
+        default=False, description="Changes exist and none asks for a test (additive): "
+        "every change is cosmetic, documentation or CI configuration, or every selected "
+        "test is gone. tests is empty and no output runs a suite for it.")
 
 
 class CoChangePartner(WireModel):

@@ -25,6 +25,7 @@ from warpline.runners.pytest_session import RecordSession, Where, record_request
 from warpline.runners.receipt import selection_facts, store_in_use
 
 _KEY = pytest.StashKey["_Recording"]()
+_RUNNER = "pytest"  # this plugin's row of the table of runners
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -111,7 +112,7 @@ class _Recording:
             self.items_collected = max(self.items_collected or 0,
                                        int(output["warpline_collected"]))
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session,
                              exitstatus: int) -> Generator[None, Any, None]:
         yield
@@ -125,21 +126,34 @@ class _Recording:
             output["warpline_collected"] = self.items_collected
             return
         partial = partial_reasons(config, session, self.deselected)
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
         try:
             row = self.session.finish(self.items_collected, partial)
         except Exception as exc:  # never fail the user's test run over the map
-            _say(reporter, f"warpline: the test map was not recorded: {exc}")
+            say(config, f"warpline: the test map was not recorded: {exc}")
             return
-        _say(reporter, f"warpline: test map {row.id} recorded at {row.commit_sha[:12]}: "
-                       f"{row.test_count} tests, {row.entity_count} entities, "
-                       f"{row.hit_count} test-entity links"
-                       + (f" (partial: {'; '.join(partial)})" if partial else ""))
+        say(config, f"warpline: test map {row.id} recorded at {row.commit_sha[:12]}: "
+                    f"{row.test_count} tests, {row.entity_count} entities, "
+                    f"{row.hit_count} test-entity links"
+                    + (f" (partial: {'; '.join(partial)})" if partial else ""))
 
 
-def _say(reporter: Any, text: str) -> None:
-    if reporter is not None:
-        reporter.write_line(text)
+_SUMMARY = pytest.StashKey[list[str]]()
+
+
+def say(config: pytest.Config, text: str) -> None:
+    """A line for the end of the run, printed on its own line in pytest's terminal
+    summary (``pytest_terminal_summary``), never glued to the progress line."""
+    config.stash.setdefault(_SUMMARY, []).append(text)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
+    lines = config.stash.get(_SUMMARY, [])
+    if lines:
+        terminalreporter.ensure_newline()
+        for line in lines:
+            terminalreporter.write_line(line)
+        lines.clear()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -196,18 +210,23 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for warning in planned["warnings"]:
         _note(config, f"warpline: {warning}")
     selection = planned["selection"]
-    if selection.get("cosmetic_only"):
+    nothing = _nothing_to_run(selection)
+    if nothing:
         # What reverify, its formats and `warpline ci` say: nothing to run. No verification
         # can come of it: a run of no test backs no pass (``backing``: nothing_ran).
         if items:
             config.hook.pytest_deselected(items=list(items))
             items[:] = []
         config.stash[_NOTHING_TO_RUN] = True
-        _note(config, f"warpline: every change in {planned['scope']} is cosmetic (comments, "
-                      "layout, docstrings): no test to run.")
+        _note(config, f"warpline: {nothing} in {planned['scope']}: no test to run.")
         return
-    if planned["changed"] and selection["basis"] == "none":
-        _note(config, "warpline: no test is known to exercise the changes: running every test.")
+    whole = [r for r in selection.get("runners") or []
+             if r.get("runner") == _RUNNER and r.get("whole_suite")]
+    if planned["changed"] and (selection["basis"] == "none" or whole):
+        _note(config, "warpline: " + ("configuration the tests read changed" if whole and
+                                      selection.get("non_code") else
+                                      "no test is known to exercise the changes")
+              + ": running every test.")
         return
     chosen = set(planned["tests"])
     keep: list[pytest.Item] = []
@@ -222,6 +241,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                   f"{planned['scope']} (basis {selection['basis']}"
                   + (f", map {selection['map_commit'][:12]}" if selection["map_commit"] else "")
                   + ").")
+
+
+def _nothing_to_run(selection: dict[str, Any]) -> str:
+    """Why the selection runs no test although changes exist ("" when it runs some)."""
+    if selection.get("cosmetic_only"):
+        return "every change is cosmetic (comments, layout, docstrings)"
+    if not selection.get("nothing_to_run"):
+        return ""
+    if selection.get("dropped_tests"):
+        return "every selected test is gone from the work tree"
+    return "every change is documentation or CI configuration"
 
 
 _NOTHING_TO_RUN = pytest.StashKey[bool]()
@@ -268,7 +298,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     where = Where.find(Path(config.rootpath))
     if where is not None:
-        config.pluginmanager.register(RunWatch(where), "warpline-runwatch")
+        config.pluginmanager.register(RunWatch(where, config), "warpline-runwatch")
 
 
 def _ci_range(config: pytest.Config, where: Where) -> str | None:

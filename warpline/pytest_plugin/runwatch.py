@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from warpline.pytest_plugin.items import partial_reasons
+from warpline.pytest_plugin.items import partial_reasons, scope_reasons
 from warpline.runners.pytest import PYTEST
 from warpline.runners.pytest_receipt import phase_outcome
 from warpline.runners.pytest_session import Where
@@ -24,9 +24,17 @@ SELECTED = pytest.StashKey[dict[str, Any]]()  # warpline's selection, when it na
 
 
 class RunWatch:
-    def __init__(self, where: Where) -> None:
+    def __init__(self, where: Where, config: pytest.Config | None = None) -> None:
         self.where = where
-        self.state = RunWatchState(commit_at_start=head_sha(where.repo))
+        self.state = RunWatchState(commit_at_start=head_sha(where.repo), key=_key(where))
+        if config is not None and config.inipath is not None:
+            self.state.loaded.add(str(config.inipath))
+
+    def pytest_plugin_registered(self, plugin: Any) -> None:
+        """Every conftest module pytest loads (a historic hook: the initial ones too)."""
+        path = getattr(plugin, "__file__", None)
+        if isinstance(path, str) and path.endswith("conftest.py"):
+            self.state.loaded.add(path)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.state.deselected += len(items)
@@ -34,6 +42,7 @@ class RunWatch:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.state.collected = len(session.items)
         self.state.selection = session.config.stash.get(SELECTED, None)
+        self.state.loaded.update(str(item.path) for item in session.items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = phase_outcome(report.when, report.outcome)
@@ -47,6 +56,7 @@ class RunWatch:
             self.state.collected = max(self.state.collected, int(sent.get("collected", 0)))
             self.state.deselected = max(self.state.deselected, int(sent.get("deselected", 0)))
             self.state.selection = self.state.selection or sent.get("selection")
+            self.state.loaded.update(str(p) for p in sent.get("loaded") or [])
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -54,25 +64,34 @@ class RunWatch:
         if hasattr(config, "workerinput"):
             config.workeroutput["warpline_run"] = {  # type: ignore[attr-defined]
                 "collected": self.state.collected, "deselected": self.state.deselected,
-                "selection": self.state.selection}
+                "selection": self.state.selection, "loaded": sorted(self.state.loaded)}
             return
         if config.getoption("collectonly", False):
             return
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        from warpline.pytest_plugin.hooks import say
+
         try:
             # session.exitstatus: the status the run ends with (the plugin may have
             # turned a selection with nothing to run into a success).
             receipt = write(self.where.root, self.where.repo, self.state,
                             int(session.exitstatus),
-                            partial_reasons(config, session, self.state.deselected),
+                            partial_reasons(config, session, self.state.deselected)
+                            + scope_reasons(config),
                             self.where.rootdir, PYTEST,
                             own_paths(self.where.root, self.where.repo))
         except Exception as exc:  # never fail the user's test run over the receipt
-            _say(reporter, f"warpline: no run receipt was written: {exc}")
+            say(config, f"warpline: no run receipt was written: {exc}")
             return
         kind = config.getoption("warpline_verify")
         if kind:
-            _say(reporter, verify(self.where, receipt, str(kind)))
+            say(config, verify(self.where, receipt, str(kind)))
+
+
+def _key(where: Where) -> bytes | None:
+    """The store's receipt key, read before the test modules are imported."""
+    from warpline.runners.receipt_seal import for_run
+
+    return for_run(where.root)
 
 
 def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
@@ -83,7 +102,9 @@ def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
 
     if receipt["exit_status"] != 0:
         return (f"warpline: verify_record {kind} not recorded: the run did not pass "
-                f"(exit status {receipt['exit_status']}).")
+                f"(exit status {receipt['exit_status']}"
+                + (f", {receipt['tests_failed']} failed" if receipt.get("tests_failed") else
+                   ": it stopped before its tests") + ").")
     if receipt["commit"] is None:
         return (f"warpline: verify_record {kind} not recorded: HEAD moved during the run (or "
                 "there is no commit).")
@@ -102,7 +123,3 @@ def verify(where: Where, receipt: dict[str, Any], kind: str) -> str:
     return (f"warpline: verify_record {kind} {data['idempotency']} for "
             f"{str(data['commit_sha'])[:12]} (scope {data['scope']}).")
 
-
-def _say(reporter: Any, text: str) -> None:
-    if reporter is not None:
-        reporter.write_line(text)

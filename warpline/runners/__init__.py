@@ -16,17 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from warpline.runners.ava import AVA
+from warpline.runners.gotest import GO_TEST
 from warpline.runners.jest import JEST
+from warpline.runners.maven import MAVEN
 from warpline.runners.mocha import MOCHA
 from warpline.runners.nodetest import NODE_TEST
 from warpline.runners.pytest import PYTEST
 from warpline.runners.row import Runner
 from warpline.runners.vitest import VITEST
 
-__all__ = ["RUNNERS", "Runner", "by_name", "owner_of", "partition", "test_ids", "test_nodes",
-           "used_for"]
+__all__ = ["RUNNERS", "Runner", "by_name", "changed_tests", "owner_of", "partition", "test_ids",
+           "test_nodes", "used_for"]
 
-RUNNERS: tuple[Runner, ...] = (PYTEST, VITEST, JEST, MOCHA, AVA, NODE_TEST)
+RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST, MAVEN, VITEST, JEST, MOCHA, AVA, NODE_TEST)
 
 _BY_NAME = {runner.name: runner for runner in RUNNERS}
 
@@ -86,3 +88,26 @@ def test_nodes(graph: Any) -> list[str]:
 def test_ids(graph: Any, locator: str) -> list[str]:
     """The test ids, of whichever row, that run the test definition ``locator``."""
     return [i for runner in RUNNERS for i in runner.graph_tests(graph, locator)]
+
+
+def changed_tests(graph: Any, locator: str, path: str | None, kind: str | None) -> list[str]:
+    """The test ids a change to one entity runs by itself, every row's: a changed test
+    definition runs itself (``graph_tests``; a definition the snapshot does not hold yet is
+    asked of a one-node graph with the snapshot's discovery facts), a file or module
+    changed as a whole runs what ``file_runs`` says."""
+    if not path:
+        return []
+    owner = owner_of(path)
+    if owner is None:
+        return []
+    if kind in ("file", "module"):
+        return owner.file_runs(path)
+    if graph is None or locator not in graph:
+        import networkx as nx
+
+        single = nx.DiGraph()
+        single.add_node(locator, path=path, kind=kind)
+        if graph is not None and "discovery" in graph.graph:
+            single.graph["discovery"] = graph.graph["discovery"]
+        graph = single
+    return owner.graph_tests(graph, locator)

@@ -221,8 +221,11 @@ def _version(root: Path, runner: str) -> str:
 def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit, jobs: int,
            runner: str) -> tuple[RecordedMap, RunWatchState, int]:
     """``record_runner`` as a run's watch state (its receipt): ``(map, state, status)``."""
+    from warpline.runners import receipt_seal
+
+    key = receipt_seal.for_run(root)  # read before the tests start, as every run's
     recorded, outcomes, status, _ = record_runner(root, repo, commit, jobs, runner)
-    state = RunWatchState(commit_at_start=str(commit.id))
+    state = RunWatchState(commit_at_start=str(commit.id), key=key)
     for test_id, outcome in outcomes.items():
         state.outcome(test_id, outcome)
     state.collected = len(outcomes)

@@ -12,9 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warpline.runners.row import Runner
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from warpline.runners.receipt import RunWatchState
+    from warpline.store.testmaps import RecordedMap
 
 __all__ = ["JS_LANGUAGES", "js_row"]
 
@@ -23,6 +29,14 @@ MAX_IDS = 300
 # The package's own definition of its whole suite (a script's environment, options and
 # spec arguments included: `mocha --require … test/ test/acceptance/`).
 WHOLE_SUITE = "npm test"
+# Besides a runner's config files, what every JS runner's tests read: the installed
+# dependencies' lock files, TypeScript's and Babel's configuration (a change to one runs
+# the whole suite: ``Runner.suite_files``).
+SUITE_FILES = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
+               "bun.lockb", ".yarnrc.yml", ".npmrc", ".nvmrc", ".node-version",
+               "pnpm-workspace.yaml", "tsconfig.json", "tsconfig.*.json", "babel.config.js",
+               "babel.config.cjs", "babel.config.mjs", "babel.config.json", ".babelrc",
+               ".babelrc.js", ".babelrc.json", ".swcrc")
 
 
 def _file_of(test_id: str) -> str:
@@ -94,6 +108,28 @@ def js_row(name: str, config_files: tuple[str, ...], example_ids: tuple[str, ...
 
         return floor(root, name, paths)
 
+    def file_runs(path: str) -> list[str]:
+        # A test file changed as a whole runs itself (by any JS runner's defaults: the
+        # rows share ids, the first answers for all).
+        if not lead or not _owns(path):
+            return []
+        from warpline.runners.js_detect import RUNNER_NAMES, JsProject
+        from warpline.runners.js_files import is_test_file as configured
+
+        return [path] if any(configured(JsProject(Path("."), "", n), path)
+                             for n in RUNNER_NAMES) else []
+
+    def record(root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
+               jobs: int) -> tuple[RecordedMap, RunWatchState, int]:
+        from warpline.runners.js_record import record as recorded
+
+        return recorded(root, repo, commit, jobs, name)
+
+    def run(root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]:
+        from warpline.runners.js_run import run_ids
+
+        return run_ids(root, name, ids)
+
     def run_input(path: str) -> bool:
         # An untracked JS/TS file or config beside the tests changes what a run loads.
         return _owns(path) or path.rsplit("/", 1)[-1] in config_files
@@ -114,6 +150,11 @@ def js_row(name: str, config_files: tuple[str, ...], example_ids: tuple[str, ...
         max_ids=MAX_IDS,
         run_input=run_input,
         example_ids=example_ids,
+        record_command=f"warpline record-tests --runner {name}",
+        record=record,
+        run=run,
+        suite_files=SUITE_FILES,
+        file_runs=file_runs,
         serves=serves,
         import_floor=import_floor,
     )

@@ -131,10 +131,12 @@ def run_ids(root: Path, runner: str, ids: Sequence[str] | None) -> tuple[RunWatc
     invocation with its report: the watch state and the first failing exit status."""
     import pygit2
 
+    from warpline.runners import receipt_seal
     from warpline.runners.js_command import invocations
     from warpline.runners.js_record import _local_bin
 
-    state = RunWatchState(commit_at_start=head_sha(pygit2.Repository(str(root))))
+    state = RunWatchState(commit_at_start=head_sha(pygit2.Repository(str(root))),
+                          key=receipt_seal.for_run(root))
     planned = _whole(root, runner) if ids is None else invocations(root, runner, ids)[0]
     status = 0
     with tempfile.TemporaryDirectory(prefix="warpline-js-run-") as tmp:

@@ -78,9 +78,33 @@ def _command_lines(root: Path, ids: Sequence[str]) -> list[str]:
 
 
 def _collectable(root: Path, ids: Sequence[str]) -> list[str]:
-    # What the selection names today, unchanged: dropping deleted tests and files that are
-    # no tests belongs here (issue 34), so every output narrows alike.
-    return list(ids)
+    from warpline.runners.pytest_collect import collectable
+
+    return collectable(root, ids)
+
+
+def _reads_docs(root: Path, path: str) -> bool:
+    from warpline.runners.pytest_doctest import reads_docs
+
+    return reads_docs(root, path)
+
+
+def _runs_doctests(root: Path) -> bool:
+    from warpline.runners.pytest_doctest import runs_doctests
+
+    return runs_doctests(root)
+
+
+def _file_runs(path: str) -> list[str]:
+    from warpline.runners.pytest_discovery import file_runs
+
+    return file_runs(path)
+
+
+def _select_command(rev_range: str | None) -> str:
+    import shlex
+
+    return "pytest --warpline-select" + (f"={shlex.quote(rev_range)}" if rev_range else "")
 
 
 def _import_map(root: Path, repo: pygit2.Repository, commit: pygit2.Commit, data: Path,
@@ -116,6 +140,14 @@ PYTEST = Runner(
     run_input=_run_input,
     command_lines=_command_lines,
     language_default=True,
+    suite_files=("requirements*.txt", "requirements/*.txt", "requirements/*.in",
+                 "*requirements*.txt", "*requirements*.in", "constraints*.txt", "Pipfile",
+                 "Pipfile.lock", "poetry.lock", "uv.lock", "pdm.lock", "pylock*.toml",
+                 ".coveragerc", "MANIFEST.in"),
+    reads_docs=_reads_docs,
+    runs_doctests=_runs_doctests,
+    file_runs=_file_runs,
+    select_command=_select_command,
     example_ids=("tests/test_a.py::TestA::test_x[1-2]", "tests/test_a.py", "tests/unit", ".",
                  "src/pkg/mod.py::pkg.mod.f", "README.rst::README.rst"),
 )

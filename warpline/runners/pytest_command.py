@@ -18,6 +18,8 @@ import shlex
 from functools import lru_cache
 from pathlib import Path
 
+from warpline.runners.row import capped
+
 MAX_IDS = 500
 _CONFIG_MARKERS = (
     ("pytest.ini", None),
@@ -82,12 +84,9 @@ def grouped(root: Path, ids: list[str]) -> dict[str, list[str]]:
 
 def command_for(root: Path, ids: list[str], base: str = "pytest") -> tuple[str, bool] | None:
     """(the command, whether ids were widened to whole files); None without ids."""
-    unique = list(dict.fromkeys(ids))
+    unique, widened = capped(ids, MAX_IDS, file_of)
     if not unique:
         return None
-    widened = len(unique) > MAX_IDS
-    if widened:
-        unique = list(dict.fromkeys(file_of(i) for i in unique))
     return " && ".join(group_commands(root, unique, base)), widened
 
 

@@ -196,3 +196,15 @@ def imported_modules(graph: nx.DiGraph | None) -> set[str] | None:
              for m in imported}
     graph.graph["warpline_imported_modules"] = found
     return found
+
+
+def file_runs(path: str) -> list[str]:
+    """What a change to ``path`` as a whole runs: a ``conftest.py`` (hooks, plugins,
+    module-level fixtures) its directory; a test module pytest collects by its default
+    names, the file."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "conftest.py":
+        return [path.rsplit("/", 1)[0] if "/" in path else "."]
+    if DEFAULT_RULES.is_test_file(path) and DEFAULT_RULES.matches_python_files(path):
+        return [path]
+    return []

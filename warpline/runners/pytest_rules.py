@@ -29,7 +29,7 @@ DEFAULT_FILES = ("test_*.py", "*_test.py")
 DEFAULT_CLASSES = ("Test",)
 DEFAULT_FUNCTIONS = ("test",)
 _GLOB = frozenset("*?[")
-_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 MAX_CONFIG_BYTES = 1_000_000
 _SYMLINK_MODE = 0o120000
 
@@ -49,17 +49,25 @@ class TestRules:
         name = path.rsplit("/", 1)[-1]
         if not name.endswith(".py"):
             return False
+        if self.matches_python_files(path):
+            return True
+        if self.python_files == DEFAULT_FILES:
+            # The tests/ extension, restricted to testpaths when the project names them.
+            directories = path.split("/")[:-1]
+            if "tests" in directories and name != "conftest.py":
+                return not self.testpaths or self.under_testpaths(path)
+        return False
+
+    def matches_python_files(self, path: str) -> bool:
+        """pytest's own rule alone (what it collects as a test module), without the
+        ``tests/`` extension."""
+        name = path.rsplit("/", 1)[-1]
         for pattern in self.python_files:
             if "/" in pattern:
                 if fnmatchcase(path, pattern) or fnmatchcase(path, f"*/{pattern}"):
                     return True
             elif fnmatchcase(name, pattern):
                 return True
-        if self.python_files == DEFAULT_FILES:
-            # The tests/ extension, restricted to testpaths when the project names them.
-            directories = path.split("/")[:-1]
-            if "tests" in directories and name != "conftest.py":
-                return not self.testpaths or self.under_testpaths(path)
         return False
 
     def under_testpaths(self, path: str) -> bool:
@@ -149,7 +157,7 @@ def _ini_options(name: str, text: str) -> dict[str, Any] | None:
 
 def rules_from_texts(texts: dict[str, str]) -> TestRules:
     """``texts``: config file name -> its text (root-level files only)."""
-    for name in _CONFIG_FILES:
+    for name in CONFIG_FILES:
         text = texts.get(name)
         if text is None:
             continue
@@ -171,7 +179,7 @@ def rules_from_texts(texts: dict[str, str]) -> TestRules:
 def rules_from_tree(tree: Any) -> TestRules:
     """The rules of a pygit2 tree's root-level configuration files."""
     texts: dict[str, str] = {}
-    for name in _CONFIG_FILES:
+    for name in CONFIG_FILES:
         try:
             entry = tree[name]
         except KeyError:

@@ -66,6 +66,12 @@ class RunWatchState:
     deselected: int = 0
     outcomes: dict[str, str] = field(default_factory=dict)  # test id -> outcome
     selection: dict[str, Any] | None = None  # warpline's own selection, when it selected
+    # Files the run loaded (absolute paths: configuration, conftest files, test modules):
+    # each must be the commit's own bytes, ignored or not (``receipt_tree``).
+    loaded: set[str] = field(default_factory=set)
+    # The store's receipt key, read when the run started (``receipt_seal``): what seals
+    # the receipt, so rows the code under test writes are not believed.
+    key: bytes | None = None
 
     def outcome(self, test_id: str, outcome: str) -> None:
         """A test's outcome (passed, failed, skipped); a failure sticks."""
@@ -110,6 +116,7 @@ def write(root: Path, repo: pygit2.Repository, state: RunWatchState, exit_status
     """Store the receipt of a run of ``runner``; returns it (with ``id``, ``commit``,
     ``clean``). ``ours``: warpline's own files in the work tree, which never make a run
     dirty."""
+    from warpline.runners import receipt_seal, receipt_tree
     from warpline.store import receipts
     from warpline.store.db import Store
 
@@ -117,9 +124,15 @@ def write(root: Path, repo: pygit2.Repository, state: RunWatchState, exit_status
     if commit != state.commit_at_start:  # HEAD moved during the run: it tested neither
         commit = None
     dirty = run_relevant_changes(repo, runner.run_input, ours)
+    dirty += receipt_tree.hidden_by_index_flags(root, repo)
+    dirty += [p for p in receipt_tree.loaded_not_committed(root, repo, state.loaded)
+              if p.split(" ", 1)[0] not in dirty]
     body = facts(state, reasons, rootdir, runner.name)
     body["dirty_paths"] = dirty[:MAX_LISTED]
     finished = int(time.time())
+    if state.key is not None:
+        body[receipt_seal.SEAL] = receipt_seal.seal(state.key, commit, not dirty,
+                                                    int(exit_status), finished, body)
     with Store.open(root) as store:
         row_id = receipts.add(store, commit, not dirty, int(exit_status), finished, body)
     return {**body, "id": row_id, "commit": commit, "clean": not dirty,

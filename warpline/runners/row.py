@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import pygit2
 
+    from warpline.runners.receipt import RunWatchState
     from warpline.store.testmaps import RecordedMap
 
 
@@ -71,6 +72,40 @@ class ImportMap(Protocol):
                  data: Path, rootdir: str) -> RecordedMap: ...
 
 
+class Floor(Protocol):
+    """The test files (or ids) a static selection runs for changed files ``paths`` of the
+    snapshot's graph beyond what the graph reaches (pytest's import floor is the service's
+    own; Go's: the changed packages' tests and their importers'; Maven's: a changed class's
+    own tests by name and the test files using the changed file); None when the snapshot
+    carries no facts to tell."""
+
+    def __call__(self, graph: Any, paths: Sequence[str | None]) -> list[str] | None: ...
+
+
+class Widen(Protocol):
+    """Definitions of the snapshot's graph whose tests in a per-test map depend on the
+    changed ``locators`` though the map cannot see it (Maven: classes whose static
+    initializers, run once per JVM, reach them)."""
+
+    def __call__(self, graph: Any, locators: Sequence[str]) -> list[str]: ...
+
+
+class Record(Protocol):
+    """Run the whole suite under the runner's own coverage, one map for ``commit`` (the
+    work tree's HEAD): ``(the map, the run's watch state, its exit status)``; the caller
+    stores both (``warpline record-tests``)."""
+
+    def __call__(self, root: Path, repo: pygit2.Repository, commit: pygit2.Commit,
+                 jobs: int) -> tuple[RecordedMap, RunWatchState, int]: ...
+
+
+class Run(Protocol):
+    """Run ``ids`` (None: the whole suite) as the row's command does, watching each test's
+    outcome: ``(the watch state, exit status)`` (``warpline run-tests``)."""
+
+    def __call__(self, root: Path, ids: Sequence[str] | None) -> tuple[RunWatchState, int]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Runner:
     """One row: how one test runner's tests are found, named, run, mapped and receipted."""
@@ -105,6 +140,40 @@ class Runner:
     language_default: bool = False
     # Ids the meta-test checks ``owns`` against (this row's, no other's).
     example_ids: tuple[str, ...] = ()
+    # How far (call/reference edges) the static walk from a changed definition looks for
+    # this row's tests (a language whose call chains run deep looks further: Java's).
+    reach_hops: int = 6
+    # Beyond pytest's import floor (the service's own): the row's floor of changed files.
+    floor: Floor | None = None
+    # (root, repo-relative file) -> the ids of the tests defined in that work-tree file (a
+    # test file changed since the map: its tests the map cannot know); None: the graph's
+    # discovery facts name a changed test (``graph_tests``) and a changed test file the map
+    # holds no test of runs whole (Maven's), or Python's rule (pytest's).
+    file_tests: Callable[[Path, str], list[str]] | None = None
+    # (graph, changed definitions) -> definitions whose tests in a map also depend on them
+    # (``Widen``); None: none.
+    widen: Widen | None = None
+    # A runner without a plugin: warpline runs it (``record-tests``, ``run-tests``) and
+    # writes the receipts of the runs it watched.
+    record: Record | None = None
+    run: Run | None = None
+    # Besides ``config_files``, the files its tests read (glob patterns: a name, or a path
+    # when it holds "/"): dependency manifests, lock files. A change to one runs its
+    # whole suite, with the reason (``service.testing.filekinds``).
+    suite_files: tuple[str, ...] = ()
+    # (root, repo-relative path of a documentation file) -> whether the project's run of
+    # this runner reads it as a test (pytest: ``test*.txt`` doctest files, the project's
+    # ``--doctest-glob``): then it is no mere documentation.
+    reads_docs: Callable[[Path, str], bool] = lambda root, path: False
+    # (root) -> whether the project's run of this runner runs the docstrings of its code
+    # as tests (pytest's ``--doctest-modules``): a docstring change is then behavioural.
+    runs_doctests: Callable[[Path], bool] = lambda root: False
+    # (repo-relative path of a file changed as a whole: a test file, a fixture file) -> the
+    # ids that run it (pytest: a test file itself; a ``conftest.py``, its directory).
+    file_runs: Callable[[str], list[str]] = lambda path: []
+    # (rev range or None) -> the runner's own command making warpline's selection for that
+    # range itself (pytest: ``pytest --warpline-select=RANGE``); None: it has none.
+    select_command: Callable[[str | None], str] | None = None
     # (root, a test id or file) -> whether this runner runs it in the repository at root:
     # rows owning the same files (the JavaScript runners) tell which one a file's package
     # uses (``warpline.runners.owner_of`` with a root); None: every id it owns.
@@ -113,3 +182,14 @@ class Runner:
     # directly or through re-exports: a static selection's floor read from the work tree
     # (the JS runners'); None: the row has none beyond the graph's.
     import_floor: Callable[[Path, Sequence[str]], list[str]] | None = None
+
+
+def capped(ids: Sequence[str], max_ids: int,
+           test_file: Callable[[str], str]) -> tuple[list[str], bool]:
+    """``ids`` once each, in order; past ``max_ids`` their files instead (more tests, never
+    fewer), and whether that happened: what every row's ``command`` names."""
+    unique = list(dict.fromkeys(ids))
+    if len(unique) <= max_ids:
+        return unique, False
+    return list(dict.fromkeys(test_file(i) for i in unique)), True
+

@@ -20,12 +20,13 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from warpline.ingest import lock as ingestlock
 from warpline.setup import ingest_log
 from warpline.setup.local_state import installed_config
-from warpline.store import ingestlock
 from warpline.store.db import store_path
 
 LOCK_WAIT_S = 15 * 60
@@ -61,7 +62,7 @@ def hook_ingest(repo: str, hook: str) -> int:
                                              "it or the next hook covers this commit"})
             return 0
         try:
-            record.update(catch_up(root))
+            record.update(catch_up(root, facts=True))
         except Exception as exc:  # everything goes to the log: there is no one to tell
             record.update(ok=False, error=f"{type(exc).__name__}: {exc}"[:2000])
     record["seconds"] = round(time.monotonic() - started, 3)
@@ -69,35 +70,58 @@ def hook_ingest(repo: str, hook: str) -> int:
     return 0
 
 
-def catch_up(root: Path, progress: Any = None) -> dict[str, Any]:
-    """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile."""
+def catch_up(root: Path, progress: Any = None, *, facts: bool = False) -> dict[str, Any]:
+    """Ingest everything reachable from HEAD; repeat while HEAD moves meanwhile. ``facts``
+    (the background process): then read what each stored change means."""
     from warpline.git.repo import head_commit
+    from warpline.ingest.stopping import stop_on_signals
     from warpline.service.shared import context
-    from warpline.store.stopping import stop_on_signals
 
     ingested = failed = 0
     first_error: str | None = None
     head_sha: str | None = None
+    facts_read = 0
     with context.open_context(str(root)) as ctx, stop_on_signals() as stop:
         for _ in range(_ROUNDS):
-            head = head_commit(ctx.repo)
-            head_sha = None if head is None else str(head.id)
-            report = context.catch_up(ctx, interactive=False, progress=progress, stop=stop)
-            ingested += report.commits_ingested
-            failed += len(report.failures)
-            if report.failures and first_error is None:
-                sha, error = report.failures[0]
-                first_error = f"commit {sha[:12]}: {error}"
-            if stop.requested:  # stopped between two commits: what was written stays
-                first_error = first_error or (f"stopped by {stop.name} with "
-                                              f"{report.commits_behind} commits left; the "
-                                              "next run resumes")
+            for _ in range(_ROUNDS):
+                head = head_commit(ctx.repo)
+                head_sha = None if head is None else str(head.id)
+                report = context.catch_up(ctx, interactive=False, progress=progress,
+                                          stop=stop)
+                ingested += report.commits_ingested
+                failed += len(report.failures)
+                if report.failures and first_error is None:
+                    sha, error = report.failures[0]
+                    first_error = f"commit {sha[:12]}: {error}"
+                if stop.requested:  # stopped between two commits: what was written stays
+                    first_error = first_error or (f"stopped by {stop.name} with "
+                                                  f"{report.commits_behind} commits left; "
+                                                  "the next run resumes")
+                    break
+                moved = head_commit(ctx.repo)
+                if moved is None or str(moved.id) == head_sha or report.failures:
+                    break
+            if not facts or stop.requested:
                 break
-            moved = head_commit(ctx.repo)
-            if moved is None or str(moved.id) == head_sha or report.failures:
+            # Then what each stored change means; new commits (HEAD moved meanwhile)
+            # interrupt it and are ingested first, so reads never wait behind it.
+            from warpline.ingest.facts import fill
+
+            read = fill(ctx.store, ctx.repo, stop=stop,
+                        interrupt=partial(_moved, ctx.repo, head_sha))
+            facts_read += read.read
+            if not read.left or stop.requested or read.unwritable is not None:
                 break
     return {"ok": failed == 0 and not stop.requested, "head": head_sha, "ingested": ingested,
-            "failed": failed, "error": first_error}
+            "failed": failed, "error": first_error, "facts_read": facts_read}
+
+
+def _moved(repo: Any, seen: str | None) -> bool:
+    """Whether HEAD is no longer ``seen`` (new commits to ingest first)."""
+    from warpline.git.repo import head_commit
+
+    head = head_commit(repo)
+    return (None if head is None else str(head.id)) != seen
 
 
 def _detach() -> None:

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from warpline.ingest import lock as ingestlock
+from warpline.ingest.report import Progress
 from warpline.service.shared.context import open_repo_only
 from warpline.setup import hooks, ingest_log, mcp_config, trust
 from warpline.setup._files import PROBLEMS, Action, Result
 from warpline.setup.executables import command_for, portable_command
 from warpline.setup.hook_runner import LOCK_WAIT_S, catch_up
 from warpline.setup.local_state import ensure_ignored, write_config
-from warpline.store import ingestlock
 from warpline.store.db import store_path
-from warpline.store.report import Progress
 
 COMPONENTS: tuple[str, ...] = ("ignore", "config", "mcp", "hooks")
 

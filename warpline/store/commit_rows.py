@@ -1,13 +1,15 @@
 """One commit's rows, and the row of a commit recorded as failed.
 
 ``CommitWriter.write_in`` writes a commit (its ``commits`` row, entities, change events
-and their lineages) inside an open transaction; ``write`` in a transaction of its own. A
+and their lineages) inside an open transaction; ``write`` in a transaction of its own.
+Which stored commits a commit has in its history (the lineage rule asks) is git's answer,
+handed in by the ingest (``Ancestry``): the store never reads git itself. A
 commit is recorded by its sha (``INSERT OR IGNORE``), so re-running, resuming after a kill
 and several processes ingesting at once all converge on one row per commit. The writer
 remembers the ids of the entities it wrote or read (their latest path too) for the rest
 of the run.
 
-A failed commit (``ingest.py`` says when) leaves its reason in ``ingest_failures`` and,
+A failed commit (``warpline.ingest.driver`` says when) leaves its reason in ``ingest_failures`` and,
 when the failure is the commit's own, a ``commits`` row without events whose
 ``limits_hit`` is ``[FAILED]``: every later run skips it until ``reopen_failed``.
 """
@@ -17,36 +19,47 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 
 from warpline.git.events import CommitChanges
-from warpline.git.walks import Repository, has_in_history, peel_commit
 from warpline.store import lineages
-from warpline.store.db import Store
+from warpline.store.db import Store, environmental
 from warpline.store.metakeys import TIPS_KEY
+from warpline.store.relineage import UNORDERED_KEY
 from warpline.store.tips import AncestryTips
 
-__all__ = ["FAILED", "CommitWriter", "reaching"]
+__all__ = ["FAILED", "Ancestry", "CommitWriter", "FailedRow", "reaching"]
 
 # ``commits.limits_hit`` of a commit recorded as failed (no events; reason in
 # ``ingest_failures``).
 FAILED = "ingest_failed"
+# The events whose facts of what the change means are read later (``store/eventfacts.py``):
+# a definition's, outside merges (a merge's events carry none).
+_WITH_FACTS = ("modified", "moved")
+
+# ``ancestry(sha, other)``: whether commit ``other`` is ``sha`` or in its history (True
+# when git cannot tell).
+Ancestry = Callable[[str, str], bool]
+# What a failed commit's row records: (author name, author email, authored at, committed
+# at, parent count); None when the commit object is missing.
+FailedRow = tuple[str, str, int, int, int]
 
 
-def reaching(conn: sqlite3.Connection, repo: Repository, sha: str) -> lineages.Reaches:
+def reaching(conn: sqlite3.Connection, ancestry: Ancestry, sha: str) -> lineages.Reaches:
     """Whether commit ``sha`` has a stored commit (by id) in its history."""
     def reaches(commit_id: int) -> bool:
         row = conn.execute("SELECT sha FROM commits WHERE id = ?", (commit_id,)).fetchone()
-        return row is None or has_in_history(repo, sha, str(row[0]))
+        return row is None or ancestry(sha, str(row[0]))
     return reaches
 
 
 class CommitWriter:
     """Writes commits' rows for one ingest run, with its cache of entity ids."""
 
-    def __init__(self, store: Store, repo: Repository, tips: AncestryTips) -> None:
+    def __init__(self, store: Store, tips: AncestryTips, ancestry: Ancestry) -> None:
         self.store = store
-        self.repo = repo
         self.tips = tips
+        self.ancestry = ancestry
         # locator -> (id, path) of entities this process has written or read.
         self._entities: dict[str, tuple[int, str]] = {}
 
@@ -85,7 +98,13 @@ class CommitWriter:
         if cur.rowcount == 0:
             return None  # another run (or process) ingested it already
         commit_id = cur.lastrowid
+        if info.parents and not self._parents_stored(conn, info.parents):
+            # Written before its history (``ingest-commit`` of a recent commit, a worker
+            # that died, a range read newest first): lineages and paths are replayed in
+            # history order once the store is complete (``relineage``).
+            self.store.meta_set(conn, UNORDERED_KEY, "1")
         rows = []
+        parents = len(info.parents)
         events: list[lineages.Event] = []
         for change in changes.changes:
             entity_id = self._entity_id(conn, change.locator, change.kind, change.path, fresh,
@@ -98,15 +117,17 @@ class CommitWriter:
                                               learned)
             events.append((entity_id, change.change_kind, previous_id))
             facts = change.facts or (None, None, None)
+            pending = int(change.facts is None and parents < 2 and change.kind != "file"
+                          and change.change_kind in _WITH_FACTS)
             rows.append((commit_id, entity_id, change.change_kind, change.path,
                          change.previous_locator, change.previous_path, info.committed_at,
-                         int(change.also_modified), *facts))
-        of_events = lineages.assign(conn, events, reaching(conn, self.repo, info.sha))
+                         int(change.also_modified), *facts, pending))
+        of_events = lineages.assign(conn, events, reaching(conn, self.ancestry, info.sha))
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO change_events (commit_id, entity_id, change_kind, path,"
             " previous_locator, previous_path, changed_at, also_modified, code_same,"
-            " docs_changed, signature_changed, lineage)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " docs_changed, signature_changed, facts_pending, lineage)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(*row, lineage) for row, lineage in zip(rows, of_events, strict=True)],
         ).rowcount
         if inserted != len(rows):
@@ -119,6 +140,31 @@ class CommitWriter:
                 self.tips.push(info.sha, conn=conn, replacing=parent)
                 break
         return inserted
+
+    def write_saved(self, conn: sqlite3.Connection, changes: CommitChanges,
+                    fresh: dict[str, tuple[int, str]],
+                    learned: dict[str, tuple[int, str]]) -> int | None:
+        """``write_in`` inside a savepoint of its own: the commit is kept whole, or (an
+        error that is not the environment's, or a stop signal) rolled back to where it
+        began, and the error raised."""
+        conn.execute("SAVEPOINT warpline_commit")
+        try:
+            written = self.write_in(conn, changes, fresh, learned)
+        except BaseException as exc:  # a stop signal (not an Exception) rolls back too
+            if not isinstance(exc, Exception) or not environmental(exc):
+                conn.execute("ROLLBACK TO warpline_commit")
+                conn.execute("RELEASE warpline_commit")
+            raise
+        conn.execute("RELEASE warpline_commit")
+        return written
+
+    @staticmethod
+    def _parents_stored(conn: sqlite3.Connection, parents: tuple[str, ...]) -> bool:
+        unique = sorted(set(parents))
+        row = conn.execute(
+            f"SELECT count(*) FROM commits WHERE sha IN ({','.join('?' * len(unique))})",
+            unique).fetchone()
+        return int(row[0]) == len(unique)
 
     def _entity_id(self, conn: sqlite3.Connection, locator: str, kind: str, path: str,
                    fresh: dict[str, tuple[int, str]],
@@ -145,32 +191,30 @@ class CommitWriter:
         fresh[locator] = (entity_id, path)
         return entity_id
 
-    def record_failure(self, sha: str, error: str, *, skip: bool) -> None:
-        """The reason, and (``skip``: the commit's own failure) a ``commits`` row without
-        events that keeps every later run from reading it again."""
+    def record_failure(self, sha: str, error: str, *, skip: bool,
+                       row: FailedRow | None = None) -> None:
+        """The reason, and (``skip``: the commit's own failure; ``row``: its author and
+        times) a ``commits`` row without events that keeps every later run from reading it
+        again."""
         try:
             with self.store.transaction() as conn:
                 conn.execute(
                     "INSERT INTO ingest_failures (sha, error, failed_at) VALUES (?, ?, ?)",
                     (sha, error[:2000], int(time.time())),
                 )
-                if skip:
-                    self._failed_row(conn, sha)
+                if skip and row is not None:
+                    self._failed_row(conn, sha, row)
         except Exception:
             if skip:  # the row could not be written: at least keep the reason
                 self.record_failure(sha, error, skip=False)
 
-    def _failed_row(self, conn: sqlite3.Connection, sha: str) -> None:
-        commit = peel_commit(self.repo, sha)
-        if commit is None:
-            return
-        author = commit.author
+    def _failed_row(self, conn: sqlite3.Connection, sha: str, row: FailedRow) -> None:
+        name, email, authored_at, committed_at, parents = row
         conn.execute(
             "INSERT OR IGNORE INTO commits (sha, author_name, author_email, authored_at,"
             " committed_at, parent_count, event_count, unparsed_files, ingested_at,"
             " limits_hit, reachable) VALUES (?, ?, ?, ?, ?, ?, 0, '[]', ?, ?, 0)",
-            (sha, _text(author.raw_name), _text(author.raw_email), int(author.time),
-             int(commit.commit_time), len(commit.parent_ids), int(time.time()),
+            (sha, name, email, authored_at, committed_at, parents, int(time.time()),
              json.dumps([FAILED])))
 
     def reopen_failed(self) -> int:
@@ -183,9 +227,3 @@ class CommitWriter:
             if gone:
                 self.store.meta_set(conn, TIPS_KEY, json.dumps([]))
         return int(gone)
-
-
-
-def _text(raw: bytes) -> str:
-    """An author's name or address as stored: UTF-8, anything else escaped, never lost."""
-    return raw.decode("utf-8", "backslashreplace")

@@ -83,14 +83,16 @@ def sqlite_errors(action: str) -> Iterator[None]:
 
 
 class Store:
-    """The store: ``open`` creates and migrates it; ``open_read_only`` opens an existing
-    one without write access, made writable in place by its first ``transaction``."""
+    """The store: ``open`` creates and migrates it, or (``prefer_read_only``) opens an
+    existing one without write access, made writable in place by its first
+    ``transaction``."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, *, read_only: bool = False,
                  root: Path | None = None) -> None:
         self.conn = conn
         self.path = path
-        # A read-only store (``open_read_only``) becomes writable on its first write.
+        # A read-only store (``open(prefer_read_only=True)``) becomes writable on its
+        # first write.
         self.read_only = read_only
         self.root = root
         self._retired: list[sqlite3.Connection] = []
@@ -106,9 +108,21 @@ class Store:
             integrity.note(self.root, self.integrity)
 
     @classmethod
-    def open(cls, repo_root: Path) -> Store:
+    def open(cls, repo_root: Path, *, prefer_read_only: bool = False) -> Store:
+        """The store of ``repo_root``, the one way to open it: the state directory is
+        checked once (``guard.check_state``). ``prefer_read_only``: a store that exists at
+        the served schema opens without write access (its first ``transaction`` makes it
+        writable in place: ``upgrade``), so a read on a caught-up store needs none;
+        otherwise (absent, not yet migrated, newer, foreign, unsafe) it is created,
+        migrated or refused with the right error."""
         try:
-            return cls._open(repo_root)
+            directory = guard.check_state(repo_root, create=True)
+            assert directory is not None  # create=True makes it or raises
+            if prefer_read_only:
+                store = cls._read_only_at(repo_root, directory)
+                if store is not None:
+                    return store
+            return cls._open(repo_root, directory)
         except OSError as exc:  # creating the directory or .gitignore: EROFS, ENOSPC...
             refusal = readonly.os_refusal(exc, "opening the store")
             if refusal is None:
@@ -116,16 +130,12 @@ class Store:
             raise refusal from exc
 
     @classmethod
-    def open_read_only(cls, repo_root: Path) -> Store | None:
-        """The store of ``repo_root`` without write access, or None when only a writable
-        open can serve it (absent, not yet migrated, newer, foreign, unsafe: ``open``
-        then creates, migrates or refuses it with the right error)."""
-        try:
-            directory = guard.check_state(repo_root, create=False)
-        except WarplineError:
-            return None
-        path = None if directory is None else directory / STORE_FILE
-        if path is None or not path.is_file() or _stale_empty(path):
+    def _read_only_at(cls, repo_root: Path, directory: Path) -> Store | None:
+        """The store in ``directory`` (already checked) without write access, or None
+        when only a writable open can serve it (absent, not yet migrated, newer, foreign:
+        ``_open`` then creates, migrates or refuses it with the right error)."""
+        path = directory / STORE_FILE
+        if not path.is_file() or _stale_empty(path):
             return None
         try:
             conn = readonly.connect(path, BUSY_TIMEOUT_MS / 1000)
@@ -155,9 +165,7 @@ class Store:
         self.integrity = writable.integrity
 
     @classmethod
-    def _open(cls, repo_root: Path) -> Store:
-        directory = guard.check_state(repo_root, create=True)
-        assert directory is not None  # create=True makes it or raises
+    def _open(cls, repo_root: Path, directory: Path) -> Store:
         path = directory / STORE_FILE
         if _stale_empty(path):
             raise _not_a_store(path, set())

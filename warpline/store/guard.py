@@ -33,7 +33,7 @@ STATE_RELPATH = Path(".weft") / "warpline"
 STATE_FILES: tuple[str, ...] = (
     "warpline.db", "warpline.db-wal", "warpline.db-shm", "warpline.db-journal",
     "config.json", "ingest.log", "ingest.lock", ".gitignore", "integrity.json",
-    "worktree-hashes.json",
+    "worktree-hashes.json", "receipt.key", "outputs.json",
 )
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

@@ -261,6 +261,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE change_events ADD COLUMN signature_changed INTEGER;
         """,
     ),
+    # Events first, facts when asked (``store/eventfacts.py``): an event whose facts are
+    # still to read has ``facts_pending = 1`` (its nature unknown until an answer or the
+    # background pass reads them). Events stored before keep 0: their facts were read
+    # while they were walked, or never will be.
+    Migration(
+        12,
+        "facts_on_demand",
+        """
+        ALTER TABLE change_events ADD COLUMN facts_pending INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX change_events_facts_pending ON change_events(commit_id)
+            WHERE facts_pending = 1;
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

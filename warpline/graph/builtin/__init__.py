@@ -14,12 +14,19 @@ from dataclasses import replace
 
 import pygit2
 
-from warpline.graph.builtin import python, script
+from warpline.graph.builtin import go, java, python, script
 from warpline.graph.model import EdgeCapture
-from warpline.lang import JAVASCRIPT, PYTHON, TSX, TYPESCRIPT, language_of
+from warpline.lang import GO, JAVA, JAVASCRIPT, PYTHON, TSX, TYPESCRIPT, language_of
 
-__all__ = ["BUILTIN_VERSION", "EXTRACTORS", "capture_builtin", "reads", "source_blobs",
-           "try_capture_builtin"]
+__all__ = [
+    "BUILTIN_VERSION",
+    "EXTRACTORS",
+    "capture_builtin",
+    "join",
+    "reads",
+    "source_blobs",
+    "try_capture_builtin",
+]
 
 BUILTIN_VERSION = "warpline-builtin-1"
 _SYMLINK_MODE = 0o120000
@@ -29,8 +36,10 @@ _SYMLINK_MODE = 0o120000
 Extractor = Callable[[pygit2.Commit, list[tuple[str, bytes]], str], EdgeCapture]
 EXTRACTORS: dict[str, Extractor] = {
     PYTHON.name: python.capture,
+    GO.name: go.capture,
     # One extractor reads the three rows together (a .ts file imports a .js one).
     TYPESCRIPT.name: script.capture, TSX.name: script.capture, JAVASCRIPT.name: script.capture,
+    JAVA.name: java.capture,
 }
 
 
@@ -86,14 +95,19 @@ def capture_builtin(repo: pygit2.Repository, commit: pygit2.Commit) -> EdgeCaptu
         grouped.setdefault(EXTRACTORS[name], []).extend(files)
     captures = [extract(commit, sorted(files), BUILTIN_VERSION)
                 for extract, files in grouped.items()]
-    return _join(captures)
+    return join(captures)
 
 
-def _join(captures: list[EdgeCapture]) -> EdgeCapture:
-    """One capture of several languages' (their locators never overlap)."""
+def join(captures: list[EdgeCapture]) -> EdgeCapture:
+    """One capture of several languages' (their locators never overlap). Python's
+    discovery facts stay at the top level, where the pytest rules read them; another
+    language's are under its own key (Go's ``go``)."""
     if len(captures) == 1:
         return captures[0]
     first = captures[0]
+    discovery: dict[str, object] = {}
+    for capture in captures:
+        discovery.update(capture.discovery or {})
     return replace(
         first,
         entities=tuple(sorted((e for c in captures for e in c.entities),
@@ -102,4 +116,4 @@ def _join(captures: list[EdgeCapture]) -> EdgeCapture:
                            key=lambda e: (e.source_locator, e.target_locator, e.kind))),
         failed_entities=tuple(sorted(f for c in captures for f in c.failed_entities)),
         unresolved=sum(c.unresolved for c in captures),
-        discovery=next((c.discovery for c in captures if c.discovery), None))
+        discovery=discovery or None)

@@ -20,6 +20,7 @@ from warpline.service.shared.context import (
     worktree_hashes,
 )
 from warpline.service.shared.envelope import envelope
+from warpline.service.shared.facts import read_facts
 from warpline.service.shared.mywork import default_range
 from warpline.service.shared.nature import nature_of, runs_doctests
 from warpline.service.shared.next_actions import follow_ups
@@ -53,8 +54,16 @@ def change_list(params: ChangeListInput, cwd: Path | None) -> dict[str, Any]:
         where.skip_cosmetic = params.skip_cosmetic
         sort_by, order = params.sort_by, params.sort_order
         pager = Pager.of(params)
+        if where.skip_cosmetic:  # what every change in scope means decides what is left
+            warnings.extend(read_facts(ctx, shas=shas)[1])
         rows, total = select_events(ctx.store, shas, where, sort_by, order,
                                        pager.end + 1)
+        if not where.skip_cosmetic:  # what the changes shown mean, read if not yet
+            read, more = read_facts(ctx, events=[row[0] for row in rows])
+            warnings.extend(more)
+            if read:
+                rows, total = select_events(ctx.store, shas, where, sort_by, order,
+                                            pager.end + 1)
         warnings.extend(eq.range_notes(ctx.store, shas))
         items = [eq.item_from_row(row, where.doctests) for row in rows]
         if include_worktree:

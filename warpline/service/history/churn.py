@@ -65,6 +65,10 @@ def churn_count(params: EntityChurnCountInput | ChurnArgs, cwd: Path | None) -> 
             _, _, commits = range_commits(ctx.repo, window["rev_range"])
             shas = [str(c.id) for c in commits]
         lineages = {row.lineage for rows in resolved for row in rows}
+        if params.skip_cosmetic:  # what their changes mean, read if not yet
+            from warpline.service.shared.facts import read_facts
+
+            warnings.extend(read_facts(ctx, shas=shas, lineages=lineages)[1])
         doctests = params.skip_cosmetic and runs_doctests(ctx.root)
         counts = _stats(store, lineages, since, until, shas, params.skip_cosmetic, doctests)
         # One light row per answer item (sort keys first); only the page's items are built

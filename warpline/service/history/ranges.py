@@ -96,7 +96,7 @@ def _ensure_ingested(ctx: RepoContext, commits: list[pygit2.Commit],
             f"{len(missing)} commits of the range are not ingested yet: this answer is "
             f"partial. Run `warpline backfill --repo {ctx.root}` and ask again.")
         return
-    from warpline.store.ingest import Ingestor  # the walker, only when there is work
+    from warpline.ingest.driver import Ingestor  # the walker, only when there is work
 
     try:
         ingestor = Ingestor(ctx.store, ctx.repo)

@@ -22,6 +22,7 @@ from warpline.service.shared.context import (
     open_context,
 )
 from warpline.service.shared.envelope import envelope, iso_z, parse_instant
+from warpline.service.shared.facts import read_facts
 from warpline.service.shared.nature import nature_of, runs_doctests, unknown_note
 from warpline.service.shared.nested import nested_prefixes
 from warpline.service.shared.paging import Pager
@@ -68,6 +69,15 @@ def entity_timeline(params: EntityTimelineInput, cwd: Path | None) -> dict[str, 
         items, total, locators, nested = ([], 0, set(), 0) if entity is None else _events(
             ctx.store, entity, filters, params.sort_order, pager.offset, pager.limit,
             ctx.root)
+        unread = [int(str(i["change_id"]).rpartition(":")[2]) for i in items
+                  if i["nature"] is None]
+        if entity is not None and unread:  # what the changes shown mean, read if not yet
+            read, more = read_facts(ctx, events=unread)
+            warnings.extend(more)
+            if read:
+                items, total, locators, nested = _events(
+                    ctx.store, entity, filters, params.sort_order, pager.offset,
+                    pager.limit, ctx.root)
         if nested:
             warnings.append(
                 f"This timeline also lists {nested} change(s) of definitions nested in "

@@ -28,6 +28,7 @@ MAX_CHANGED_LISTED = 1000
 
 def impact_radius(params: ImpactRadiusInput, cwd: Path | None) -> dict[str, Any]:
     with graph_call(params, cwd, range_answers=True) as call:
+        params = call.params
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
         reached = view.reach(seeds.locators(), params.depth)

@@ -34,7 +34,6 @@ from warpline.service.shared.paging import Pager
 from warpline.service.testing.worklist_tests import (
     WorklistTests,
     map_counts,
-    select_flag,
     worklist_tests,
 )
 from warpline.store.events import latest_change_per_lineage
@@ -65,6 +64,7 @@ class Item:
 
 def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[str, Any]:
     with graph_call(params, cwd) as call:
+        params = call.params
         ctx, report, warnings, view, seeds = call.unpack()
         filters = params.filters
         warnings.extend(seed_warnings(view, seeds, len(seeds.items)))
@@ -90,7 +90,7 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
         page = pager.cut(items)
         targets = [i.locator for i in items[:MAX_SUGGEST_ITEMS]] + [i.locator for i in page]
         labels = suggest.nearest_tests(view.graph, targets) if view.graph is not None else {}
-        per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []))
+        per_item = {loc: suggest.suggestions(view.graph, loc, labels.get(loc, []), ctx.root)
                     for loc in dict.fromkeys(targets)}
         for locator in looks.cosmetic & per_item.keys():
             per_item[locator] = cosmetic.inspection()
@@ -100,7 +100,8 @@ def reverify_worklist(params: ReverifyWorklistInput, cwd: Path | None) -> dict[s
             tests = worklist_tests(
                 ctx, view.graph, looks.active,
                 [i for i in items[:MAX_SUGGEST_ITEMS] if i.locator not in looks.cosmetic],
-                per_item, select_flag(params.rev_range) if params.rev_range else None)
+                per_item, params.rev_range,
+                (seeds.range or {}).get("base_commit"))
             tests.selection.cosmetic = sorted(looks.cosmetic)
         per_item = tests.per_item
         linked = map_counts(ctx, tests.selection, [i.locator for i in page])

@@ -21,11 +21,11 @@ from typing import Any
 
 import networkx as nx
 
-from warpline.errors import MissingRequiredField
 from warpline.lang import language_of
 from warpline.service.history.ranges import commits_of_range
 from warpline.service.impact.capture_scope import parse_changed_refs
 from warpline.service.shared.context import RepoContext, worktree_hashes
+from warpline.service.shared.facts import read_facts
 from warpline.service.shared.nature import combined, nature_of, runs_doctests
 from warpline.service.shared.resolve import Ref, by_ids, by_locators, qualname_locators, resolve
 from warpline.service.shared.sei import backfill_seis
@@ -62,12 +62,11 @@ class Seeds:
         return [s.locator for s in self.items]
 
 
-def require_seed_arguments(params: Any) -> None:
-    if (params.rev_range is None and params.changed_refs is None
-            and params.changed_entity_key_ids is None and not params.include_worktree):
-        raise MissingRequiredField(
-            "Say what changed: pass `rev_range` (e.g. HEAD~1..HEAD), `changed_refs`, "
-            "`changed_entity_key_ids` or `include_worktree: true`.", field="rev_range")
+def has_seed_arguments(params: Any) -> bool:
+    """Whether the call says what changed (else it means "my work")."""
+    return not (params.rev_range is None and params.changed_refs is None
+                and params.changed_entity_key_ids is None and not params.include_worktree)
+
 
 
 def _seed(row: EntityRow) -> Seed:
@@ -185,6 +184,7 @@ def _from_range(ctx: RepoContext, rev_range: str, warnings: list[str],
     warnings.extend(missing)
     out.range, out.range_complete = info, not missing
     doctests = runs_doctests(ctx.root)
+    warnings.extend(read_facts(ctx, shas=shas or [])[1])
     events = facts_in(ctx.store, shas or [])
     return [replace(_seed(row), nature=combined(
         [nature_of(*event, doctests) for event in events.get(row.id, [])]))

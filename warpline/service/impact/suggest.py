@@ -1,9 +1,9 @@
 """Derived ``suggested_verification``: the tests whose call paths reach an item.
 
-A *test* is a function pytest collects, by the project's own rules (``python_files``,
-``python_classes``, ``python_functions``, ``testpaths``; ``discovery``), including
-test methods inherited by collected subclasses. Its command is
-``pytest <path>::<Class>::<name>``, run from the repository root.
+A *test* is a definition a runner row's ``graph_tests`` names (pytest: a function it
+collects by the project's own rules, including test methods inherited by collected
+subclasses). Its command is the owning row's ``command`` for that one id, run from the
+repository root; the entry keeps the id (``test_id``).
 
 For each item, the nearest ``PER_ITEM`` tests from which the item is reachable along graph
 edges (a test calls ... calls/references the item), at most ``MAX_HOPS`` edges away,
@@ -25,18 +25,18 @@ through frameworks, callbacks and dunders is invisible to the graph
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from warpline.runners import test_ids, test_nodes
-from warpline.runners.pytest_discovery import floor_files, own_id
+from warpline.runners import RUNNERS, owner_of, test_ids, test_nodes
+from warpline.runners.pytest_discovery import floor_files
 from warpline.runners.pytest_rules import DEFAULT_RULES, TestRules
 
-__all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "pytest_id",
-           "reaching_entries", "reaching_tests", "static_union", "suggestions"]
+__all__ = ["floor_files", "inspection", "is_test_file", "nearest_tests", "reaching_entries",
+           "reaching_tests", "static_union", "suggestions", "test_command"]
 
 MAX_HOPS = 6
 PER_ITEM = 5
@@ -47,12 +47,6 @@ _FUNCTION = "python:function:"
 
 def is_test_file(path: str, rules: TestRules = DEFAULT_RULES) -> bool:
     return rules.is_test_file(path)
-
-
-def pytest_id(locator: str, path: str | None,
-              rules: TestRules = DEFAULT_RULES) -> str | None:
-    """``tests/test_a.py::TestA::test_x`` for a collectable test function, else None."""
-    return own_id(locator, path, rules)
 
 
 def nearest_tests(graph: nx.DiGraph, targets: Iterable[str]) -> dict[str, list[tuple[str, int]]]:
@@ -108,7 +102,8 @@ def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
     pred: dict[str, dict[str, Any]] = graph._pred
     distance = {t: 0 for t in dict.fromkeys(targets) if t in pred}
     frontier = list(distance)
-    for hop in range(1, hops + 1):
+    reach = _reach(graph, hops)
+    for hop in range(1, max(reach.values(), default=hops) + 1):
         step = []
         for node in frontier:
             for caller in pred[node]:
@@ -116,14 +111,32 @@ def reaching_tests(graph: nx.DiGraph, targets: Iterable[str],
                     distance[caller] = hop
                     step.append(caller)
         frontier = step
-    tests = set(test_nodes(graph))
-    return {node: hops_ for node, hops_ in distance.items() if node in tests}
+    return {node: hops_ for node, hops_ in distance.items()
+            if node in reach and hops_ <= reach[node]}
+
+
+def _reach(graph: nx.DiGraph, hops: int) -> dict[str, int]:
+    """Test locator -> how far from a change it may be: ``hops`` (``MAX_HOPS``) for
+    pytest's, a row's own ``reach_hops`` where it is larger (Java's chains run deep)."""
+    if hops != MAX_HOPS or len(RUNNERS) == 1:
+        return dict.fromkeys(test_nodes(graph), hops)
+    key = "warpline_reach_hops"
+    cached: dict[str, int] | None = graph.graph.get(key)
+    if cached is None:
+        cached = {}
+        for runner in RUNNERS:
+            for node in runner.test_nodes(graph):
+                cached[node] = max(cached.get(node, 0), max(hops, runner.reach_hops))
+        graph.graph[key] = cached
+    return cached
 
 
 def reaching_entries(graph: nx.DiGraph, targets: Iterable[str]) -> list[dict[str, Any]]:
-    """``reaching_tests`` as suggestion entries (for ``static_union``)."""
+    """``reaching_tests`` as entries ``static_union`` reads (``test_id``, ``distance``)."""
     found = reaching_tests(graph, targets)
-    return suggestions(graph, "", sorted(found.items(), key=lambda kv: (kv[1], kv[0])))
+    return [{"kind": "test", "test_id": test_id, "distance": hops}
+            for test, hops in sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
+            for test_id in test_ids(graph, test)]
 
 
 def _graph_tests(graph: nx.DiGraph) -> list[str]:
@@ -145,14 +158,22 @@ def _callers_within(pred: dict[str, dict[str, Any]], targets: list[str], hops: i
     return region
 
 
-def suggestions(graph: nx.DiGraph | None, locator: str,
-                tests: Sequence[tuple[str, int]]) -> list[dict[str, Any]]:
+def test_command(root: Path, test_id: str) -> str | None:
+    """The command running one test: its owning row's (``Runner.command``; with the root,
+    a JavaScript test's is its package's runner's: ``owner_of``)."""
+    owner = owner_of(test_id, root)
+    built = owner.command(root, [test_id]) if owner is not None else None
+    return built[0] if built is not None else None
+
+
+def suggestions(graph: nx.DiGraph | None, locator: str, tests: Sequence[tuple[str, int]],
+                root: Path) -> list[dict[str, Any]]:
     """The item's suggested_verification entries."""
     out: list[dict[str, Any]] = []
     for test, hops in tests:
         for node_id in test_ids(graph, test) if graph is not None else ():
-            out.append({"kind": "test", "command": f"pytest {shlex.quote(node_id)}",
-                        "test": test, "distance": hops, "callers": [],
+            out.append({"kind": "test", "command": test_command(root, node_id),
+                        "test_id": node_id, "test": test, "distance": hops, "callers": [],
                         "why": "This is the test itself." if hops == 0 else
                         f"This test reaches it through {hops} call/reference edge(s)."})
     if out:
@@ -178,9 +199,9 @@ def inspection(graph: nx.DiGraph | None, locator: str) -> dict[str, Any]:
             "callers": callers, "why": why}
 
 
-def _node_id(command: str) -> str:
-    rest = command.removeprefix("pytest ")
-    return shlex.split(rest)[0] if rest.startswith("'") else rest
+def _file_of(test_id: str) -> str:
+    owner = owner_of(test_id)
+    return owner.test_file(test_id) if owner is not None else test_id
 
 
 def static_union(per_item: Iterable[list[dict[str, Any]]],
@@ -193,10 +214,10 @@ def static_union(per_item: Iterable[list[dict[str, Any]]],
     floor_set = set(floor)
     for entries in per_item:
         for entry in entries:
-            if entry["kind"] != "test":
+            node_id = entry.get("test_id")
+            if entry["kind"] != "test" or not node_id:
                 continue
-            node_id = _node_id(entry["command"])
-            if node_id.split("::", 1)[0] in floor_set:
+            if _file_of(node_id) in floor_set:
                 continue  # its whole file runs
             hops = entry["distance"] or 0
             ranked[node_id] = min(ranked.get(node_id, hops), hops)
@@ -204,8 +225,8 @@ def static_union(per_item: Iterable[list[dict[str, Any]]],
     extra = sorted(ranked, key=lambda node_id: (ranked[node_id], node_id))
     as_files = len(files) + len(extra) > MAX_UNION_IDS
     if as_files:
-        extra = list(dict.fromkeys(node_id.split("::", 1)[0] for node_id in extra
-                                   if node_id.split("::", 1)[0] not in floor_set))
+        extra = list(dict.fromkeys(_file_of(node_id) for node_id in extra
+                                   if _file_of(node_id) not in floor_set))
     if files:
         why = (f"Runs the {len(files)} test files that import a changed entity's module (a "
                "floor for code reached at run time, which the graph cannot see) and the "

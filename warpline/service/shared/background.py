@@ -4,7 +4,7 @@ A read tool catches up for ``WARPLINE_INTERACTIVE_BUDGET_S`` and answers. On a l
 history that is a small part of it, and without this every later call would spend the
 budget again on the next slice. So the call that stops short starts what the git hooks
 start: ``warpline hook-ingest`` (``--hook read-backfill``), detached, in its own session,
-at low priority, holding the work tree's ingest lock (``store/ingestlock.py``) so two never
+at low priority, holding the work tree's ingest lock (``ingest/lock.py``) so two never
 run at once; later calls see the lock held and answer from the store without walking
 (``context.catch_up``). The command is this interpreter running warpline's own module in
 isolated mode: nothing the repository holds is run. ``WARPLINE_BACKGROUND_BACKFILL=0``
@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from warpline import settings
-from warpline.store import ingestlock
+from warpline.ingest import lock as ingestlock
 
 __all__ = ["continue_backfill"]
 

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 from warpline import settings
 from warpline.errors import InvalidRepo, MissingRequiredField, StoreUnwritable
 from warpline.git.gitfiles import PlainRepo, plain_repo
-from warpline.store import ingestlock, readonly
+from warpline.ingest import lock as ingestlock
+from warpline.ingest.report import IngestReport, Progress
+from warpline.ingest.stopping import StopRequest
+from warpline.store import readonly
 from warpline.store.caughtup import ingested_among, is_caught_up
 from warpline.store.db import Store
-from warpline.store.report import IngestReport, Progress
-from warpline.store.stopping import StopRequest
 
 if TYPE_CHECKING:
     import pygit2
@@ -142,17 +143,20 @@ def open_repo_only(repo: object, cwd: Path | None = None) -> tuple[Path, pygit2.
     return Path(workdir).resolve(), handle
 
 
-def open_context(repo: object, cwd: Path | None = None) -> RepoContext:
+def open_context(repo: object, cwd: Path | None = None, *,
+                 prefer_read_only: bool = True) -> RepoContext:
     """Open repo and store. A store that exists at the served schema is opened read-only
     (its first write makes it writable: ``Store.upgrade``), so a read on a caught-up store
-    needs no write access; otherwise it is created/migrated under .weft/warpline/."""
+    needs no write access; otherwise it is created/migrated under .weft/warpline/. A
+    command that certainly writes (``ingest-commit``, ``backfill``) passes
+    ``prefer_read_only=False``: one writable open instead of a read-only one upgraded."""
     path = resolve_repo_path(repo, cwd)
     plain = plain_repo(path)
     if plain is not None:
-        store = Store.open_read_only(plain.root) or Store.open(plain.root)
+        store = Store.open(plain.root, prefer_read_only=prefer_read_only)
         return RepoContext(root=plain.root, store=store, plain=plain)
     root, handle = open_repo_only(repo, cwd)
-    store = Store.open_read_only(root) or Store.open(root)
+    store = Store.open(root, prefer_read_only=prefer_read_only)
     return RepoContext(root=root, repo=handle, store=store)
 
 
@@ -176,7 +180,7 @@ def catch_up(ctx: RepoContext, *, interactive: bool = True,
     if not retry_failed and is_caught_up(ctx.store, ctx.head_sha(), ctx.boundary()):
         return IngestReport()
     from warpline.git.repo import head_commit
-    from warpline.store.ingest import Ingestor
+    from warpline.ingest.driver import Ingestor
 
     head = head_commit(ctx.repo)
     ctx.learned_head(head)

@@ -1,6 +1,10 @@
 """warpline's own files in the work tree: never shown as the user's change.
 
-``.weft/`` (the weft tools' state) is left out by the walker already. ``.mcp.json`` is
+``.weft/`` (the weft tools' state) is left out by the walker already. The reports `warpline
+ci` writes into the checkout (``warpline-reverify.md``, the GitLab example's ``reverify.md``
+and ``tests.txt``: its ``--markdown`` and ``--selection`` files) are remembered with the git
+blob id of what was written (``outputs.json`` in the state directory): while a file still
+holds exactly that, it is ours. ``.mcp.json`` is
 ours when its only difference from HEAD's version is the ``warpline`` server entry that
 ``install`` wrote: the entry whose command is the one this clone's config records
 (``.weft/warpline/config.json``, ``mcp.command``). Any other edit to the file (another
@@ -26,11 +30,59 @@ from warpline.mcpjson import server_command
 from warpline.store import guard
 
 _MAX_BYTES = 1 << 20
+OUTPUTS = "outputs.json"
+_MAX_OUTPUTS = 32
 
 
 def own_paths(root: Path, repo: pygit2.Repository) -> frozenset[str]:
     """Work-tree paths whose uncommitted change is warpline's own doing."""
-    return frozenset({MCP_FILE}) if _mcp_json_is_ours(root, repo) else frozenset()
+    ours = set(_written_outputs(root))
+    if _mcp_json_is_ours(root, repo):
+        ours.add(MCP_FILE)
+    return frozenset(ours)
+
+
+def remember_outputs(root: Path, written: list[Path]) -> None:
+    """Remember files warpline just wrote (those inside the work tree at ``root``), with
+    the blob id of their bytes: while they hold exactly that, they are not the user's."""
+    state = guard.check_state(root, create=True)
+    assert state is not None
+    known = _outputs(state)
+    for path in written:
+        try:
+            relative = path.resolve().relative_to(root.resolve()).as_posix()
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_BYTES:
+                continue
+            known[relative] = str(pygit2.hash(path.read_bytes()))
+        except (OSError, ValueError):
+            continue
+    kept = dict(list(known.items())[-_MAX_OUTPUTS:])
+    (state / OUTPUTS).write_text(json.dumps(kept, sort_keys=True), encoding="utf-8")
+
+
+def _outputs(state: Path) -> dict[str, str]:
+    found = _read_object(state / OUTPUTS) or {}
+    return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _written_outputs(root: Path) -> list[str]:
+    try:
+        state = guard.check_state(root, create=False)
+    except StoreUnsafe:
+        return []
+    if state is None:
+        return []
+    out = []
+    for relative, blob in _outputs(state).items():
+        path = root / relative
+        try:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_BYTES:
+                continue
+            if str(pygit2.hash(path.read_bytes())) == blob:
+                out.append(relative)
+        except OSError:
+            continue
+    return out
 
 
 def _mcp_json_is_ours(root: Path, repo: pygit2.Repository) -> bool:

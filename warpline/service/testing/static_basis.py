@@ -6,9 +6,11 @@ For a set of changed entities, the union of
 * every test from which one of them is reachable (``suggest.reaching_tests``);
 * the import floor: the test files importing a changed entity's module, run whole
   (``discovery.floor_of_paths``), for code reached at run time through frameworks,
-  callbacks and dunders, which the graph cannot see; and the runner rows' floors read
-  from the work tree (``Runner.import_floor``: the JS test files importing a changed
-  file, directly or through re-exports).
+  callbacks and dunders, which the graph cannot see; and each runner row's own floor
+  (``Runner.floor``: Go's is the test files of a changed package and of its importers;
+  Maven's a changed class's own tests by name and the test files using the changed file),
+  or read from the work tree (``Runner.import_floor``: the JS test files importing a
+  changed file, directly or through re-exports).
 
 Without a map this is the whole selection; with one, it answers for the changed entities
 the map cannot (``testselect``). Either way it is the same answer.
@@ -74,12 +76,14 @@ class StaticBasis:
     def covered(self, locator: str) -> bool:
         """Whether the static basis has any test for ``locator``: one reaching it, or a
         test file importing its module."""
-        if any(e["kind"] == "test" and e["command"] for e in self.entries.get(locator, [])):
+        if any(e["kind"] == "test" and e.get("test_id") for e in self.entries.get(locator, [])):
             return True
         path = self.paths.get(locator)
         if not path or self.graph is None:
             return False
         if rules_of(self.graph).is_test_file(path):
+            return True
+        if any(runner.floor(self.graph, [path]) for runner in RUNNERS if runner.floor):
             return True
         if self.row_floor([path]):
             return True
@@ -101,6 +105,9 @@ class StaticBasis:
             # (Python's facts: a change a row's work-tree floor answers needs none.)
             if graph is not None and not all(p and self.row_reads(p) for p in paths):
                 out.warnings.append(NO_IMPORT_FACTS)
+        for runner in RUNNERS:  # the rows' own floors (Go: a changed package's tests)
+            found = runner.floor(graph, paths) if runner.floor is not None else None
+            floor.extend(f for f in found or () if f not in floor)
         floor.extend(f for f in self.row_floor(paths) if f not in floor)
         per_item = [*(self.entries.get(loc, []) for loc in locators), reaching]
         out.tests, out.why = suggest.static_union(per_item, floor)

@@ -31,20 +31,26 @@ from typing import Any
 
 import networkx as nx
 
+from warpline.git.lookups import ancestry
+from warpline.git.worktree import DiskFiles
+from warpline.lang import PYTHON, language_of
+from warpline.lang.entities import MODULE_KEY
 from warpline.lang.locators import dotted_module, entity_locator
 from warpline.lang.pyentities import parse_entities
-from warpline.runners import by_name, partition
-from warpline.runners.pytest import PYTEST
+from warpline.runners import RUNNERS, by_name, changed_tests, owner_of, partition, test_nodes
 from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
 from warpline.service.shared.envelope import iso_z
+from warpline.service.testing import row_rules
 from warpline.service.testing.cached_widen import CachedWidening, warning, widen
 from warpline.service.testing.static_basis import StaticBasis
 from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
-RECORD_COMMAND = PYTEST.record_command
+# How a map is recorded: every row's way (``Runner.record_command``).
+RECORD_COMMAND = " or ".join(r.record_command for r in RUNNERS if r.record_command)
+WHOLE_SUITES = " / ".join(f"`{r.whole_suite}`" for r in RUNNERS)
 MAX_NAMED = 5
 _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
 
@@ -69,6 +75,9 @@ class Selection:
     cosmetic: list[str] = field(default_factory=list)  # changed only cosmetically: no tests
     cosmetic_only: bool = False  # every change is cosmetic: nothing to run
     runs: list[dict[str, Any]] = field(default_factory=list)  # per runner: tests, command
+    dropped: list[str] = field(default_factory=list)  # selected, but gone or not collected
+    non_code: list[dict[str, Any]] = field(default_factory=list)  # filekinds.NonCode.wire
+    nothing_to_run: bool = False  # changes exist, none asks for a test
 
     def wire(self) -> dict[str, Any]:
         choice = self.choice
@@ -93,6 +102,11 @@ class Selection:
             "cosmetic_entities": self.cosmetic[:50],
             "cosmetic_only": self.cosmetic_only,
             "runners": [dict(run) for run in self.runs],
+            "dropped_tests": self.dropped[:50],
+            "non_code": list(self.non_code),
+            "nothing_to_run": self.nothing_to_run or self.cosmetic_only or bool(
+                self.dropped and not self.tests and not any(r["whole_suite"]
+                                                            for r in self.runs)),
         }
 
     def finish(self, chosen: dict[str, None]) -> None:
@@ -115,35 +129,35 @@ def graph_test_count(graph: nx.DiGraph | None) -> int:
         return 0
     cached = graph.graph.get("warpline_test_count")
     if cached is None:
-        cached = sum(1 for node, attrs in graph._node.items()
-                     if suggest.pytest_id(node, attrs.get("path")) is not None)
+        cached = len(test_nodes(graph))
         graph.graph["warpline_test_count"] = cached
     return int(cached)
 
 
-def static_entries(graph: nx.DiGraph | None,
-                   locators: list[str]) -> dict[str, list[dict[str, Any]]]:
+def static_entries(graph: nx.DiGraph | None, locators: list[str],
+                   root: Path) -> dict[str, list[dict[str, Any]]]:
     labels = suggest.nearest_tests(graph, locators) if graph is not None else {}
-    return {loc: suggest.suggestions(graph, loc, labels.get(loc, [])) for loc in locators}
+    return {loc: suggest.suggestions(graph, loc, labels.get(loc, []), root) for loc in locators}
 
 
 def select(store: Store, repo: Any, root: Path, static: StaticBasis,
-           seeds: list[Seed]) -> Selection:
-    """The selection for ``seeds``; ``static`` answers where no map does."""
+           seeds: list[Seed], base: str | None = None) -> Selection:
+    """The selection for ``seeds``; ``static`` answers where no map does. ``base``: the
+    range's base commit (a pull request's): a map recorded there is current for it."""
     choice = choose_map(store, repo)
     if choice is None:
-        return _static_only(static, seeds)
+        return _static_only(static, seeds, root)
     row = choice.row
     locators = [s.locator for s in seeds]
     known = known_entities(store, row.id, locators)
-    modules = {s.locator: _module_of(s) for s in seeds}
+    modules = {s.locator: _module_of(s, root) for s in seeds}
     executed = tests_executing(store, row.id,
                                [*locators, *(m for m in modules.values() if m is not None)])
     out = Selection(basis="map", choice=choice, tests_known=row.test_count)
     chosen: dict[str, None] = {}
     fallback: list[Seed] = []
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed, root, static.graph) or row_rules.own_tests(static.graph, seed)
         mapped = executed.get(seed.locator, [])
         tests = own + mapped
         if mapped or own:
@@ -164,17 +178,31 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
         answered = out.per_seed[seed.locator] or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
     widened_static = _widen_cached(out, chosen, store, repo, root, static, seeds)
+    _widen_rows(out, chosen, store, static, seeds)
     known_tests = {node_id for node_id, _ in map_tests(store, row.id)}
-    out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since)
+    out.new_tests = [t for t in _tests_in_changed_files(root, choice.changed_paths_since,
+                                                      static.graph)
                      if not _covered(t, known_tests)]
+    out.new_tests += row_rules.new_test_files(static.graph, choice.changed_paths_since,
+                                              known_tests)
     chosen.update(dict.fromkeys(out.new_tests))
     out.finish(chosen)
     # A map was consulted: what it could not answer came from the static basis (mixed),
     # never "static", which means no usable map.
     out.basis = "none" if not out.tests else \
         "mixed" if out.from_static or widened_static else "map"
-    _map_warnings(out, known)
+    _map_warnings(out, known, _behind_base(repo, choice, base))
     return out
+
+
+def _behind_base(repo: Any, choice: Choice[MapRow], base: str | None) -> int | None:
+    """Commits from the map's commit to the range's ``base`` when the map is it or an
+    ancestor of it (0: the map is the base's, as current as a map for this range can be);
+    None without a base or when the map is not behind it."""
+    if base is None or not choice.is_ancestor or base not in repo:
+        return None
+    found, behind = ancestry(repo, repo[base].id, choice.row.commit_sha)
+    return behind if found else None
 
 
 def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: Any, root: Path,
@@ -197,34 +225,70 @@ def _widen_cached(out: Selection, chosen: dict[str, None], store: Store, repo: A
     return added_static
 
 
-def _module_of(seed: Seed) -> str | None:
+def _widen_rows(out: Selection, chosen: dict[str, None], store: Store, static: StaticBasis,
+                seeds: list[Seed]) -> None:
+    """The map's tests of definitions a row says depend on a changed one though the map
+    cannot see it (``row_rules.widen_targets``: Java's static initializers), said."""
+    choice = out.choice
+    assert choice is not None
+    targets = row_rules.widen_targets(static.graph, seeds)
+    if not targets:
+        return
+    executed = tests_executing(store, choice.row.id,
+                               sorted({t for found in targets.values() for t in found}))
+    for locator, found in targets.items():
+        tests = list(dict.fromkeys(t for target in found for t in executed.get(target, [])))
+        mine = out.per_seed.setdefault(locator, [])
+        added = [t for t in tests if t not in mine]
+        if not added:
+            continue
+        mine.extend(added)
+        chosen.update(dict.fromkeys(added))
+        out.warnings.append(
+            f"{locator} is called from the initializers of {named(found)}: a static "
+            "initializer runs once per JVM, so the map saw only the first test reach it; "
+            f"the {len(added)} tests the map saw run those classes are selected too.")
+
+
+def _module_of(seed: Seed, root: Path) -> str | None:
+    lang = language_of(seed.path) if seed.path else None
+    if lang is not None and lang is not PYTHON and seed.path:
+        # Another row's module (a Go package): named from the work tree's manifests.
+        module = lang.module(seed.path, DiskFiles(str(root)))
+        return lang.locator(MODULE_KEY, module) if module else None
     dotted = dotted_module(seed.path) if seed.path else None
     return entity_locator("module", dotted, "") if dotted else None
 
 
-def _collectable(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-
-
-def _own_tests(seed: Seed) -> list[str]:
-    """A changed test function runs itself; a changed test module runs its file; a changed
-    ``conftest.py`` module (hooks, plugins, module-level fixtures) runs its directory."""
+def _row_tests(seed: Seed, root: Path) -> list[str] | None:
+    """A changed test of a runner that names a file's tests itself (``file_tests``): the
+    test function runs itself; the file's own lines (its package-level code) run its file.
+    None: the file is no such runner's."""
     path = seed.path or ""
-    if path.rsplit("/", 1)[-1] == "conftest.py":  # not a test file by pytest's own rules
-        dotted = dotted_module(path)
-        if dotted is not None and seed.locator == entity_locator("module", dotted, ""):
-            return [path.rsplit("/", 1)[0] if "/" in path else "."]
+    runner = owner_of(path) if path else None
+    if runner is None or runner.file_tests is None:
+        return None
+    if not runner.is_test_file(path):
         return []
-    if not path or not suggest.is_test_file(path):
+    lang = language_of(path)
+    module = _module_of(seed, root)
+    if module is not None and seed.locator == module:
+        return [path]
+    if lang is None:
         return []
-    node_id = suggest.pytest_id(seed.locator, path)
-    if node_id is not None:
-        return [node_id]
-    dotted = dotted_module(path)
-    if dotted is None or seed.locator != entity_locator("module", dotted, ""):
-        return []
-    return [path] if _collectable(path) else []
+    return [i for i in runner.file_tests(root, path)
+            if seed.locator.endswith("." + i.split("::", 1)[-1].split("/", 1)[0])]
+
+
+def _own_tests(seed: Seed, root: Path, graph: nx.DiGraph | None) -> list[str]:
+    """What a change to a test runs by itself, as its runner's row says: a row naming a
+    file's tests itself (``_row_tests``), else ``runners.changed_tests`` (a changed test
+    function runs itself; a changed test module its file; a changed ``conftest.py`` module
+    its directory)."""
+    row = _row_tests(seed, root)
+    if row is not None:
+        return row
+    return changed_tests(graph, seed.locator, seed.path, seed.kind)
 
 
 def _covered(node_id: str, known: set[str]) -> bool:
@@ -235,12 +299,19 @@ def _covered(node_id: str, known: set[str]) -> bool:
     return any(k.startswith(prefix) for k in known)
 
 
-def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
-    """The collectable tests defined, in the working tree, in ``paths``' test files."""
+def _tests_in_changed_files(root: Path, paths: frozenset[str],
+                            graph: nx.DiGraph | None) -> list[str]:
+    """The tests defined, in the working tree, in ``paths``' test files (their runner's
+    ids, ``runners.changed_tests``; Python's files are read for their definitions)."""
     out: list[str] = []
     for path in sorted(paths):
+        owner = owner_of(path)
+        if owner is not None and owner.file_tests is not None:
+            if owner.is_test_file(path):
+                out.extend(owner.file_tests(root, path))
+            continue
         dotted = dotted_module(path)
-        if dotted is None or not suggest.is_test_file(path):
+        if dotted is None or owner is None or not owner.is_test_file(path):
             continue
         disk = root / path
         try:
@@ -250,47 +321,59 @@ def _tests_in_changed_files(root: Path, paths: frozenset[str]) -> list[str]:
             parsed = parse_entities(disk.read_bytes())
         except OSError:
             continue
-        if parsed is None:
-            if _collectable(path):
-                out.append(path)  # unparsable now: run the file, pytest will say why
+        if parsed is None:  # unparsable now: run the file, its runner will say why
+            out += owner.file_runs(path)
             continue
         for entity in parsed.entities:
-            if entity.kind != "function":
-                continue
-            node_id = suggest.pytest_id(entity_locator("function", dotted, entity.qualname), path)
-            if node_id is not None:
-                out.append(node_id)
+            if entity.kind == "function":
+                out += changed_tests(graph, entity_locator("function", dotted, entity.qualname),
+                                     path, "function")
     return out
 
 
-def _named(locators: list[str]) -> str:
+def named(locators: list[str]) -> str:
     shown = ", ".join(locators[:MAX_NAMED])
     return shown + (f" and {len(locators) - MAX_NAMED} more" if len(locators) > MAX_NAMED else "")
 
 
-def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
+def _record_command(row: MapRow) -> str:
+    """How the map's runner records a map again (a row warpline runs itself names its
+    maps' source ``<runner>-…``: Go's ``go-cover``)."""
+    return next((r.record_command for r in RUNNERS if r.record is not None
+                 and row.source.startswith(f"{r.name}-")), RECORD_COMMAND)
+
+
+def _map_warnings(out: Selection, known: dict[str, bool], behind_base: int | None) -> None:
     choice = out.choice
     assert choice is not None
     row = choice.row
-    if not choice.is_ancestor:
+    record = _record_command(row)
+    if behind_base == 0:
+        pass  # the range's base's map (a pull request's): its own commits are the change
+    elif behind_base is not None:
+        out.warnings.append(
+            f"The test map is from {row.commit_sha[:12]}, {behind_base} commits behind the "
+            "range's base: what the tests executed may have changed in them. Record a map "
+            f"on the base branch: `{record}`.")
+    elif not choice.is_ancestor:
         out.warnings.append(
             f"The test map ({row.commit_sha[:12]}) was recorded on a commit that is not an "
             "ancestor of HEAD (rebased or another branch): tests may have moved. Record a new "
-            f"map: `{RECORD_COMMAND}`.")
+            f"map: `{record}`.")
     elif choice.commits_behind or choice.entities_changed_since:
         out.warnings.append(
             f"The test map is from {row.commit_sha[:12]}, {choice.commits_behind} commits "
             f"behind HEAD; {choice.entities_changed_since} entities changed since, so what "
-            f"their tests execute may differ. Refresh it: `{RECORD_COMMAND}`.")
+            f"their tests execute may differ. Refresh it: `{record}`.")
     if row.dirty_paths:
         out.warnings.append(
             f"The test map was recorded with {len(row.dirty_paths)} uncommitted Python files "
-            f"({_named(row.dirty_paths)}).")
+            f"({named(row.dirty_paths)}).")
     if row.partial:
         out.warnings.append(
             f"The test map holds {row.test_count} tests from a partial run "
             f"({'; '.join(row.partial)}): tests it never ran are unknown to it. Record the "
-            f"whole suite: `{RECORD_COMMAND}`.")
+            f"whole suite: `{record}`.")
     if row.failed_tests:
         out.warnings.append(f"{row.failed_tests} tests failed while the map was recorded: "
                             "what they executed stops where they failed.")
@@ -298,7 +381,7 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
         import_only = [loc for loc in out.from_static if known.get(loc)]
         out.warnings.append(
             f"No recorded test executed {len(out.from_static)} changed entities "
-            f"({_named(out.from_static)}): their tests come from the static graph and the "
+            f"({named(out.from_static)}): their tests come from the static graph and the "
             "test files importing their modules, which may miss calls made through "
             "frameworks, fixtures and registries."
             + (f" {len(import_only)} of them ran only at import time: the tests that ran "
@@ -310,19 +393,23 @@ def _map_warnings(out: Selection, known: dict[str, bool]) -> None:
 
 
 def _uncovered_warning(out: Selection) -> None:
-    if out.uncovered:
-        out.warnings.append(
-            f"No test is known to exercise {len(out.uncovered)} changed entities "
-            f"({_named(out.uncovered)}): neither a test map nor the static graph has one, and "
-            f"no test file imports their modules. Run the whole suite (`{PYTEST.whole_suite}`).")
+    if not out.uncovered:
+        return
+    # With tests selected, the command runs them: the words must not say it runs the suite.
+    advice = (f"The selection does not cover them; the whole suite ({WHOLE_SUITES}) would."
+              if out.tests else f"Run the whole suite ({WHOLE_SUITES}).")
+    out.warnings.append(
+        f"No test is known to exercise {len(out.uncovered)} changed entities "
+        f"({named(out.uncovered)}): neither a test map nor the static graph has one, and "
+        f"no test file imports their modules. {advice}")
 
 
-def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
+def _static_only(static: StaticBasis, seeds: list[Seed], root: Path) -> Selection:
     out = Selection(basis="static", tests_known=graph_test_count(static.graph)
                     if static.graph is not None else None)
     chosen: dict[str, None] = {}
     for seed in seeds:
-        own = _own_tests(seed)
+        own = _own_tests(seed, root, static.graph) or row_rules.own_tests(static.graph, seed)
         answered = bool(own) or static.covered(seed.locator)
         (out.from_static if answered else out.uncovered).append(seed.locator)
         out.per_seed[seed.locator] = own
@@ -334,10 +421,14 @@ def _static_only(static: StaticBasis, seeds: list[Seed]) -> Selection:
     out.finish(chosen)
     if not out.tests:
         out.basis = "none"
+    record = row_rules.record_command(seeds, RECORD_COMMAND)
+    python = record == RECORD_COMMAND
     out.warnings.append(
         "No test map: the tests were chosen from the static call graph, which misses calls "
         "made through frameworks, fixtures, properties and registries. Record a map with "
-        f"`{RECORD_COMMAND}` (or `warpline import-coverage .coverage` after `pytest --cov "
-        "--cov-context=test`).")
+        f"`{record}`"
+        + (" (or `warpline import-coverage .coverage` after `pytest --cov "
+           "--cov-context=test`)." if python else " (or `warpline import-coverage` from the "
+           "runner's own per-test coverage data)."))
     _uncovered_warning(out)
     return out

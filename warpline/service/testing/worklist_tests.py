@@ -8,17 +8,17 @@ running the selection: one per runner (``warpline.runners``).
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpline.runners import RUNNERS, Runner, owner_of, partition, used_for
-from warpline.runners.pytest import PYTEST
+from warpline.runners import RUNNERS, Runner, by_name, partition, used_for
 from warpline.service.impact.seeds import Seed
+from warpline.service.impact.suggest import test_command
+from warpline.service.testing import filekinds
 from warpline.service.testing.static_basis import StaticBasis
-from warpline.service.testing.testselect import Selection, select, static_entries
+from warpline.service.testing.testselect import Selection, named, select, static_entries
 from warpline.store.testmaps import test_counts
 
 MAP_PER_ITEM = 20
@@ -42,7 +42,7 @@ def _by_seed(items: Iterable[Any], per_item: dict[str, list[dict[str, Any]]]
     return out
 
 
-def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
+def _map_entries(selection: Selection, locator: str, root: Path) -> list[dict[str, Any]]:
     choice = selection.choice
     commit = choice.row.commit_sha[:12] if choice else "?"
     tests = selection.per_seed.get(locator, [])
@@ -56,58 +56,44 @@ def _map_entries(selection: Selection, locator: str) -> list[dict[str, Any]]:
         f"It is cached (@{widened.decorator})" if widened.decorator is not None else
         "It is called through cached definitions") + (
         f": this test reaches it through a caller, and may use a result computed before{more}.")
-    return [{"kind": "test", "command": f"pytest {shlex.quote(t)}", "test": None,
+    return [{"kind": "test", "command": test_command(root, t), "test_id": t, "test": None,
              "distance": None, "callers": [], "why": cached if t in through else seen}
             for t in shown]
 
 
 def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
                    per_item: dict[str, list[dict[str, Any]]],
-                   select_args: str | None) -> WorklistTests:
+                   select_range: str | None, base: str | None = None) -> WorklistTests:
     """The one selection of a worklist (``testselect.select``) and one command per runner
     the change's tests run under (``warpline.runners.used_for``: never a runner the
     repository does not use). Code no row's runner tests gets no command, and a warning
     names its own ecosystem's (``Runners``)."""
+    kinds = filekinds.split(ctx.root, seeds)
+    seeds = kinds.active
+    whole = kinds.whole_suites()
     static = _by_seed(items, per_item)
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
-        static.update(static_entries(graph, unlisted))
+        static.update(static_entries(graph, unlisted, ctx.root))
     basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds}, ctx.root)
     runners = Runners.of(ctx.root, seeds)
-    selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds) \
-        if runners.used else Selection(basis="none")
-    selection.warnings += runners.warnings()
+    runners.used += [r for r in RUNNERS if r.name in whole and r not in runners.used]
+    selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds, base) \
+        if runners.seeds else Selection(basis="none")
+    selection.warnings += runners.warnings() + kinds.warnings()
+    selection.non_code = kinds.wire()
     out = dict(per_item)
+    for locator in kinds.kinds:
+        out[locator] = kinds.inspection(locator)
     if selection.choice is not None:
         for locator in selection.from_map:
             if locator in out:
-                out[locator] = _map_entries(selection, locator)
-    commands = commands_of(ctx.root, selection, select_args, runners.used)
-    return WorklistTests(selection, _in_runners_syntax(ctx.root, out), commands)
-
-
-def _in_runners_syntax(root: Path, per_item: dict[str, list[dict[str, Any]]]
-                       ) -> dict[str, list[dict[str, Any]]]:
-    """Each suggested test's command in its own runner's syntax (the entries are built as
-    ``pytest <id>``; a JavaScript test's is its package's runner's, ``owner_of`` with the
-    root telling the JS rows apart)."""
-    rendered: dict[str, str] = {}
-    out: dict[str, list[dict[str, Any]]] = {}
-    for locator, entries in per_item.items():
-        fixed = []
-        for entry in entries:
-            command = entry.get("command")
-            if isinstance(command, str) and command.startswith("pytest "):
-                test_id = shlex.split(command[len("pytest "):])[0]
-                runner = owner_of(test_id, root)
-                if runner is not None and runner is not PYTEST:
-                    if test_id not in rendered:
-                        built = runner.command(root, [test_id])
-                        rendered[test_id] = built[0] if built else runner.whole_suite
-                    entry = {**entry, "command": rendered[test_id]}
-            fixed.append(entry)
-        out[locator] = fixed
-    return out
+                out[locator] = _map_entries(selection, locator, ctx.root)
+    if kinds.kinds and not seeds and not whole:
+        selection.nothing_to_run = True  # documentation and CI configuration only
+        return WorklistTests(selection, out, [])
+    commands = commands_of(ctx.root, selection, select_range, runners.used, whole)
+    return WorklistTests(selection, out, commands)
 
 
 @dataclass(slots=True)
@@ -155,15 +141,22 @@ class Runners:
                 + ")."]
 
 
-def commands_of(root: Path, selection: Selection, select_args: str | None,
-                used: list[Runner] | None = None) -> list[dict[str, str]]:
+def commands_of(root: Path, selection: Selection, select_range: str | None,
+                used: list[Runner] | None = None,
+                whole: dict[str, str] | None = None) -> list[dict[str, str]]:
     """``next_actions.commands`` for the selection: one command per runner ``used``
     (default: the rows owning its tests, else the languages' default runners), each
     running exactly its share of ``selection.tests`` (its whole suite when no test is
     known), in the table's order; then the plugin's own way to the same selection. Sets
-    ``selection.runs`` (the wire's ``selection.runners``)."""
+    ``selection.runs`` (the wire's ``selection.runners``). ``whole``: runner name -> why
+    its whole suite runs whatever was selected (configuration its tests read changed);
+    its ids leave ``selection.tests``, so every output runs the same."""
+    whole = whole or {}
     ids = selection.tests
     shares = partition(ids, root)
+    if whole:
+        forced = {t for name in whole for t in shares.get(name, [])}
+        ids = selection.tests = [t for t in ids if t not in forced]
     if used is None:
         used = [r for r in RUNNERS if r.name in shares] or \
             [r for r in RUNNERS if r.language_default]
@@ -177,8 +170,19 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
         why = ""
     commands: list[dict[str, str]] = []
     runs: list[dict[str, Any]] = []
+    dropped: list[str] = []
     for runner in used:
-        own = runner.collectable(root, shares.get(runner.name, []))
+        if runner.name in whole:
+            runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
+                         "whole_suite": True})
+            commands.append({"command": runner.whole_suite, "why": whole[runner.name]})
+            continue
+        share = shares.get(runner.name, [])
+        own = runner.collectable(root, share) if share else []
+        kept = set(own)
+        dropped += [t for t in share if t not in kept]
+        if share and not own:
+            continue  # every test selected for it is gone: nothing of it to run
         built = runner.command(root, own) if own else None
         if built is None:
             runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
@@ -192,13 +196,30 @@ def commands_of(root: Path, selection: Selection, select_args: str | None,
         widened = f" (more than {runner.max_ids} ids: their whole files)" \
             if selection.widened or built[1] else ""
         commands.append({"command": built[0], "why": why + widened})
+    if dropped:
+        _drop(selection, dropped)
     selection.runs = runs
-    if select_args is not None and any(r.name == PYTEST.name and run["tests"]
-                                       for r, run in zip(used, runs, strict=True)):
-        commands.append({"command": f"{PYTEST.whole_suite} {select_args}".rstrip(),
-                         "why": "The same selection, made by warpline's pytest plugin "
-                                "(needs warpline installed where pytest runs)."})
+    for run in runs:
+        row = by_name(run["runner"])
+        if select_range is not None and run["tests"] and row is not None \
+                and row.select_command is not None:
+            commands.append({"command": row.select_command(select_range),
+                             "why": f"The same selection, made by warpline's {row.name} "
+                                    f"plugin (needs warpline installed where {row.name} "
+                                    "runs)."})
     return commands
+
+
+def _drop(selection: Selection, dropped: list[str]) -> None:
+    """Leaves ``dropped`` out of the selection (what every output runs) and says so."""
+    gone = set(dropped)
+    selection.tests = [t for t in selection.tests if t not in gone]
+    selection.dropped = dropped
+    left = "" if selection.tests else " Nothing selected is left to run."
+    selection.warnings.append(
+        f"{len(dropped)} selected tests are left out of the command ({named(dropped)}): "
+        "they no longer exist in the work tree (deleted in the range or since), or their "
+        f"files are no test files their runner collects (helpers, conftest files).{left}")
 
 
 def map_counts(ctx: Any, selection: Selection, locators: list[str]) -> dict[str, int]:
@@ -208,8 +229,3 @@ def map_counts(ctx: Any, selection: Selection, locators: list[str]) -> dict[str,
     if choice is None or not locators:
         return {}
     return test_counts(ctx.store, choice.row.id, locators)
-
-
-def select_flag(rev_range: str | None) -> str:
-    """The ``--warpline-select`` flag reproducing a reverify call's range."""
-    return "--warpline-select" + (f"={shlex.quote(rev_range)}" if rev_range else "")

@@ -9,7 +9,7 @@ long backfill reads in worker processes (``batches.py``); the rows are
 ``commit_rows.py``'s, the ancestry-complete tips that shorten the walk ``tips.py``'s.
 
 A commit whose reading fails, or takes longer than ``WARPLINE_COMMIT_TIMEOUT_S``
-(``warpline.store.bounded``), or whose rows cannot be written, is recorded as failed: its
+(``warpline.ingest.bounded``), or whose rows cannot be written, is recorded as failed: its
 reason in ``ingest_failures`` and a ``commits`` row without events whose ``limits_hit``
 says ``ingest_failed`` (answers covering it name it). It is skipped from then on, by
 reads, hooks and backfills alike, until ``warpline backfill --retry-failed`` (or
@@ -23,23 +23,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from functools import partial
 
 from warpline import settings
 from warpline.git import shallow
 from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.paths import shown
-from warpline.git.walks import Commit, Repository, pending_commits
+from warpline.git.walks import Commit, Repository, has_in_history, peel_commit, pending_commits
+from warpline.ingest.batches import pipeline_module, run_in_workers
+from warpline.ingest.bounded import CommitTimeout, bounded, timeout_reason
+from warpline.ingest.report import WORKER_LOST, IngestReport, Progress
+from warpline.ingest.stopping import StopNow, StopRequest
 from warpline.store import relineage, shallow_ingest
-from warpline.store.batches import pipeline_module, run_in_workers
-from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
 from warpline.store.caughtup import ingested_among
-from warpline.store.commit_rows import CommitWriter, reaching
+from warpline.store.commit_rows import CommitWriter, FailedRow, reaching
 from warpline.store.db import Store, environmental
 from warpline.store.reach import refresh_reachability
 from warpline.store.relineage import UNORDERED_KEY
-from warpline.store.report import WORKER_LOST, IngestReport, Progress
-from warpline.store.stopping import StopNow, StopRequest
 from warpline.store.tips import AncestryTips
 
 # A catch-up with a budget (a read tool answering now) facing more pending commits than
@@ -58,7 +59,7 @@ class Ingestor:
         self.repo = repo
         self.cache = DefinitionCache()
         self.tips = AncestryTips(store)
-        self.rows = CommitWriter(store, repo, self.tips)
+        self.rows = CommitWriter(store, self.tips, partial(has_in_history, repo))
 
     # -- what is left to do -------------------------------------------------------
     def pending(self, head: Commit | None) -> list[Commit]:
@@ -146,7 +147,7 @@ class Ingestor:
         refresh_reachability(self.store, self.repo, head, complete=report.complete)
         if head is not None and report.complete and self.store.meta_get(UNORDERED_KEY):
             with self.store.transaction() as conn:
-                relineage.settle(conn, lambda sha: reaching(conn, self.repo, sha))
+                relineage.settle(conn, lambda sha: reaching(conn, self.rows.ancestry, sha))
                 self.store.meta_set(conn, UNORDERED_KEY, "")
             self.rows.forget_entities()  # their paths may have changed
         return report
@@ -212,7 +213,9 @@ class Ingestor:
     def fail(self, sha: str, error: str, report: IngestReport) -> None:
         error = shown(error)  # a message may quote a name that is not UTF-8
         self.tips.forget()
-        self.rows.record_failure(sha, error, skip=not error.startswith(WORKER_LOST))
+        skip = not error.startswith(WORKER_LOST)
+        self.rows.record_failure(sha, error, skip=skip,
+                                 row=failed_row(self.repo, sha) if skip else None)
         report.failures.append((sha, error))
 
     def store_changes(self, changes: CommitChanges, report: IngestReport) -> None:
@@ -237,4 +240,19 @@ class Ingestor:
 
     def ingested_among(self, shas: list[str]) -> set[str]:
         return ingested_among(self.store, shas)
+
+
+def failed_row(repo: Repository, sha: str) -> FailedRow | None:
+    """What a failed commit's row records of it (None: the commit object is missing)."""
+    commit = peel_commit(repo, sha)
+    if commit is None:
+        return None
+    author = commit.author
+    return (_text(author.raw_name), _text(author.raw_email), int(author.time),
+            int(commit.commit_time), len(commit.parent_ids))
+
+
+def _text(raw: bytes) -> str:
+    """An author's name or address as stored: UTF-8, anything else escaped, never lost."""
+    return raw.decode("utf-8", "backslashreplace")
 

@@ -40,9 +40,9 @@ from warpline.git.attribution import DefinitionCache, commit_changes
 from warpline.git.events import CommitChanges
 from warpline.git.repo import release_caches
 from warpline.git.walks import Repository, open_for_worker, peel_commit
-from warpline.store.bounded import CommitTimeout, bounded, timeout_reason
-from warpline.store.report import WORKER_LOST
-from warpline.store.stopping import StopRequest, reset_in_child
+from warpline.ingest.bounded import CommitTimeout, bounded, timeout_reason
+from warpline.ingest.report import WORKER_LOST
+from warpline.ingest.stopping import StopRequest, reset_in_child
 
 # Below this many commits, starting workers costs more than it saves.
 MIN_COMMITS = 300

@@ -36,7 +36,7 @@ class IngestReport:
     # stored, possibly missing ``commits_behind`` commits and fresh reachability flags.
     unwritable: str | None = None
     reach_stale: bool = False
-    # A background backfill (``store/ingestlock.py``) is ingesting the rest now.
+    # A background backfill (``ingest/lock.py``) is ingesting the rest now.
     backfill_running: bool = False
 
     def note_unparsed(self, files: Iterable[str]) -> None:

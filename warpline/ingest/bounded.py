@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from warpline.store.stopping import StopRequest
+from warpline.ingest.stopping import StopRequest
 
 __all__ = ["CommitTimeout", "bounded", "can_bound", "timeout_reason"]
 
@@ -56,7 +56,7 @@ def can_bound() -> bool:
 @contextmanager
 def bounded(seconds: float | None, stop: StopRequest | None = None) -> Iterator[None]:
     """Run the block for at most ``seconds`` (None: unbounded), interruptible by ``stop``'s
-    signal; raises ``CommitTimeout`` or ``StopNow`` (``warpline.store.stopping``)."""
+    signal; raises ``CommitTimeout`` or ``StopNow`` (``warpline.ingest.stopping``)."""
     if not can_bound():
         yield
         return

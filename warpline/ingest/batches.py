@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 from warpline.git.events import CommitChanges
 from warpline.git.repo import release_caches
 from warpline.git.walks import Commit, Repository
+from warpline.ingest.report import IngestReport, Progress
+from warpline.ingest.stopping import StopNow, StopRequest
 from warpline.store.db import environmental
-from warpline.store.report import IngestReport, Progress
-from warpline.store.stopping import StopNow, StopRequest
 
 if TYPE_CHECKING:
-    from warpline.store import pipeline
-    from warpline.store.ingest import Ingestor
+    from warpline.ingest import pipeline
+    from warpline.ingest.driver import Ingestor
 
 __all__ = ["WRITE_BATCH", "WRITE_INTERVAL_S", "FlushPolicy", "pipeline_module",
            "release_memory", "run_in_workers", "until_failure", "write_batch"]
@@ -73,7 +73,7 @@ def release_memory(repo: Repository) -> None:
 
 def pipeline_module() -> ModuleType:
     """The worker pipeline (multiprocessing, ctypes), loaded only for a long backfill."""
-    from warpline.store import pipeline
+    from warpline.ingest import pipeline
 
     return pipeline
 
@@ -153,30 +153,24 @@ def write_batch(ingestor: Ingestor, batch: list[pipeline.Outcome],
                 if changes is None:
                     results.append((sha, None, None, error or "unknown error"))
                     continue
-                conn.execute("SAVEPOINT warpline_commit")
                 fresh: dict[str, tuple[int, str]] = {}
                 try:
                     if stop is not None:
                         stop.interruptible = True
                     try:
-                        written = ingestor.rows.write_in(conn, changes, fresh, learned)
+                        written = ingestor.rows.write_saved(conn, changes, fresh, learned)
                     finally:
                         if stop is not None:
                             stop.interruptible = False
-                except StopNow:
-                    conn.execute("ROLLBACK TO warpline_commit")
-                    conn.execute("RELEASE warpline_commit")
+                except StopNow:  # write_saved rolled the commit back to its savepoint
                     stopped = True
                     break
                 except Exception as exc:  # recorded as failed, reported, skipped from now on
                     if environmental(exc):
                         raise  # not the commit's fault: the run stops, nothing recorded
-                    conn.execute("ROLLBACK TO warpline_commit")
-                    conn.execute("RELEASE warpline_commit")
                     ingestor.tips.forget()
                     results.append((sha, changes, None, f"{type(exc).__name__}: {exc}"))
                     continue
-                conn.execute("RELEASE warpline_commit")
                 learned.update(fresh)
                 results.append((sha, changes, written, None))
     except Exception as exc:
