@@ -94,7 +94,12 @@ def _forms(corpus: Corpus, rev_range: str, worktree: bool) -> dict[str, Any]:
     holds; checked here against ``commands[0]``) and the plugin's own selection."""
     extra = ["--worktree"] if worktree else []
     answer = corpus.warpline("reverify", rev_range, *extra, "--json", "--limit", "1")
-    envelope = json.loads(answer.stdout)
+    try:
+        envelope = json.loads(answer.stdout)
+    except ValueError:  # no answer at all: a failure of warpline's, counted and shown
+        return {"tests": [], "dropped": [], "whole_suite": False, "nothing_to_run": False,
+                "next_is_runner": False, "exit": {"reverify": answer.returncode},
+                "stderr": answer.stderr[-2000:]}
     selection = envelope["data"]["selection"]
     runs = [r for r in selection.get("runners") or [] if r.get("runner") == "pytest"]
     first = (envelope["next_actions"].get("commands") or [{}])[0].get("command")

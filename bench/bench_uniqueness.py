@@ -10,11 +10,14 @@ version (``FileEntities.counts``: Python's ``@overload`` stubs are not counted) 
 *shared*, unless it is a documented group:
 
 * TypeScript/JavaScript: an overload group or a get/set pair (``script.overload_groups``);
-* Python: a property with its ``@x.setter``/``.deleter``/``.getter`` (CPython's one name,
-  as TypeScript's get/set pair). Other redefinitions (a conditional or repeated ``def``:
-  CPython's qualname rule keeps one name) are reported shared;
-* Rust, Go, Java: none (reported by kind: Rust's ``impl`` blocks with one key are one
-  entity today, ``docs/languages.md``).
+* Python: a property with its ``@x.setter``/``.deleter``/``.getter``; alternatives (every
+  occurrence in a different branch of one ``if``/``elif``/``else``, ``try``/``except``/
+  ``else`` or ``match``: one exists at run time); a rebinding (a later ``def`` of the name
+  in the same block). CPython binds one name and loomweave emits one id for each;
+* Rust: the inherent ``impl`` blocks of one type key (loomweave's one id; the methods
+  inside stay distinct);
+* Go: several ``func init()`` of one file (not referable: one entity, the file's init);
+* Java: none (overloads on parameter types of one simple name are qualified).
 
 Printed per corpus and language: versions read, shared keys, a sample; written to
 ``bench/out/bench_uniqueness.json``.
@@ -23,6 +26,7 @@ Printed per corpus and language: versions read, shared keys, a sample; written t
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import random
 import subprocess
@@ -70,11 +74,86 @@ def _versions(repo: pygit2.Repository, path: Path, count: int) -> dict[tuple[str
     return out
 
 
-def _python_kind(lines: list[str], spans: tuple[tuple[int, int], ...]) -> str:
+def _python_kind(data: bytes, lines: list[str], qualname: str,
+                 spans: tuple[tuple[int, int], ...]) -> str:
     heads = [lines[first - 1] if first <= len(lines) else "" for first, _ in spans]
     if any(".setter" in h or ".deleter" in h or ".getter" in h for h in heads):
         return "property accessors"
-    return "redefinitions"
+    paths = _python_branches(data).get(qualname, [])
+    if len(paths) > 1 and all(_exclusive(a, b) for i, a in enumerate(paths)
+                              for b in paths[i + 1:]):
+        return "conditional alternatives"
+    return "rebindings"
+
+
+_Branch = tuple[tuple[int, int], ...]
+
+
+def _python_branches(data: bytes) -> dict[str, list[_Branch]]:
+    """Each non-stub definition's qualname (CPython's) -> the branches it sits in, one
+    path per occurrence: (statement line, block index) from its scope's body down."""
+    out: dict[str, list[_Branch]] = defaultdict(list)
+    try:
+        body = ast.parse(data).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return out
+
+    def walk(stmts: list[ast.stmt], prefix: str, path: _Branch) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                stub = any((isinstance(d, ast.Name) and d.id == "overload")
+                           or (isinstance(d, ast.Attribute) and d.attr == "overload")
+                           for d in stmt.decorator_list)
+                name = prefix + stmt.name
+                if not stub or isinstance(stmt, ast.ClassDef):
+                    out[name].append(path)
+                inner = ".<locals>." if not isinstance(stmt, ast.ClassDef) else "."
+                walk(stmt.body, name + inner, ())
+            elif isinstance(stmt, ast.If):
+                walk(stmt.body, prefix, (*path, (stmt.lineno, 0)))
+                walk(stmt.orelse, prefix, (*path, (stmt.lineno, 1)))
+            elif isinstance(stmt, ast.Try | ast.TryStar):
+                blocks = [stmt.body, *(h.body for h in stmt.handlers), stmt.orelse]
+                for index, block in enumerate(blocks):
+                    walk(block, prefix, (*path, (stmt.lineno, index)))
+                walk(stmt.finalbody, prefix, path)
+            elif isinstance(stmt, ast.Match):
+                for index, case in enumerate(stmt.cases):
+                    walk(case.body, prefix, (*path, (stmt.lineno, index)))
+            elif isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
+                walk(stmt.body, prefix, path)
+                walk(stmt.orelse, prefix, path)
+            elif isinstance(stmt, ast.With | ast.AsyncWith):
+                walk(stmt.body, prefix, path)
+
+    walk(body, "", ())
+    return out
+
+
+def _exclusive(a: _Branch, b: _Branch) -> bool:
+    """Two occurrences sit in different branches of one statement (only one runs)."""
+    for (line_a, block_a), (line_b, block_b) in zip(a, b, strict=False):
+        if line_a != line_b:
+            return False
+        if block_a != block_b:
+            return True
+    return False
+
+
+_DOCUMENTED = frozenset({"property accessors", "conditional alternatives", "rebindings",
+                         "inherent impl blocks", "init functions"})
+
+
+def _kind(prefix: str, key: tuple[str, str], data: bytes, lines: list[str],
+          spans: tuple[tuple[int, int], ...]) -> str:
+    """What a shared key is: a documented group's name, else the language kind."""
+    if prefix == "python":
+        return _python_kind(data, lines, key[1], spans)
+    if prefix == "rust" and key[0] == "impl" and ".impl#" in key[1]:
+        return "inherent impl blocks"
+    if prefix == "go" and key == ("function", "init"):
+        return "init functions"
+    return key[0]
 
 
 def score(source: Path, count: int, sample: int) -> dict[str, Any]:
@@ -106,9 +185,10 @@ def score(source: Path, count: int, sample: int) -> dict[str, Any]:
             lines = data.decode("utf-8", "replace").split("\n")
             for key, n in sorted(many.items()):
                 spans = next(e.spans for e in found.entities if e.key == key)
-                what = _python_kind(lines, spans) if lang.prefix == "python" else key[0]
-                if key in groups or what == "property accessors":
-                    grouped[lang.name] += 1
+                what = ("overloads or get/set" if key in groups
+                        else _kind(lang.prefix, key, data, lines, spans))
+                if key in groups or what in _DOCUMENTED:
+                    grouped[f"{lang.name}: {what}"] += 1
                     continue
                 shared[f"{lang.name}: {what}"].append(
                     f"{oid[:10]} {name} {key[0]} {key[1]} x{n} at {[s[0] for s in spans]}")

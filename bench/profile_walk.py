@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     hits = misses = incremental = 0
     digest = hashlib.sha256()
     changes = 0
-    profiler = cProfile.Profile() if args.profile else None
+    profiler = cProfile.Profile(time.process_time) if args.profile else None
     phases = None
     if args.phases:
         from _walk_phases import Phases

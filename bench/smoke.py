@@ -43,6 +43,7 @@ TINY: dict[str, list[str]] = {
     "bench_lang_truth.py": ["--tiny"],
     "bench_ts_edges.py": ["--tiny"],
     "bench_uniqueness.py": ["{tmp}/history", "--commits", "20"],
+    "bench_ordinal_shifts.py": ["{tmp}/history"],
     "bench_testmap.py": ["{tmp}/history", "--runs", "1", "--variants", "warpline_record"],
     # The real requests suite (the corpus beside the clone), offline, a few edits.
     "bench_selection.py": ["--tiny"],

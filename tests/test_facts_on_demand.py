@@ -158,6 +158,29 @@ def test_an_answer_out_of_budget_says_the_nature_is_not_read_yet(
     assert any("not read yet" in w for w in env["warnings"])
 
 
+def test_facts_projected_past_the_budget_are_left_at_once(
+        history: FixtureRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read whose rate so far projects the scope past the budget stops there (the answer
+    comes at once, saying what is unknown); one that fits reads everything. A slow reader
+    is simulated by a clock that advances one second per look: wall time cannot be
+    asserted."""
+    from warpline.ingest import facts
+
+    _backfill(history.path, "0", monkeypatch)
+    pending = _facts(history.path)[1]
+    ticks = iter(range(10_000))
+    monkeypatch.setattr(facts, "_clock", lambda: float(next(ticks)))
+    handle = open_repo(history.path)
+    with Store.open(history.path) as store:
+        report = fill(store, handle, budget_s=30.0)  # probe at 1.5 s: two commits read
+    assert report.projected_s is not None and report.projected_s > 30.0
+    assert 0 < report.read < pending and report.left == pending - report.read
+    with Store.open(history.path) as store:
+        report = fill(store, handle, budget_s=10_000.0)
+    assert report.projected_s is None and report.left == 0
+    assert _facts(history.path)[1] == 0
+
+
 def test_versions_derived_from_each_other_give_the_facts_of_whole_reads(
         history: FixtureRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from warpline.git import eventfacts

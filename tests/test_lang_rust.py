@@ -516,6 +516,10 @@ pub fn solo() {}
 
 #[cfg(unix)] pub fn same() {}
 pub fn same() {}
+
+pub struct Bd<W>(W);
+impl<W: Clone> Bd<W> { pub fn c(&self) {} }
+impl<W: Copy> Bd<W> { pub fn k(&self) {} }
 """
 
 
@@ -540,6 +544,9 @@ def test_cfg_suffixes_are_loomweaves_rendering() -> None:
     ]:
         assert key in keys, key
     assert ("impl", "U.impl#<>") in keys and ("impl", "W.impl#<>") in keys
+    # inherent blocks with different bounds: one id (loomweave's), methods distinct
+    assert {("impl", "Bd<$0>.impl#<$0>"), ("function", "Bd<$0>.impl#<$0>.c"),
+            ("function", "Bd<$0>.impl#<$0>.k")} <= keys
 
 
 # -- loomweave's own ids -------------------------------------------------------------------

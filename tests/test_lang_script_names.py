@@ -10,6 +10,8 @@ import pytest
 
 from tests import langwalk
 from tests.gitfixture import FixtureRepo
+from warpline.git.attribution import worktree_changes
+from warpline.git.repo import open_repo
 from warpline.lang.entities import FileEntities
 from warpline.lang.script import module_name, read_javascript, read_typescript
 
@@ -228,3 +230,13 @@ def test_computed_and_string_method_names_cannot_read_as_nesting() -> None:
     keys = _keys(read_typescript(
         b"class A {\n  [Symbol.iterator]() {}\n  'a-b'() {}\n  'x.y'() {}\n}\n"))
     assert {q for _, q in keys} == {"", "A", "A.[Symbol%2Eiterator]", "A.a-b", "A.x%2Ey"}
+
+
+def test_a_sibling_added_in_the_work_tree_moves_that_files_definitions(
+        repo: FixtureRepo) -> None:
+    repo.commit({"lib/x.js": "function f() { return 1; }\n"})
+    (repo.path / "lib" / "x.ts").write_text("export function g(): number { return 1; }\n")
+    found = {c.locator: (c.change_kind, c.previous_locator)
+             for c in worktree_changes(open_repo(repo.path))}
+    assert found["ts:function:lib/x.g"][0] == "added"
+    assert found["ts:function:lib/x.js.f"] == ("moved", "ts:function:lib/x.f")

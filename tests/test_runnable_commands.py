@@ -166,3 +166,16 @@ def test_configuration_the_tests_read_runs_the_whole_suite_with_the_reason(
             "runners": ["pytest"]} in selection["non_code"]
     first = envelope["next_actions"]["commands"][0]
     assert first["command"] == "pytest" and path in first["why"]
+
+
+def test_every_command_a_warning_names_is_one_command(project: FixtureRepo) -> None:
+    # The no-map warning named "`pytest --warpline-record or warpline record-tests`": one
+    # span an agent runs as given, two runners' commands joined by a word.
+    import re
+
+    project.commit({"app/calc.py": CALC.replace("a + b", "b + a")}, "add: commuted")
+    envelope = _reverify(project, "HEAD~1..HEAD")
+    spans = [s for w in envelope["warnings"] for s in re.findall(r"`([^`]+)`", w)
+             if s.split()[0] in ("pytest", "warpline")]
+    assert any(s == "pytest --warpline-record" for s in spans), envelope["warnings"]
+    assert not [s for s in spans if " or " in s]

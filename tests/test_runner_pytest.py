@@ -126,3 +126,17 @@ def test_the_selection_and_the_record_name_the_runner(tmp_path: Path) -> None:
     env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
     assert env["data"]["selection"]["runners"] == []
     assert not any(c["command"].startswith("pytest") for c in env["next_actions"]["commands"])
+
+
+def test_a_parametrized_id_holding_double_colons_is_kept_while_its_test_is_there(
+        tmp_path: Path) -> None:
+    # requests' test_errors is parametrized with an IPv6 URL: its id holds "::" inside the
+    # brackets, and was dropped from the selection as a test its file no longer defines.
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_urls.py").write_text(
+        "import pytest\n\n\nclass TestUrls:\n"
+        "    @pytest.mark.parametrize('url', ['http://fe80::1/'])\n"
+        "    def test_errors(self, url):\n        assert url\n", encoding="utf-8")
+    kept = "tests/test_urls.py::TestUrls::test_errors[http://fe80::1/]"
+    gone = "tests/test_urls.py::TestUrls::test_gone[http://fe80::1/]"
+    assert PYTEST.collectable(tmp_path, [kept, gone]) == [kept]

@@ -1,15 +1,24 @@
 """One definition, one locator, per language (issue 35): no two definitions of one file
 version share a key, except the documented groups (docs/languages.md). The corpora's
-counts: ``bench/bench_uniqueness.py``; the gaps other languages still have are marked
-``xfail`` here with the reason, so a fix shows up."""
+counts: ``bench/bench_uniqueness.py`` (0 outside the documented groups on every corpus)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pygit2
 import pytest
 
+from tests.gitfixture import FixtureRepo
 from warpline.lang import GO, JAVA, JAVASCRIPT, PYTHON, RUST, TSX, TYPESCRIPT, Language
 from warpline.lang.entities import EntityKey
 from warpline.lang.script import overload_groups
+from warpline.lang.snapshot import tree_locators
 
 
 def _shared(lang: Language, source: str, groups: set[EntityKey] | None = None,
@@ -17,6 +26,12 @@ def _shared(lang: Language, source: str, groups: set[EntityKey] | None = None,
     found = lang.read(source.encode())
     assert found is not None
     return {key: n for key, n in found.counts.items() if n > 1 and key not in (groups or ())}
+
+
+def _keys(lang: Language, source: str) -> set[EntityKey]:
+    found = lang.read(source.encode())
+    assert found is not None
+    return set(found.counts)
 
 
 SCRIPT = """\
@@ -58,10 +73,21 @@ def test_python_shares_keys_only_for_a_property_and_its_accessors() -> None:
     assert _shared(PYTHON, source) == {("function", "C.x"): 2}
 
 
-@pytest.mark.xfail(reason="Python keeps CPython's qualname for a conditional redefinition "
-                          "(pip: 20 in 300 commits, bench_uniqueness.py)", strict=False)
-def test_python_conditional_redefinitions_are_separate_entities() -> None:
-    assert _shared(PYTHON, "if A:\n    def f(): pass\nelse:\n    def f(): pass\n") == {}
+def test_python_alternatives_and_rebindings_are_one_entity_as_cpython_binds_one_name(
+        ) -> None:
+    # Documented groups (docs/languages.md): definitions of one name in the branches of
+    # one if/elif/else or try/except/else (only one exists at run time), and a later def
+    # rebinding the name. CPython's qualname and loomweave's id are one name for both.
+    alternatives = ("import sys\nif sys.version_info >= (3, 13):\n    def f(): return 1\n"
+                    "elif sys.platform == 'x':\n    def f(): return 2\nelse:\n"
+                    "    def f(): return 3\ntry:\n    import a\nexcept ImportError:\n"
+                    "    def g(): pass\nelse:\n    def g(): pass\n")
+    assert _shared(PYTHON, alternatives) == {("function", "f"): 3, ("function", "g"): 2}
+    found = PYTHON.read(alternatives.encode())
+    assert found is not None
+    f = found.get("function", "f")
+    assert f is not None and f.spans == ((3, 3), (5, 5), (7, 7))  # one entity, every branch
+    assert _shared(PYTHON, "def h(): pass\ndef h(): return 1\n") == {("function", "h"): 2}
 
 
 def test_go_methods_of_two_receivers_are_two_entities() -> None:
@@ -69,10 +95,14 @@ def test_go_methods_of_two_receivers_are_two_entities() -> None:
     assert _shared(GO, source) == {}
 
 
-@pytest.mark.xfail(reason="Go allows several func init() in one file; they share "
-                          "go:function:<pkg>.init (none in cobra's history)", strict=False)
-def test_go_init_functions_are_separate_entities() -> None:
-    assert _shared(GO, "package a\nfunc init() {}\nfunc init() {}\n") == {}
+def test_go_init_functions_of_one_file_are_one_entity() -> None:
+    # Documented group: init functions are not declared in the package scope (nothing
+    # can name or call one); the file's init code is one entity owning each one's lines.
+    found = GO.read(b"package a\nfunc init() {}\nfunc F() {}\nfunc init() {}\n")
+    assert found is not None
+    assert {k: n for k, n in found.counts.items() if n > 1} == {("function", "init"): 2}
+    init = found.get("function", "init")
+    assert init is not None and init.spans == ((2, 2), (4, 4))
 
 
 def test_java_overloads_are_separate_entities_by_parameter_types() -> None:
@@ -81,12 +111,28 @@ def test_java_overloads_are_separate_entities_by_parameter_types() -> None:
     assert _shared(JAVA, source) == {}
 
 
-@pytest.mark.xfail(reason="Java parameter types are simple names: two overloads on types "
-                          "of one simple name in different packages collide (junit4's "
-                          "TestWatcher.skipped, 4 in 300 commits)", strict=False)
 def test_java_overloads_on_same_named_types_of_two_packages_are_separate() -> None:
     source = ("package p;\nclass A {\n  void f(a.X x) {}\n  void f(b.X x) {}\n}\n")
     assert _shared(JAVA, source) == {}
+    assert _keys(JAVA, source) >= {("method", "A.f(a.X)"), ("method", "A.f(b.X)")}
+
+
+def test_java_colliding_overloads_read_their_types_through_the_imports() -> None:
+    # junit4's TestWatcher.skipped: one simple name imported, the other written qualified.
+    source = ("package p;\nimport org.junit.AssumptionViolatedException;\n"
+              "import org.junit.runner.Description;\nclass W {\n"
+              "  void skipped(AssumptionViolatedException e, Description d) {}\n"
+              "  void skipped(org.junit.internal.AssumptionViolatedException e,"
+              " Description d) {}\n"
+              "  void other(java.util.List<String> a, int b) {}\n}\n")
+    assert _shared(JAVA, source) == {}
+    assert _keys(JAVA, source) == {
+        ("class", "W"),
+        # only the position that tells them apart is qualified
+        ("method", "W.skipped(org.junit.AssumptionViolatedException,Description)"),
+        ("method", "W.skipped(org.junit.internal.AssumptionViolatedException,Description)"),
+        ("method", "W.other(List,int)"),  # no twin: today's simple names
+    }
 
 
 def test_rust_impls_of_two_traits_and_methods_are_separate_entities() -> None:
@@ -95,10 +141,78 @@ def test_rust_impls_of_two_traits_and_methods_are_separate_entities() -> None:
     assert _shared(RUST, source) == {}
 
 
-@pytest.mark.xfail(reason="loomweave's id merges inherent impl blocks with one key "
-                          "(ripgrep: 23 in 300 commits; #[cfg] twins: the lineage issue)",
-                   strict=False)
-def test_rust_two_inherent_impl_blocks_of_one_type_are_separate_entities() -> None:
+def test_rust_inherent_impl_blocks_of_one_type_are_one_entity_their_methods_distinct(
+        ) -> None:
+    # Documented group: loomweave-plugin-rust gives every inherent impl block of one self
+    # type (bounds aside) one id (tests/test_lang_rust.py compares with the real plugin);
+    # Rust forbids one method name in two of them, so the methods stay distinct.
     source = ("struct S<W>(W);\nimpl<W: A> S<W> { fn f(&self) {} }\n"
               "impl<W: B> S<W> { fn g(&self) {} }\n")
-    assert _shared(RUST, source) == {}
+    found = RUST.read(source.encode())
+    assert found is not None
+    assert {k: n for k, n in found.counts.items() if n > 1} == {("impl", "S<$0>.impl#<$0>"): 2}
+    assert found.counts[("function", "S<$0>.impl#<$0>.f")] == 1
+    assert found.counts[("function", "S<$0>.impl#<$0>.g")] == 1
+
+
+PY_GROUPS = """\
+import sys
+
+if sys.version_info >= (3, 13):
+    def chain(x):
+        return 1
+else:
+    def chain(x):
+        return 2
+
+try:
+    import foo
+except ImportError:
+    def fallback():
+        return 1
+else:
+    def fallback():
+        return 2
+
+
+def plain():
+    return 1
+
+
+def plain():
+    return 2
+
+
+class K:
+    if sys.platform == "win32":
+        def m(self):
+            return 1
+    else:
+        def m(self):
+            return 2
+"""
+
+
+@pytest.mark.loomweave
+@pytest.mark.skipif(shutil.which("loomweave") is None
+                    or shutil.which("loomweave-plugin-python") is None,
+                    reason="loomweave and its Python plugin are not installed")
+def test_python_groups_have_loomweaves_one_id(tmp_path: Path) -> None:
+    repo = FixtureRepo(tmp_path / "repo")
+    repo.commit({"demo/__init__.py": "", "demo/mod.py": PY_GROUPS})
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "LOOMWEAVE_PYTHON_INTERPRETER": sys.executable}
+    subprocess.run(["loomweave", "install", "--path", "."], env=env, check=True,
+                   capture_output=True, timeout=120, cwd=repo.path)
+    subprocess.run(["loomweave", "analyze", "--no-sei"], env=env, check=True,
+                   capture_output=True, timeout=300, cwd=repo.path)
+    db = sqlite3.connect(repo.path / ".weft" / "loomweave" / "loomweave.db")
+    theirs = {row[0] for row in db.execute(
+        "select id from entities where plugin_id = 'python' and kind != 'module'")}
+    db.close()
+    handle = pygit2.Repository(str(repo.path))
+    ours = {loc for loc in tree_locators(handle, handle.head.peel(pygit2.Commit).tree)
+            if loc.startswith("python:") and not loc.startswith("python:module:")}
+    assert ours == theirs
+    assert "python:function:demo.mod.chain" in ours and "python:function:demo.mod.K.m" in ours

@@ -61,9 +61,12 @@ class SideIndex:
 
 
 def leaf(qualname: str) -> str:
-    """The definition's own name: the last segment, without a parameter list (Java's
-    overloads carry theirs: ``Outer.add(List,int)`` -> ``add``)."""
-    return qualname.rsplit(".", 1)[-1].partition("(")[0]
+    """The definition's own name as its source writes it: the last segment, without a
+    parameter list (Java's overloads carry theirs: ``Outer.add(List,int)`` -> ``add``)
+    or an ordinal (TS/JS's ``helper~2`` -> ``helper``)."""
+    name = qualname.rsplit(".", 1)[-1].partition("(")[0]
+    at = name.rfind("~")
+    return name[:at] if at > 0 and name[at + 1:].isdigit() else name
 
 
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

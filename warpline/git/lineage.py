@@ -62,6 +62,7 @@ from warpline.git.deftext import (
     score,
 )
 from warpline.git.events import EntityChange
+from warpline.git.lineage_ordinals import follow_ordinals
 from warpline.git.pairscore import (
     crossed,
     positional,
@@ -356,7 +357,7 @@ def pair_definitions(changes: list[EntityChange], sides: SideIndex) -> tuple[
     """Replace paired ``removed``/``added`` definitions in ``changes`` by ``moved`` events
     (then a wrapper that absorbed the body it called, ``absorbed``). Returns the new list
     and whether the comparison bound was hit."""
-    out, limit_hit = _pair_removed_added(changes, sides)
+    out, limit_hit = _pair_removed_added(follow_ordinals(changes, sides), sides)
     return absorbed(out, sides), limit_hit
 
 

@@ -4,7 +4,10 @@ The work tree's current content is compared with HEAD's tree, path by path, for 
 path ``git status`` reports (staged or unstaged; untracked files count as added, ignored
 files do not). A path whose content is back to HEAD's (staged, then reverted) has no
 event. ``.weft/`` (warpline's and its siblings' own state) and untracked nested
-repositories are left out. No rename detection: a moved file is removed + added.
+repositories are left out. No rename detection: a moved file is removed + added. A
+TS/JS file added or removed beside an untouched same-stem sibling renames that sibling's
+module, as in a commit (the rows' ``siblings``, ``git/manifests.py``): its definitions are
+``moved``. A manifest edited in the work tree is not followed so.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from functools import partial
 
 import pygit2
 
-from warpline.git.diffmap import PySide, all_changes, edited_changes, file_event
+from warpline.git.diffmap import PySide, all_changes, edited_changes, file_event, moved_changes
 from warpline.git.events import ChangeKind, EntityChange
 from warpline.git.filecaps import too_large
 from warpline.git.hashcache import HashCache
@@ -26,9 +29,11 @@ from warpline.git.parsecache import (
     TreeFiles,
     TreeState,
     blob_data,
+    same_module,
     source_of,
     tree_state,
 )
+from warpline.lang import language_of
 from warpline.lang.entities import split_lines
 
 __all__ = ["DiskFiles", "worktree_events"]
@@ -49,7 +54,8 @@ def worktree_events(repo: pygit2.Repository,
     out: list[EntityChange] = []
     sides = SideIndex()
     files = (TreeFiles(repo, tree), _DiskFiles(workdir))
-    for path in sorted(repo.status(untracked_files="all", ignored=False)):
+    status = repo.status(untracked_files="all", ignored=False)
+    for path in sorted(status):
         if path.endswith("/") or path == ".weft" or path.startswith(".weft/"):
             continue
         old = tree_state(tree, path) if tree is not None else None
@@ -59,8 +65,35 @@ def worktree_events(repo: pygit2.Repository,
                           cache if old is not None else None)
         _path_events(repo, path, old, new, out, sides, files)
     cache.save()
+    if tree is not None:
+        _siblings_renamed(repo, tree, set(status), out, sides, files)
     paired, _ = pair_definitions(out, sides)  # renames and moves, as in a commit
     return with_facts(paired, sides)
+
+
+def _siblings_renamed(repo: pygit2.Repository, tree: pygit2.Tree, touched: set[str],
+                      out: list[EntityChange], sides: SideIndex,
+                      files: tuple[TreeFiles, _DiskFiles]) -> None:
+    """Untouched files whose module a touched same-stem sibling renames (TS/JS)."""
+    for path in sorted(touched):
+        row = language_of(path)
+        for sibling in row.siblings(path) if row is not None and row.siblings else ():
+            state = tree_state(tree, sibling)
+            if sibling in touched or state is None or sibling in sides.new:
+                continue
+            old_src = source_of(sibling, state[1], files[0])
+            new_src = source_of(sibling, state[1], files[1])
+            if old_src is None or new_src is None or same_module(old_src, new_src):
+                continue
+            data = blob_data(repo, state[0])
+            old_fe, new_fe = old_src[0].read(data), new_src[0].read(data)
+            if old_fe is None or new_fe is None:
+                continue
+            old_side = PySide(sibling, old_src[1], old_fe)
+            new_side = PySide(sibling, new_src[1], new_fe)
+            moved_changes(old_side, new_side, out, set())
+            sides.old[sibling] = (old_side, partial(split_lines, data))
+            sides.new[sibling] = (new_side, partial(split_lines, data))
 
 
 class _DiskFiles:

@@ -9,6 +9,13 @@ a few transactions. An answer gives it its budget: what is left stays pending (n
 unknown, and the answer says so) for a later answer or the background pass. A commit whose
 facts fail or run past ``WARPLINE_COMMIT_TIMEOUT_S`` keeps an unknown nature for good, as
 a version no reader could parse does.
+
+An answer whose facts cannot all be read within its budget does not spend the budget on a
+part of them: once a share of it is spent (``PROBE_SHARE``), the rate so far projects the
+whole; a projection past the budget ends the read there, and the answer comes at once,
+saying what is unknown (a partial read after the whole budget is no more complete;
+requests, ``changed --skip-cosmetic HEAD~1000..HEAD`` on a fresh store: 2,224 events,
+3.4 s of CPU, against 0.42 s for the whole warm answer). The background pass reads them.
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ __all__ = ["FactsReport", "fill"]
 # Facts written per transaction: a background pass killed loses at most this much.
 FLUSH = 2000
 ASK_EVERY_S = 0.5
+# The share of an answer's budget read before the rest is projected from the rate so far.
+PROBE_SHARE = 0.05
+_clock = time.monotonic  # the tests' slow reader replaces it
 
 
 @dataclass(slots=True)
@@ -48,6 +58,9 @@ class FactsReport:
     unwritable: str | None = None
     parses: int = 0  # file versions parsed
     reused: int = 0  # versions asked for again and found parsed (one parse per version)
+    # Set when the read stopped early: reading every event in scope was projected to
+    # take this long (seconds), past the budget.
+    projected_s: float | None = None
 
 
 def fill(store: Store, repo: Repository, *, shas: Sequence[str] | None = None,
@@ -66,9 +79,12 @@ def fill(store: Store, repo: Repository, *, shas: Sequence[str] | None = None,
         return report
     reader = reader if reader is not None else FactReader(repo)
     hits, misses = reader.cache.hits, reader.cache.misses
-    deadline = None if budget_s is None else time.monotonic() + budget_s
+    started = _clock()
+    deadline = None if budget_s is None else started + budget_s
+    probe = None if budget_s is None else started + budget_s * PROBE_SHARE
     limit = settings.commit_timeout_s()
     found: list[tuple[int, Any]] = []
+    done = 0  # events read so far
     asked = time.monotonic()
     for sha, group in groupby(pending, key=lambda row: row[1]):
         if stop is not None and stop.requested:
@@ -77,9 +93,17 @@ def fill(store: Store, repo: Repository, *, shas: Sequence[str] | None = None,
             asked = time.monotonic()
             if interrupt():
                 break
-        left = None if deadline is None else deadline - time.monotonic()
+        now = _clock()
+        left = None if deadline is None else deadline - now
         if left is not None and left <= 0:
             break
+        if probe is not None and budget_s is not None and now >= probe:
+            probe = None  # projected once
+            spent = now - started
+            whole = spent * len(pending) / max(done, 1)
+            if whole > budget_s:
+                report.projected_s = whole
+                break
         rows = list(group)
         try:
             with bounded(limit if left is None else min(limit, left), stop):
@@ -93,6 +117,7 @@ def fill(store: Store, repo: Repository, *, shas: Sequence[str] | None = None,
         except Exception:  # a reader's failure is this commit's: unknown, never a crash
             facts = [None] * len(rows)
         found.extend((row[0], fact) for row, fact in zip(rows, facts, strict=True))
+        done += len(rows)
         if len(found) >= FLUSH and not _keep(store, found, report):
             break
     _keep(store, found, report)

@@ -14,6 +14,7 @@ parsed; a method is parsed inside a ``class W{…}`` wrapper where its grammar n
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import OrderedDict
 
 from warpline.lang.tokenkey import COMMENT_TYPES, WRAPPED, parser_of
 
@@ -27,11 +28,37 @@ def python_comment_lines(text: list[bytes], kind: str) -> frozenset[int]:
     return frozenset(i for i, line in enumerate(text) if line.lstrip().startswith(b"#"))
 
 
+# The last texts read, by (dialect, kind, text): lineage's pairing asks for a definition's
+# text again in later commits (a candidate of several pairings; cobra: 3 asks in 10
+# repeat one), and each read is a parse. Bounded by the texts' bytes.
+_SEEN: OrderedDict[tuple[str, str, bytes], frozenset[int]] = OrderedDict()
+_SEEN_KEPT = 512
+_SEEN_BYTES = 1 << 20
+_seen_bytes = 0
+
+
 def tree_comment_lines(dialect: str, text: list[bytes], kind: str) -> frozenset[int]:
     """The lines of ``text`` made of ``dialect``'s comment nodes and whitespace only."""
+    global _seen_bytes
     source = b"\n".join(text)
     if b"//" not in source and b"/*" not in source:
         return frozenset()
+    key = (dialect, kind, source)
+    found = _SEEN.get(key)
+    if found is not None:
+        _SEEN.move_to_end(key)
+        return found
+    found = _read(dialect, text, kind, source)
+    if len(source) <= _SEEN_BYTES // 16:
+        _SEEN[key] = found
+        _seen_bytes += len(source)
+        while len(_SEEN) > _SEEN_KEPT or _seen_bytes > _SEEN_BYTES:
+            (_, _, dropped), _ = _SEEN.popitem(last=False)
+            _seen_bytes -= len(dropped)
+    return found
+
+
+def _read(dialect: str, text: list[bytes], kind: str, source: bytes) -> frozenset[int]:
     wrapped = kind in WRAPPED.get(dialect, ())
     skip = len(_WRAPPER) if wrapped else 0
     if wrapped:

@@ -62,9 +62,19 @@ def collectable(root: Path, ids: Sequence[str]) -> list[str]:
         if path not in parsed:
             parsed[path] = _parse(disk)
         tree = parsed[path]
-        if tree is None or _defined(tree, test_id.split("::")[1:], project):
+        if tree is None or _defined(tree, node_parts(test_id), project):
             out.append(test_id)
     return out
+
+
+def node_parts(test_id: str) -> list[str]:
+    """The names after the file in a node id (``Class``, ``test[param]``): a
+    parametrization's id may hold "::" itself (``test_errors[http://fe80::1-InvalidURL]``)."""
+    head, bracket, param = test_id.partition("[")
+    parts = head.split("::")[1:]
+    if bracket and parts:
+        parts[-1] += bracket + param
+    return parts
 
 
 def _is_test_file(rules: TestRules, path: str) -> bool:

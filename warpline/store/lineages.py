@@ -76,7 +76,8 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event],
             current.set(int(entity), int(lineage))
             holder[int(lineage)] = None if held_by is None else int(held_by)
     out: list[int | None] = [None] * len(events)
-    order = sorted(range(len(events)), key=lambda i: events[i][1] != "moved")
+    order = sorted(range(len(events)), key=lambda i: (events[i][1] != "moved",
+                                                      _after(events, i)))
     moved_here: set[int] = set()
     for index in order:
         entity, kind, previous = events[index]
@@ -105,6 +106,22 @@ def assign(conn: sqlite3.Connection, events: Sequence[Event],
             holder[lineage] = entity
         out[index] = lineage
     return [int(x) for x in out if x is not None]
+
+
+def _after(events: Sequence[Event], index: int) -> int:
+    """How many moves of one chain read the lineage ``events[index]`` moves into before
+    it is taken (``a -> b`` and ``b -> c`` in one commit: ordinals shifted by an insertion,
+    ``git/lineage_ordinals.py``): ``b -> c`` must carry b's lineage on first."""
+    entity, kind, _ = events[index]
+    if kind != "moved":
+        return 0
+    sources = {p: e for e, k, p in events if k == "moved" and p is not None and p != e}
+    steps, seen = 0, {entity}
+    while entity in sources and sources[entity] not in seen:
+        entity = sources[entity]
+        seen.add(entity)
+        steps += 1
+    return steps
 
 
 def _copy_ends(conn: sqlite3.Connection, entity: int, lineage: int, held_by: int | None

@@ -172,7 +172,7 @@ def _declarations(scan: FileScan) -> None:
 def _type_decl(scan: FileScan, node: Any, stack: list[tuple[int, Any, str]],
                outer: TypeDecl | None, prefix: str) -> None:
     kind = _TYPE_KINDS[node.type]
-    simple = _name(node, kind)
+    simple = _name(node, kind)[0]
     qualname = f"{prefix}.{simple}" if prefix else simple
     written = f"java:{kind}:{scan.package}.{qualname}"
     locator = written if written in scan.entities else None  # None: not an entity
@@ -258,7 +258,7 @@ def _modifiers(node: Any) -> str:
 def _method_decl(scan: FileScan, node: Any, stack: list[tuple[int, Any, str]],
                  owner: TypeDecl | None, prefix: str) -> None:
     kind = _METHOD_KINDS[node.type]
-    label = _name(node, kind)
+    label = _name(node, kind)[0]
     if owner is None or not label:
         return
     qualname = f"{prefix}.{label}" if prefix else label

@@ -29,16 +29,22 @@ def read_facts(ctx: RepoContext, *, shas: Sequence[str] | None = None,
         return 0, []
     from warpline.ingest.facts import fill
 
+    budget = settings.interactive_budget_s()
     report = fill(ctx.store, ctx.repo, shas=shas, lineages=lineage_list, events=event_list,
-                  budget_s=settings.interactive_budget_s())
+                  budget_s=budget)
     if not report.left:
         return report.read, []
     from warpline.service.shared.background import continue_backfill
 
     running = report.unwritable is None and continue_backfill(ctx.root,
                                                               ctx.store.path.parent)
-    why = (f"the store cannot be written ({report.unwritable})"
-           if report.unwritable is not None else "this answer's budget ran out")
+    if report.unwritable is not None:
+        why = f"the store cannot be written ({report.unwritable})"
+    elif report.projected_s is not None:
+        why = (f"reading them all would take about {report.projected_s:.1f} s, past this "
+               f"answer's budget of {budget:g} s")
+    else:
+        why = "this answer's budget ran out"
     then = ("a background pass is reading them now: ask again later" if running else
             f"ask again, or run `warpline backfill --facts --repo {ctx.root}` to read "
             "them all now")

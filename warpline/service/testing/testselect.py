@@ -38,6 +38,7 @@ from warpline.lang.entities import MODULE_KEY
 from warpline.lang.locators import dotted_module, entity_locator
 from warpline.lang.pyentities import parse_entities
 from warpline.runners import RUNNERS, by_name, changed_tests, owner_of, partition, test_nodes
+from warpline.runners.pytest import PYTEST
 from warpline.service.impact import suggest
 from warpline.service.impact.seeds import Seed
 from warpline.service.shared.choice import Choice, choose_map
@@ -49,7 +50,7 @@ from warpline.store.db import Store
 from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_executing
 
 # How a map is recorded: every row's way (``Runner.record_command``).
-RECORD_COMMAND = " or ".join(r.record_command for r in RUNNERS if r.record_command)
+RECORD_COMMAND = PYTEST.record_command
 WHOLE_SUITES = " / ".join(f"`{r.whole_suite}`" for r in RUNNERS)
 MAX_NAMED = 5
 _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
