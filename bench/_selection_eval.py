@@ -141,3 +141,49 @@ def held(killed: Sequence[dict[str, Any]], key: str,
     every = sum(r[key] == r[failing] for r in killed)
     return every, (round(sum(r[key] for r in killed) / total, 3) if total else None)
 
+
+def timed(argv: list[str], root: Any, env: dict[str, str],
+          timeout: float = 7200) -> tuple[float, float, int, str, str]:
+    """Run ``argv`` in ``root``: (wall, CPU of children, exit status, stdout, stderr); a
+    run past ``timeout`` is status -1."""
+    import os
+    import subprocess
+    import time
+
+    before = os.times()
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True,
+                              timeout=timeout, check=False)
+        out, err, status = done.stdout, done.stderr, done.returncode
+    except subprocess.TimeoutExpired:
+        out, err, status = "", "timeout", -1
+    wall = time.perf_counter() - start
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system
+                                                          - before.children_system)
+    return wall, cpu, status, out, err
+
+
+def reverify_selection(root: Any, floor_module: Any, static: bool,
+                       floor: bool = True) -> tuple[list[str], str]:
+    """``reverify HEAD~1..HEAD``'s selection in process (its tests, its basis); with
+    ``static`` the map is hidden (a clone without one), without ``floor`` the row's floor
+    (``floor_module.floor``) is off: the graph's own answer."""
+    from warpline.registry import call_tool
+    from warpline.service.testing import testselect
+
+    original = getattr(testselect, "choose_map")  # noqa: B009 (the name it calls, swapped)
+    original_floor = getattr(floor_module, "floor")  # noqa: B009
+    if static:
+        setattr(testselect, "choose_map", lambda *args, **kwargs: None)  # noqa: B010
+    if not floor:
+        setattr(floor_module, "floor", lambda *args, **kwargs: [])  # noqa: B010
+    try:
+        env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
+    finally:
+        setattr(testselect, "choose_map", original)  # noqa: B010
+        setattr(floor_module, "floor", original_floor)  # noqa: B010
+    chosen = env["data"]["selection"]
+    return list(chosen["tests"]), str(chosen["basis"])
+

@@ -34,14 +34,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _go_mutant import failing, mutate
-from _selection_eval import held
+from _selection_eval import held, reverify_selection
+from _selection_eval import timed as timed_run
 
 BENCH = Path(__file__).resolve().parent
 
@@ -61,15 +61,8 @@ def go_env() -> dict[str, str]:
 
 def timed(argv: list[str], root: Path, env: dict[str, str]) -> tuple[float, float, int]:
     """(wall, CPU of children, exit status)."""
-    before = os.times()
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True,
-                          timeout=7200, check=False)
-    wall = time.perf_counter() - start
-    after = os.times()
-    cpu = (after.children_user - before.children_user) + (after.children_system
-                                                          - before.children_system)
-    return wall, cpu, done.returncode
+    wall, cpu, status, _, _ = timed_run(argv, root, env)
+    return wall, cpu, status
 
 
 def selection(root: Path, suite: set[str], static: bool,
@@ -77,29 +70,16 @@ def selection(root: Path, suite: set[str], static: bool,
     """The top-level test ids ``reverify HEAD~1..HEAD`` selects (a file: its tests); with
     ``static`` the map is hidden, as on a clone that has none; without ``floor`` the Go
     row's package floor is switched off (the graph's own answer)."""
-    from warpline.registry import call_tool
     from warpline.runners import gotest_discovery
-    from warpline.service.testing import testselect
 
-    original = getattr(testselect, "choose_map")  # noqa: B009 (the name it calls, swapped)
-    original_floor = getattr(gotest_discovery, "floor")  # noqa: B009
-    if static:
-        setattr(testselect, "choose_map", lambda *args, **kwargs: None)  # noqa: B010
-    if not floor:
-        setattr(gotest_discovery, "floor", lambda *args, **kwargs: [])  # noqa: B010
-    try:
-        env = call_tool("reverify", {"repo": str(root), "rev_range": "HEAD~1..HEAD"})
-    finally:
-        setattr(testselect, "choose_map", original)  # noqa: B010
-        setattr(gotest_discovery, "floor", original_floor)  # noqa: B010
-    chosen = env["data"]["selection"]
+    tests, basis = reverify_selection(root, gotest_discovery, static, floor)
     out: set[str] = set()
-    for test_id in chosen["tests"]:
+    for test_id in tests:
         if "::" in test_id:
             out.add(_top(test_id))
         else:
             out.update(t for t in suite if t.split("::", 1)[0] == test_id)
-    return out, str(chosen["basis"])
+    return out, basis
 
 
 def _top(test_id: str) -> str:

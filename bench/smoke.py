@@ -62,6 +62,9 @@ TINY: dict[str, list[str]] = {
     "bench_java_mutants.py": ["--tiny"],
     # gotruth is built here (golang.org/x/tools from the Go module proxy).
     "bench_go_edges.py": ["--tiny", "--goos", "linux"],
+    # rust-analyzer's LSIF of a tiny workspace; the fixture workspace's suite, 2 mutants.
+    "bench_rust_edges.py": ["--tiny", "--no-loomweave"],
+    "bench_rust_mutants.py": ["--tiny"],
     "bench_go_mutants.py": ["--tiny"],
     # A small mocha project (tests/jsfixture.py), the runners from the tests' pinned cache.
     "bench_js_mutants.py": ["--tiny"],

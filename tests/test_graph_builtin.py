@@ -293,11 +293,10 @@ def test_two_paths_claiming_one_module_name_are_reported(tmp_path: Path) -> None
 
 
 def test_files_go_to_their_language_s_extractor_by_the_table(tmp_path: Path) -> None:
-    # A file of a row without an extractor (Rust), a file no row reads and a symlink are
-    # in no capture.
-    assert {"python", "go", "typescript", "tsx", "javascript", "java"} <= set(EXTRACTORS)
-    assert "rust" not in EXTRACTORS
-    assert reads("pkg/mod.py") and reads("src/A.java") and not reads("src/lib.rs") \
+    # Each language's files go to its extractor; a file no row reads and a symlink are in
+    # no capture.
+    assert {"python", "go", "typescript", "tsx", "javascript", "java", "rust"} <= set(EXTRACTORS)
+    assert reads("pkg/mod.py") and reads("src/A.java") and reads("src/lib.rs") \
         and not reads("stubs.pyi")
     repo = FixtureRepo(tmp_path / "repo")
     sha = repo.commit({"b.py": "def f():\n    pass\n", "a.py": "x = 1\n",
@@ -305,7 +304,7 @@ def test_files_go_to_their_language_s_extractor_by_the_table(tmp_path: Path) -> 
                        "link.py": Symlink("a.py")})
     commit = repo.repo[sha].peel(pygit2.Commit)
     blobs = source_blobs(commit)
-    assert list(blobs) == ["python"]
+    assert sorted(blobs) == ["python", "rust"]
     assert [path for path, _ in blobs["python"]] == ["a.py", "b.py"]  # sorted by path
     files = {e.path for e in capture_builtin(repo.repo, commit).entities}
-    assert files == {"a.py", "b.py"}
+    assert files == {"a.py", "b.py", "src/lib.rs"}

@@ -40,6 +40,19 @@ def _json(repo: Path, *args: str) -> dict[str, Any]:
     return answer
 
 
+GEO = ("package demo;\n\npublic class Geo {\n    public static int area(int w, int h) {\n"
+       "        return w * h;\n    }\n}\n")
+
+
+@pytest.fixture()
+def java(tmp_path: Path) -> FixtureRepo:
+    """A Java change in a repository using no Java runner."""
+    repo = FixtureRepo(tmp_path / "java")
+    repo.commit({"src/main/java/demo/Geo.java": GEO}, message="one")
+    repo.commit({"src/main/java/demo/Geo.java": GEO.replace("w * h", "h * w")}, message="two")
+    return repo
+
+
 @pytest.fixture()
 def crate(tmp_path: Path) -> FixtureRepo:
     repo = FixtureRepo(tmp_path / "crate")
@@ -52,28 +65,56 @@ def _commands(answer: dict[str, Any]) -> list[str]:
     return [str(c["command"]) for c in answer.get("next_actions", {}).get("commands", [])]
 
 
-def test_a_rust_change_is_never_full_over_a_graph_that_saw_no_rust(crate: FixtureRepo) -> None:
+@pytest.fixture()
+def java_after_snapshot(tmp_path: Path) -> FixtureRepo:
+    """Every language row has a built-in extractor now: the snapshot is taken before the
+    repository held any Java, then Java is added and changed."""
+    repo = FixtureRepo(tmp_path / "later")
+    repo.commit({"app/core.py": "def f():\n    return 1\n"}, message="one")
+    for args in (["install", "--no-backfill", "--config"], ["backfill"], ["capture-snapshot"]):
+        done = _cli(repo.path, *args)
+        assert done.returncode == 0, done.stderr
+    repo.commit({"src/main/java/demo/Geo.java": GEO}, message="two")
+    repo.commit({"src/main/java/demo/Geo.java": GEO.replace("w * h", "h * w")}, message="three")
+    return repo
+
+
+def test_a_change_is_never_full_over_a_graph_that_saw_none_of_its_language(
+        java_after_snapshot: FixtureRepo) -> None:
     for tool in ("reverify", "blast-radius"):
-        answer = _json(crate.path, tool, "HEAD~1..HEAD")
+        answer = _json(java_after_snapshot.path, tool, "HEAD~1..HEAD")
         assert answer["data"]["completeness"] != "FULL", tool
-        assert any("rust" in w and "not absent" in w for w in answer["warnings"]), tool
+        assert any("java" in w and "not absent" in w for w in answer["warnings"]), tool
 
 
-def test_no_pytest_is_proposed_for_rust_and_its_own_command_is_named(
-        crate: FixtureRepo) -> None:
-    answer = _json(crate.path, "reverify", "HEAD~1..HEAD")
-    assert "rust:function:demo_crate.area" in {
-        i["entity"]["locator"] for i in answer["data"]["items"]}
+def test_no_pytest_is_proposed_where_no_runner_of_the_language_is_used(
+        java: FixtureRepo) -> None:
+    answer = _json(java.path, "reverify", "HEAD~1..HEAD")
     assert not any(c.startswith("pytest") for c in _commands(answer))
-    assert any("cargo test" in w for w in answer["warnings"])
-    done = _cli(crate.path, "reverify", "HEAD~1..HEAD", "--format", "pytest")
+    assert any("mvn test" in w for w in answer["warnings"])
+    done = _cli(java.path, "reverify", "HEAD~1..HEAD", "--format", "pytest")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""  # nothing for a shell to run as pytest
-    assert "cargo test" in done.stderr
-    table = _cli(crate.path, "reverify", "HEAD~1..HEAD").stdout.splitlines()
+    table = _cli(java.path, "reverify", "HEAD~1..HEAD").stdout.splitlines()
     assert not any(line.startswith("next: pytest") for line in table), table
     assert any(line.startswith("tests: none known") and "no runner proposed" in line
                for line in table), table
+
+
+def test_a_rust_change_is_answered_with_cargo_never_pytest(crate: FixtureRepo) -> None:
+    # The Rust graph sees the crate (no language warning), no test reaches the change:
+    # cargo's whole suite, named in every warning and command, never pytest's.
+    answer = _json(crate.path, "reverify", "HEAD~1..HEAD")
+    assert "rust:function:demo_crate.area" in {
+        i["entity"]["locator"] for i in answer["data"]["items"]}
+    assert not any("not absent" in w for w in answer["warnings"])
+    assert _commands(answer)[0] == "cargo test"
+    assert not any("pytest" in w for w in answer["warnings"]), answer["warnings"]
+    assert any("`cargo test`" in w for w in answer["warnings"])
+    assert any("`warpline record-tests`" in w for w in answer["warnings"])
+    done = _cli(crate.path, "reverify", "HEAD~1..HEAD", "--format", "pytest")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""  # nothing for a shell to run as pytest
 
 
 def test_a_python_change_still_gets_the_whole_suite_when_no_test_is_known(

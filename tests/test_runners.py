@@ -18,7 +18,8 @@ from warpline.runners.docs import DOCS_PAGE, markdown_table, page
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = [pytest.param(runner, id=runner.name) for runner in RUNNERS]
 _OPTIONAL = {"record_command", "import_map", "command_lines", "floor", "file_tests", "widen",
-             "record", "run", "select_command", "serves", "import_floor"}
+             "record", "run", "select_command", "whole_suite_at", "serves",
+             "import_floor"}
 
 
 def test_names_are_unique_words_the_wire_can_carry() -> None:

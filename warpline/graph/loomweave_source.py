@@ -32,6 +32,7 @@ from pathlib import Path
 from warpline import settings
 from warpline.errors import PeerUnavailable
 from warpline.graph.model import EdgeCapture, EdgeKind, GraphEdge, GraphEntity, GraphEntityKind
+from warpline.lang import RUST
 from warpline.lang.locators import dotted_module, file_locator, module_locator, normalize_path
 
 COMMAND_ENV = settings.LOOMWEAVE_COMMAND.name
@@ -55,8 +56,9 @@ SELECT e.id, e.kind, e.source_file_id, e.source_line_start, e.source_line_end,
 FROM entities AS e
 JOIN sei_bindings AS b ON b.current_locator = e.id AND b.status = 'alive'
 WHERE (e.plugin_id = 'python' AND e.kind IN ('module', 'class', 'function'))
+   OR (e.plugin_id = 'rust' AND e.kind IN ({}))
    OR (e.plugin_id = 'core' AND e.kind = 'file')
-"""
+""".format(", ".join(f"'{k}'" for k in sorted(RUST.kinds)))
 _EDGES = "SELECT kind, from_id, to_id, confidence FROM edges WHERE kind IN ({})".format(
     ", ".join(f"'{k}'" for k in _EDGE_KINDS)
 )
@@ -155,6 +157,36 @@ def index_analyzed_commit(repo_root: str | os.PathLike[str]) -> str | None:
     return None if row is None or not row[0] else str(row[0])
 
 
+def _check_rust(locator: str, kind: str, path: str, files: _Disk) -> str | None:
+    """A Rust plugin's id fits the Rust row's dialect for its file: ``rust:<kind>:<the
+    file's module>`` (docs/languages.md)."""
+    module = RUST.module(path, files)
+    if module is None or kind not in RUST.kinds:
+        return "locator_dialect_mismatch"
+    prefix = f"rust:{kind}:{module}"
+    if locator == prefix or locator.startswith(prefix + "."):
+        return None
+    return "locator_dialect_mismatch"
+
+
+class _Disk:
+    """The work tree's manifests (loomweave indexes the work tree it analyzed)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._memo: dict[str, bytes | None] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._memo:
+            target = self.root / path
+            try:
+                self._memo[path] = target.read_bytes() if target.is_file() \
+                    and not target.is_symlink() and target.stat().st_size <= 1 << 20 else None
+            except OSError:
+                self._memo[path] = None
+        return self._memo[path]
+
+
 def _check_locator(locator: str, kind: str, path: str) -> str | None:
     """Why ``locator`` does not fit warpline's dialect for a file at ``path``, or None.
 
@@ -187,13 +219,19 @@ def capture_from_loomweave(
 
     entities: dict[str, GraphEntity] = {}
     failed: list[tuple[str, str]] = []
+    disk = _Disk(Path(repo_root))
     for locator, kind, file_id, start, end, parse_status, sei in rows:
         # Paths come from the owning core:file id: entities.source_file_path is absolute
         # and goes stale when the checkout moves.
         raw = locator if kind == "file" else (file_id or "")
         path = normalize_path(raw.removeprefix("core:file:"))
-        entity_kind: GraphEntityKind = kind
-        problem = _check_locator(locator, entity_kind, path) if path else "no_source_file"
+        entity_kind: GraphEntityKind
+        if locator.startswith("rust:"):
+            entity_kind = RUST.wire_kind((kind, ""))
+            problem = _check_rust(locator, kind, path, disk) if path else "no_source_file"
+        else:
+            entity_kind = kind
+            problem = _check_locator(locator, entity_kind, path) if path else "no_source_file"
         if problem is not None:
             failed.append((locator, problem))
             continue

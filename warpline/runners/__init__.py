@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline.runners.ava import AVA
+from warpline.runners.cargo import CARGO
 from warpline.runners.gotest import GO_TEST
 from warpline.runners.jest import JEST
 from warpline.runners.maven import MAVEN
@@ -28,7 +29,8 @@ from warpline.runners.vitest import VITEST
 __all__ = ["RUNNERS", "Runner", "by_name", "changed_tests", "owner_of", "partition", "test_ids",
            "test_nodes", "used_for"]
 
-RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST, MAVEN, VITEST, JEST, MOCHA, AVA, NODE_TEST)
+RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST, MAVEN, CARGO, VITEST, JEST, MOCHA, AVA,
+                               NODE_TEST)
 
 _BY_NAME = {runner.name: runner for runner in RUNNERS}
 

@@ -174,6 +174,9 @@ class Runner:
     # (rev range or None) -> the runner's own command making warpline's selection for that
     # range itself (pytest: ``pytest --warpline-select=RANGE``); None: it has none.
     select_command: Callable[[str | None], str] | None = None
+    # (root) -> the whole suite as this repository runs it (cargo: ``--workspace``, the
+    # ``--all-features`` or ``nextest`` its CI uses); None: ``whole_suite``.
+    whole_suite_at: Callable[[Path], str] | None = None
     # (root, a test id or file) -> whether this runner runs it in the repository at root:
     # rows owning the same files (the JavaScript runners) tell which one a file's package
     # uses (``warpline.runners.owner_of`` with a root); None: every id it owns.
@@ -182,6 +185,12 @@ class Runner:
     # directly or through re-exports: a static selection's floor read from the work tree
     # (the JS runners'); None: the row has none beyond the graph's.
     import_floor: Callable[[Path, Sequence[str]], list[str]] | None = None
+
+
+def suite_command(runner: Runner, root: Path) -> str:
+    """The runner's whole suite in the repository at ``root``."""
+    return runner.whole_suite_at(root) if runner.whole_suite_at is not None \
+        else runner.whole_suite
 
 
 def capped(ids: Sequence[str], max_ids: int,

@@ -14,9 +14,9 @@ from dataclasses import replace
 
 import pygit2
 
-from warpline.graph.builtin import go, java, python, script
+from warpline.graph.builtin import go, java, python, rust, script
 from warpline.graph.model import EdgeCapture
-from warpline.lang import GO, JAVA, JAVASCRIPT, PYTHON, TSX, TYPESCRIPT, language_of
+from warpline.lang import GO, JAVA, JAVASCRIPT, PYTHON, RUST, TSX, TYPESCRIPT, language_of
 
 __all__ = [
     "BUILTIN_VERSION",
@@ -40,6 +40,7 @@ EXTRACTORS: dict[str, Extractor] = {
     # One extractor reads the three rows together (a .ts file imports a .js one).
     TYPESCRIPT.name: script.capture, TSX.name: script.capture, JAVASCRIPT.name: script.capture,
     JAVA.name: java.capture,
+    RUST.name: rust.capture,
 }
 
 

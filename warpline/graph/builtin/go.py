@@ -19,6 +19,7 @@ from warpline.graph.builtin.go_resolve import Resolver
 from warpline.graph.builtin.go_scan import FileScan, scan_file
 from warpline.graph.builtin.go_tests import discovery_facts
 from warpline.graph.builtin.python_resolve import EdgeSink
+from warpline.graph.builtin.treefiles import CommitFiles
 from warpline.graph.model import EdgeCapture, GraphEdge, GraphEntity
 from warpline.lang import GO, Files
 from warpline.lang.entities import MODULE_KEY
@@ -32,25 +33,7 @@ def capture(commit: pygit2.Commit, blobs: list[tuple[str, bytes]],
             version: str) -> EdgeCapture:
     """Entities and edges of the Go files ``blobs`` (``(path, content)``, sorted by path)
     of ``commit`` (whose tree holds the ``go.mod`` files naming the packages)."""
-    return capture_files(_Files(commit), blobs, version)
-
-
-class _Files:
-    """``go.mod`` reads from the commit's tree (``TreeFiles`` needs the repository)."""
-
-    def __init__(self, commit: pygit2.Commit) -> None:
-        self._tree = commit.tree
-        self._memo: dict[str, bytes | None] = {}
-
-    def read(self, path: str) -> bytes | None:
-        if path not in self._memo:
-            try:
-                obj = self._tree[path]
-            except KeyError:
-                obj = None
-            self._memo[path] = obj.data if isinstance(obj, pygit2.Blob) \
-                and obj.size <= 1 << 20 else None
-        return self._memo[path]
+    return capture_files(CommitFiles(commit), blobs, version)
 
 
 def capture_files(files: Files, blobs: list[tuple[str, bytes]],

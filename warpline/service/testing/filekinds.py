@@ -9,7 +9,8 @@
   pipeline", never "the whole suite";
 * **configuration the tests read** (each runner row's own list, ``Runner.suite_files``:
   pytest's ``pyproject.toml``, ``setup.cfg``, ``tox.ini``, requirements and lock files; a
-  Go row's ``go.mod``): that runner's whole suite, with the reason;
+  Go row's ``go.mod``): that runner's whole suite, with the reason; an untracked one its
+  row's ``run_input`` passes over is the runner's own output (cargo's ``Cargo.lock``);
 * anything else (a data file, a template, a fixture): unknown to the selection, as before.
 
 The split is by path alone, the repository's files being data.
@@ -150,6 +151,8 @@ def split(root: Path, seeds: list[Seed]) -> NonCode:
         if detected is None:
             detected = [r for r in RUNNERS if r.detect(root)]
         readers = suite_runners(root, path, detected)
+        if readers and seed.uncommitted and _untracked(root, path):
+            readers = [r for r in readers if r.run_input(path)]
         if readers:
             out.kinds[seed.locator] = TEST_CONFIG
             out.runners[seed.locator] = [r.name for r in readers]
@@ -160,3 +163,18 @@ def split(root: Path, seeds: list[Seed]) -> NonCode:
         else:
             out.active.append(seed)
     return out
+
+
+def _untracked(root: Path, path: str) -> bool:
+    """Whether the work tree's ``path`` is in neither the index nor HEAD: then a runner's
+    own output, not configuration, unless its row's ``run_input`` says the runner reads it
+    (cargo writes a Cargo.lock where the repository commits none)."""
+    from warpline.git.lookups import head_blob, is_tracked, open_repository
+
+    repo = open_repository(str(root))
+    if repo is None or is_tracked(repo, path) is not False:
+        return False
+    try:
+        return head_blob(repo, path, 64 * 1024 * 1024) is None
+    except ValueError:
+        return False  # HEAD holds it (past the bound, or not a file)

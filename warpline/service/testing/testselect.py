@@ -51,7 +51,6 @@ from warpline.store.testmaps import MapRow, known_entities, map_tests, tests_exe
 
 # How a map is recorded: every row's way (``Runner.record_command``).
 RECORD_COMMAND = PYTEST.record_command
-WHOLE_SUITES = " / ".join(f"`{r.whole_suite}`" for r in RUNNERS)
 MAX_NAMED = 5
 _MAX_TEST_FILE_BYTES = 4 * 1024 * 1024
 
@@ -193,6 +192,7 @@ def select(store: Store, repo: Any, root: Path, static: StaticBasis,
     out.basis = "none" if not out.tests else \
         "mixed" if out.from_static or widened_static else "map"
     _map_warnings(out, known, _behind_base(repo, choice, base))
+    _uncovered_warning(out, _rows_of(seeds, root), root)
     return out
 
 
@@ -278,7 +278,8 @@ def _row_tests(seed: Seed, root: Path) -> list[str] | None:
     if lang is None:
         return []
     return [i for i in runner.file_tests(root, path)
-            if seed.locator.endswith("." + i.split("::", 1)[-1].split("/", 1)[0])]
+            if seed.locator.endswith(
+                "." + i.split("::", 1)[-1].split("/", 1)[0].replace("::", "."))]
 
 
 def _own_tests(seed: Seed, root: Path, graph: nx.DiGraph | None) -> list[str]:
@@ -390,15 +391,26 @@ def _map_warnings(out: Selection, known: dict[str, bool], behind_base: int | Non
     if out.new_tests:
         out.warnings.append(f"{len(out.new_tests)} tests are not in the map (new since it or "
                             "never run while recording): they are selected too.")
-    _uncovered_warning(out)
 
 
-def _uncovered_warning(out: Selection) -> None:
+def _rows_of(seeds: list[Seed], root: Path) -> list[Any]:
+    """The runners the changed entities' tests run under (pytest when none is used)."""
+    from warpline.runners import used_for
+
+    languages = {(lang.name if (lang := language_of(s.path)) else None) if s.path else None
+                 for s in seeds}
+    return used_for(root, languages) or [PYTEST]
+
+
+def _uncovered_warning(out: Selection, rows: list[Any], root: Path) -> None:
     if not out.uncovered:
         return
+    from warpline.runners.row import suite_command
+
+    suites = " / ".join(f"`{suite_command(r, root)}`" for r in rows)
     # With tests selected, the command runs them: the words must not say it runs the suite.
-    advice = (f"The selection does not cover them; the whole suite ({WHOLE_SUITES}) would."
-              if out.tests else f"Run the whole suite ({WHOLE_SUITES}).")
+    advice = (f"The selection does not cover them; the whole suite ({suites}) would."
+              if out.tests else f"Run the whole suite ({suites}).")
     out.warnings.append(
         f"No test is known to exercise {len(out.uncovered)} changed entities "
         f"({named(out.uncovered)}): neither a test map nor the static graph has one, and "
@@ -431,5 +443,5 @@ def _static_only(static: StaticBasis, seeds: list[Seed], root: Path) -> Selectio
         + (" (or `warpline import-coverage .coverage` after `pytest --cov "
            "--cov-context=test`)." if python else " (or `warpline import-coverage` from the "
            "runner's own per-test coverage data)."))
-    _uncovered_warning(out)
+    _uncovered_warning(out, _rows_of(seeds, root), root)
     return out

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from warpline.runners import RUNNERS, Runner, by_name, partition, used_for
+from warpline.runners.row import suite_command
 from warpline.service.impact.seeds import Seed
 from warpline.service.impact.suggest import test_command
 from warpline.service.testing import filekinds
@@ -173,9 +174,10 @@ def commands_of(root: Path, selection: Selection, select_range: str | None,
     dropped: list[str] = []
     for runner in used:
         if runner.name in whole:
-            runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
+            suite = suite_command(runner, root)
+            runs.append({"runner": runner.name, "tests": [], "command": suite,
                          "whole_suite": True})
-            commands.append({"command": runner.whole_suite, "why": whole[runner.name]})
+            commands.append({"command": suite, "why": whole[runner.name]})
             continue
         share = shares.get(runner.name, [])
         own = runner.collectable(root, share) if share else []
@@ -185,9 +187,10 @@ def commands_of(root: Path, selection: Selection, select_range: str | None,
             continue  # every test selected for it is gone: nothing of it to run
         built = runner.command(root, own) if own else None
         if built is None:
-            runs.append({"runner": runner.name, "tests": [], "command": runner.whole_suite,
+            suite = suite_command(runner, root)
+            runs.append({"runner": runner.name, "tests": [], "command": suite,
                          "whole_suite": True})
-            commands.append({"command": runner.whole_suite,
+            commands.append({"command": suite,
                              "why": "No test is known to exercise the changed entities: "
                                     "run the whole suite."})
             continue
