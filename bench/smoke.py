@@ -66,6 +66,8 @@ TINY: dict[str, list[str]] = {
     "bench_rust_edges.py": ["--tiny", "--no-loomweave"],
     "bench_rust_mutants.py": ["--tiny"],
     "bench_go_mutants.py": ["--tiny"],
+    # A small mocha project (tests/jsfixture.py), the runners from the tests' pinned cache.
+    "bench_js_mutants.py": ["--tiny"],
 }
 
 

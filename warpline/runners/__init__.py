@@ -15,16 +15,22 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from warpline.runners.ava import AVA
 from warpline.runners.cargo import CARGO
 from warpline.runners.gotest import GO_TEST
+from warpline.runners.jest import JEST
 from warpline.runners.maven import MAVEN
+from warpline.runners.mocha import MOCHA
+from warpline.runners.nodetest import NODE_TEST
 from warpline.runners.pytest import PYTEST
 from warpline.runners.row import Runner
+from warpline.runners.vitest import VITEST
 
 __all__ = ["RUNNERS", "Runner", "by_name", "changed_tests", "owner_of", "partition", "test_ids",
            "test_nodes", "used_for"]
 
-RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST, MAVEN, CARGO)
+RUNNERS: tuple[Runner, ...] = (PYTEST, GO_TEST, MAVEN, CARGO, VITEST, JEST, MOCHA, AVA,
+                               NODE_TEST)
 
 _BY_NAME = {runner.name: runner for runner in RUNNERS}
 
@@ -33,17 +39,25 @@ def by_name(name: str) -> Runner | None:
     return _BY_NAME.get(name)
 
 
-def owner_of(test_id: str) -> Runner | None:
-    """The row a test id (or test file) belongs to: the first that owns it."""
-    return next((runner for runner in RUNNERS if runner.owns(test_id)), None)
+def owner_of(test_id: str, root: Path | None = None) -> Runner | None:
+    """The row a test id (or test file) belongs to: the first that owns it; with the
+    repository's ``root``, among rows owning the same files (``serves``), the first that
+    runs it there (without one, or where none does: the first that owns it)."""
+    owning = [runner for runner in RUNNERS if runner.owns(test_id)]
+    if root is not None and len(owning) > 1:
+        serving = next((r for r in owning if r.serves is not None and r.serves(root, test_id)),
+                       None)
+        if serving is not None:
+            return serving
+    return owning[0] if owning else None
 
 
-def partition(ids: Sequence[str]) -> dict[str, list[str]]:
+def partition(ids: Sequence[str], root: Path | None = None) -> dict[str, list[str]]:
     """Runner name -> its ids, in the given order, rows in table order (ids no row owns
-    are left out)."""
+    are left out; ``root``: as ``owner_of`` tells rows sharing files apart)."""
     out: dict[str, list[str]] = {runner.name: [] for runner in RUNNERS}
     for test_id in ids:
-        owner = owner_of(test_id)
+        owner = owner_of(test_id, root)
         if owner is not None:
             out[owner.name].append(test_id)
     return {name: found for name, found in out.items() if found}

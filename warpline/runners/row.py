@@ -177,6 +177,14 @@ class Runner:
     # (root) -> the whole suite as this repository runs it (cargo: ``--workspace``, the
     # ``--all-features`` or ``nextest`` its CI uses); None: ``whole_suite``.
     whole_suite_at: Callable[[Path], str] | None = None
+    # (root, a test id or file) -> whether this runner runs it in the repository at root:
+    # rows owning the same files (the JavaScript runners) tell which one a file's package
+    # uses (``warpline.runners.owner_of`` with a root); None: every id it owns.
+    serves: Callable[[Path, str], bool] | None = None
+    # (root, changed repo-relative paths) -> the work tree's test files that import them,
+    # directly or through re-exports: a static selection's floor read from the work tree
+    # (the JS runners'); None: the row has none beyond the graph's.
+    import_floor: Callable[[Path, Sequence[str]], list[str]] | None = None
 
 
 def suite_command(runner: Runner, root: Path) -> str:

@@ -159,8 +159,9 @@ def _callers_within(pred: dict[str, dict[str, Any]], targets: list[str], hops: i
 
 
 def test_command(root: Path, test_id: str) -> str | None:
-    """The command running one test: its owning row's (``Runner.command``)."""
-    owner = owner_of(test_id)
+    """The command running one test: its owning row's (``Runner.command``; with the root,
+    a JavaScript test's is its package's runner's: ``owner_of``)."""
+    owner = owner_of(test_id, root)
     built = owner.command(root, [test_id]) if owner is not None else None
     return built[0] if built is not None else None
 

@@ -76,7 +76,7 @@ def worklist_tests(ctx: Any, graph: Any, seeds: list[Seed], items: list[Any],
     unlisted = [s.locator for s in seeds if s.locator not in static]  # filtered away
     if unlisted:
         static.update(static_entries(graph, unlisted, ctx.root))
-    basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds})
+    basis = StaticBasis(graph, static, {s.locator: s.path for s in seeds}, ctx.root)
     runners = Runners.of(ctx.root, seeds)
     runners.used += [r for r in RUNNERS if r.name in whole and r not in runners.used]
     selection = select(ctx.store, ctx.repo, ctx.root, basis, runners.seeds, base) \
@@ -131,7 +131,10 @@ class Runners:
     def warnings(self) -> list[str]:
         if not self.others:
             return []
-        known = ", ".join(f"{'/'.join(r.languages).capitalize()} ({r.name})" for r in RUNNERS)
+        grouped: dict[str, list[str]] = {}  # rows sharing languages named together
+        for runner in RUNNERS:
+            grouped.setdefault("/".join(runner.languages).capitalize(), []).append(runner.name)
+        known = ", ".join(f"{langs} ({', '.join(names)})" for langs, names in grouped.items())
         return [f"warpline selects tests for {known} only so far: no command here "
                 f"runs the changed {', '.join(sorted(self.others))} code. Run the project's "
                 "own tests for it ("
@@ -151,7 +154,7 @@ def commands_of(root: Path, selection: Selection, select_range: str | None,
     its ids leave ``selection.tests``, so every output runs the same."""
     whole = whole or {}
     ids = selection.tests
-    shares = partition(ids)
+    shares = partition(ids, root)
     if whole:
         forced = {t for name in whole for t in shares.get(name, [])}
         ids = selection.tests = [t for t in ids if t not in forced]
