@@ -152,3 +152,21 @@ def test_entities_are_the_walkers(tmp_path: Path) -> None:
     assert {"java:module:geo", "java:module:app", "core:file:src/main/java/geo/Circle.java",
             "java:class:geo.Shape.Box", "java:method:geo.Shape.Box.of(List)"} <= locators
     assert not capture.failed_entities
+
+
+def test_overloads_named_through_their_imports_keep_their_edges(tmp_path: Path) -> None:
+    # junit4's TestWatcher.skipped: two overloads whose parameter types share a simple name
+    # are entities named with the differing type qualified; the graph found neither.
+    watcher = ("package p;\nimport org.junit.AssumptionViolatedException;\n"
+               "class W {\n"
+               "  void skipped(AssumptionViolatedException e) { note(); }\n"
+               "  void skipped(org.junit.internal.AssumptionViolatedException e) { note(); }\n"
+               "  void note() {}\n}\n")
+    fixture = FixtureRepo(tmp_path / "w")
+    fixture.commit({"src/main/java/p/W.java": watcher}, "w")
+    repo = pygit2.Repository(str(fixture.path))
+    edges = _edges(capture_builtin(repo, repo.head.peel(pygit2.Commit)))
+    for qualified in ("org.junit.AssumptionViolatedException",
+                      "org.junit.internal.AssumptionViolatedException"):
+        assert (f"java:method:p.W.skipped({qualified})", "java:method:p.W.note()",
+                "calls") in edges

@@ -263,6 +263,8 @@ def _method_decl(scan: FileScan, node: Any, stack: list[tuple[int, Any, str]],
         return
     qualname = f"{prefix}.{label}" if prefix else label
     written = f"java:{kind}:{scan.package}.{qualname}"
+    if written not in scan.entities:
+        written = _qualified_twin(scan, written, node)
     anonymous = owner.anonymous and bool(stack) and stack[-1][1] is owner
     locator = None if anonymous or written not in scan.entities else written
     params: list[Any] = []
@@ -291,3 +293,13 @@ def _method_decl(scan: FileScan, node: Any, stack: list[tuple[int, Any, str]],
         owner.methods.setdefault(name, []).append(method)
     scan.decls[node.id] = method
     stack.append((node.end_byte, method, qualname if locator or not anonymous else ""))
+
+
+def _qualified_twin(scan: FileScan, written: str, node: Any) -> str:
+    """An overload whose parameter types share simple names with a sibling's is named with
+    the differing types qualified (``java.read``): the entity of its name ending on its
+    last line; else ``written``."""
+    head = written.partition("(")[0] + "("
+    last = node.end_point[0] + 1
+    return next((locator for locator, (_, _, end) in scan.entities.items()
+                 if locator.startswith(head) and end == last), written)
