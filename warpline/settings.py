@@ -252,6 +252,18 @@ def record_test_map() -> bool:
     return (_raw(RECORD) or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+# -- variables warpline sets for its own hook in a child process (not settings: never read
+# from the user's environment; named here so every WARPLINE_ name is in this module) ------
+JS_COVERAGE_DIR = "WARPLINE_JS_COVERAGE"  # mocha's per-test hook (js/mocha_coverage.cjs): out
+JS_ROOT = "WARPLINE_JS_ROOT"  # the same hook: the package's root
+CHILD_VARIABLES = (JS_COVERAGE_DIR, JS_ROOT)
+
+
+def node_version() -> str:
+    """``NODE_VERSION`` (official node images set it): named in a JS map's tool version."""
+    return os.environ.get("NODE_VERSION", "")
+
+
 # -- variables other programs set: read here too, so nothing else touches os.environ ------
 def ci_environment() -> Mapping[str, str]:
     """The CI provider's own variables (GitHub Actions' ``GITHUB_*``, GitLab's ``CI_*``),

@@ -19,7 +19,6 @@ exited. What a file's run executes is what its tests and its module-level code e
 
 from __future__ import annotations
 
-import os
 import shlex
 import subprocess
 import tempfile
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import pygit2
 
+from warpline import settings
 from warpline.runners.js_detect import JsProject, projects
 from warpline.runners.receipt import RunWatchState
 from warpline.store.testmaps import RecordedMap
@@ -90,7 +90,7 @@ def run_file(project: JsProject, file: str, workdir: Path) -> FileRun:
     out.mkdir(parents=True, exist_ok=True)
     words, env = file_command(project, file, out)
     words = _local_bin(project, words)
-    environ = {**os.environ, "CI": "1", "FORCE_COLOR": "0", "NO_COLOR": "1", **env}
+    environ = quiet_environment(env)
     try:
         done = subprocess.run(words, cwd=project.path, env=environ, capture_output=True,
                               text=True, timeout=FILE_TIMEOUT, stdin=subprocess.DEVNULL)
@@ -129,6 +129,12 @@ def _local_bin(project: JsProject, words: list[str]) -> list[str]:
     return words
 
 
+def quiet_environment(env: dict[str, str]) -> dict[str, str]:
+    """A JS runner's environment: this process's, as CI without colour, plus ``env``."""
+    return {**settings.child_environment(), "CI": "1", "FORCE_COLOR": "0", "NO_COLOR": "1",
+            **env}
+
+
 def mocha_suite(project: JsProject, out: Path) -> tuple[list[str], dict[str, str]]:
     """The package's whole mocha suite with warpline's per-test hook."""
     from warpline.runners.js_command import _kept_options
@@ -136,8 +142,8 @@ def mocha_suite(project: JsProject, out: Path) -> tuple[list[str], dict[str, str
     words = [*_local_bin(project, ["npx", "mocha"]), *_kept_options(project),
              "--require", str(HOOK), *project.call.positional]
     env = dict(w.split("=", 1) for w in project.call.env)
-    return words, {**env, "WARPLINE_JS_COVERAGE": str(out),
-                   "WARPLINE_JS_ROOT": str(project.path)}
+    return words, {**env, settings.JS_COVERAGE_DIR: str(out),
+                   settings.JS_ROOT: str(project.path)}
 
 
 def _mocha(project: JsProject, work: Path) -> tuple[dict[str, dict[str, set[int]]],
@@ -147,7 +153,7 @@ def _mocha(project: JsProject, work: Path) -> tuple[dict[str, dict[str, set[int]
 
     out = work / f"mocha-{abs(hash(project.dir))}.jsonl"
     words, env = mocha_suite(project, out)
-    environ = {**os.environ, "CI": "1", "FORCE_COLOR": "0", "NO_COLOR": "1", **env}
+    environ = quiet_environment(env)
     try:
         done = subprocess.run(words, cwd=project.path, env=environ, capture_output=True,
                               text=True, timeout=FILE_TIMEOUT * 4, stdin=subprocess.DEVNULL)
@@ -213,7 +219,7 @@ def _version(root: Path, runner: str) -> str:
 
     package = {"node-test": None}.get(runner, runner)
     if package is None:
-        return f"node {os.environ.get('NODE_VERSION', '')}".strip()
+        return f"node {settings.node_version()}".strip()
     found = package_json(root / "node_modules" / package) or {}
     return f"{runner} {found.get('version', '?')} (v8 coverage)"
 

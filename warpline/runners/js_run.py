@@ -15,14 +15,15 @@ Ids are the rows' own: ``<file>::<suite> > <test>``, a file for all of it.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from warpline import settings
 from warpline.runners.js_detect import JsProject, projects
+from warpline.runners.js_record import quiet_environment
 from warpline.runners.receipt import RunWatchState, head_sha
 
 __all__ = ["run_ids"]
@@ -60,7 +61,7 @@ def _reported(project: JsProject, words: list[str], out: Path) -> tuple[list[str
     if runner == "mocha":
         at = words.index("mocha") + 1
         return [*words[:at], "--require", str(HOOK), *words[at:]], \
-            {**env, "WARPLINE_JS_COVERAGE": str(out)}
+            {**env, settings.JS_COVERAGE_DIR: str(out)}
     if runner == "jest":
         return [*words, "--json", f"--outputFile={out}"], env
     if runner == "vitest":
@@ -145,7 +146,7 @@ def run_ids(root: Path, runner: str, ids: Sequence[str] | None) -> tuple[RunWatc
             argv, env = _reported(project, list(words), out)
             files = [f for f in (ids or []) if "::" not in f] + \
                 sorted({i.split("::", 1)[0] for i in ids or []})
-            environ = {**os.environ, "CI": "1", "FORCE_COLOR": "0", "NO_COLOR": "1", **env}
+            environ = quiet_environment(env)
             try:
                 done = subprocess.run(_local_bin(project, argv), cwd=project.path,
                                       env=environ, capture_output=True, text=True,
