@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -30,6 +31,8 @@ THROW = "throw new Error('warpline mutant');"
 # A mutant that makes every request hang would cost each test the runner's own timeout
 # (mocha 2 s, Jest 5 s): the truth runs (the baseline too) give a test this long.
 TEST_TIMEOUT_MS = 1500
+# A whole-suite run killed past its timeout (mocha's own status counts failures: not 124).
+TIMED_OUT = -9
 
 
 def _parser(path: str) -> Any:
@@ -105,12 +108,23 @@ def failing(root: Path, timeout: int = 1800) -> tuple[set[str], set[str], int, f
 
 def _run(words: list[str], cwd: Path, env: dict[str, str], timeout: int
          ) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(words, cwd=cwd, env={**_env(), **env}, capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:  # what it reported so far counts
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        return subprocess.CompletedProcess(words, 124, out, "")
+    # Its own session: on the timeout the whole group goes (the runner's workers too, which
+    # would otherwise keep running and keep its pipes open).
+    with subprocess.Popen(words, cwd=cwd, env={**_env(), **env}, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:  # what it reported so far counts
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+            return subprocess.CompletedProcess(words, TIMED_OUT, out or "", "")
+        finally:
+            try:  # a worker left behind by a runner that exited
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    return subprocess.CompletedProcess(words, proc.returncode, out, err)
 
 
 def _mocha(project: Any, timeout: int) -> tuple[set[str], set[str], int]:

@@ -41,13 +41,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _js_mutant import failing, mutate
+from _js_mutant import TIMED_OUT, failing, mutate
 from _selection_eval import held
 
 
 def git(root: Path, *args: str) -> str:
+    # The clone's own hooks (luxon's husky runs lint-staged on each commit) stay off.
     return subprocess.run(["git", "-c", "user.name=bench", "-c",
-                           "user.email=bench@example.invalid", *args], cwd=root, check=True,
+                           "user.email=bench@example.invalid", "-c", "core.hooksPath=/dev/null",
+                           *args], cwd=root, check=True,
                           capture_output=True, text=True).stdout
 
 
@@ -132,12 +134,14 @@ def candidates(recorded: Any, seed: int) -> list[tuple[str, str]]:
     return found
 
 
-def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
+def run(root: Path, wanted: int, seed: int, jobs: int, run_timeout: int = 1800
+        ) -> dict[str, Any]:
     os.environ["WARPLINE_EDGE_SOURCES"] = "builtin"
     os.environ.setdefault("WARPLINE_BACKGROUND_BACKFILL", "0")  # no history backfill beside
-    already, suite_ran, _, plain_wall = failing(root)
+    already, suite_ran, _, plain_wall = failing(root, run_timeout)
     before = os.times()
-    already, suite_ran, _, plain_wall = failing(root)  # the second, warm run is the one timed
+    # The second, warm run is the one timed.
+    already, suite_ran, _, plain_wall = failing(root, run_timeout)
     after = os.times()
     plain_cpu = after.children_user - before.children_user + after.children_system \
         - before.children_system
@@ -152,6 +156,7 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
             covered.setdefault(locator, set()).add(test_id)
     rows: list[dict[str, Any]] = []
     unnoticed = 0
+    timed_out: list[str] = []
     kinds = ("throw", "wrong-return")
     for locator, path in candidates(recorded, seed):
         if len(rows) >= wanted:
@@ -164,7 +169,10 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
         (root / path).write_bytes(mutated)
         git(root, "commit", "-q", "-am", f"mutant {locator}")
         try:
-            truth, _, _, _ = failing(root)
+            truth, _, status, _ = failing(root, run_timeout)
+            if status == TIMED_OUT:  # past --run-timeout: no whole report, no truth
+                timed_out.append(locator)
+                continue
             truth -= already
             if not truth:
                 unnoticed += 1
@@ -194,7 +202,8 @@ def run(root: Path, wanted: int, seed: int, jobs: int) -> dict[str, Any]:
 
     return {"suite_tests_ran": len(suite_ran), "map_tests": size,
             "failing_before_mutants": sorted(already)[:20], "mutants": rows,
-            "unnoticed_mutants": unnoticed, "map_links": sum(len(v) for v in covered.values()),
+            "unnoticed_mutants": unnoticed, "timed_out_mutants": timed_out,
+            "map_links": sum(len(v) for v in covered.values()),
             "map_compressed_bytes": map_bytes, "map_partial": list(recorded.partial),
             "summary": {
                 "killed": len(killed),
@@ -237,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=37)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tiny", action="store_true")
+    parser.add_argument("--run-timeout", type=int, default=1800,
+                        help="seconds a whole-suite run may take; past it the runner's process"
+                             " group is killed and the tests it reported so far count")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="warpline-jsmutants-") as scratch:
         if args.tiny:
@@ -245,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
             root, wanted = args.clone.resolve(), args.mutants
         else:
             parser.error("a clone or --tiny")
-        print(json.dumps(run(root, wanted, args.seed, args.jobs), indent=1))
+        print(json.dumps(run(root, wanted, args.seed, args.jobs, args.run_timeout),
+                         indent=1))
     return 0
 
 
