@@ -194,6 +194,10 @@ def _vitest(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
 
 
 _TAP = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # (?:SKIP|TODO).*)?$")
+# AVA's crash lines (its TAP reporter's ``writeCrash``): a worker that failed names its
+# file; an uncaught exception or unhandled rejection is titled by the error alone.
+_AVA_FILE_CRASH = re.compile(r"^(?:(.+) exited (?:with a non-zero exit code: \d+|due to \w+)"
+                             r"|No tests found in (.+?)(?:, make sure .*)?)$")
 
 
 def _ava(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
@@ -213,7 +217,13 @@ def _ava(project: Any, timeout: int) -> tuple[set[str], set[str], int]:
             continue
         head, _, title = match.group(2).partition(" › ")
         file = next((f for stem, f in stems.items() if stem.endswith(head.strip())), None)
-        test_id = f"{file}::{title}" if file and title else (file or match.group(2))
+        crash = _AVA_FILE_CRASH.match(match.group(2)) if not title else None
+        if crash is not None:  # the file failed as a whole: its id is the file's
+            named = crash.group(1) or crash.group(2)
+            file = next((f for f in files if f == named or f.endswith("/" + named)), named)
+        elif file is None:  # a crash titled by its error: no test, no file (the file's own
+            continue        # "exited with a non-zero exit code" line follows it)
+        test_id = f"{file}::{title}" if title else file
         seen.add(test_id)
         if match.group(1) == "not ok":
             bad.add(test_id)
