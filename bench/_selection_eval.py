@@ -9,10 +9,12 @@ grouped per directory (``cd DIR && pytest ...``) is read relative to that direct
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -187,3 +189,15 @@ def reverify_selection(root: Any, floor_module: Any, static: bool,
     chosen = env["data"]["selection"]
     return list(chosen["tests"]), str(chosen["basis"])
 
+
+def mutant_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The mutant benches' shared command line: a clone (or ``--tiny``), how many mutants,
+    the seed that draws them, parallel jobs."""
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("clone", nargs="?", type=Path)
+    parser.add_argument("--mutants", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=37)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--tiny", action="store_true")
+    return parser

@@ -26,7 +26,6 @@ failing tests, each selection's mean share of the suite and its ratio to the cov
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -40,7 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _go_mutant import failing, mutate
-from _selection_eval import held, reverify_selection
+from _selection_eval import held, mutant_parser, reverify_selection
 from _selection_eval import timed as timed_run
 
 BENCH = Path(__file__).resolve().parent
@@ -240,13 +239,7 @@ def tiny_clone(root: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("clone", nargs="?", type=Path)
-    parser.add_argument("--mutants", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=37)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--tiny", action="store_true")
+    parser = mutant_parser(__doc__)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="warpline-gomutants-") as scratch:
         if args.tiny:

@@ -27,7 +27,6 @@ map's size and the recording ratio.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -42,7 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _js_mutant import TIMED_OUT, failing, mutate
-from _selection_eval import held
+from _selection_eval import held, mutant_parser
 
 
 def git(root: Path, *args: str) -> str:
@@ -239,13 +238,7 @@ def tiny_clone(root: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("clone", nargs="?", type=Path)
-    parser.add_argument("--mutants", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=37)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--tiny", action="store_true")
+    parser = mutant_parser(__doc__)
     parser.add_argument("--run-timeout", type=int, default=1800,
                         help="seconds a whole-suite run may take; past it the runner's process"
                              " group is killed and the tests it reported so far count")

@@ -33,7 +33,6 @@ mutated function), the map's size and the recording ratio.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -47,7 +46,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _selection_eval import held, reverify_selection, timed
+from _selection_eval import held, mutant_parser, reverify_selection, timed
 
 BENCH = Path(__file__).resolve().parent
 SUITE_TIMEOUT_S = 1800
@@ -319,14 +318,8 @@ def tiny_clone(root: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("clone", nargs="?", type=Path)
-    parser.add_argument("--mutants", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=37)
-    parser.add_argument("--jobs", type=int, default=2)
+    parser = mutant_parser(__doc__)
     parser.add_argument("--rust-version")
-    parser.add_argument("--tiny", action="store_true")
     parser.add_argument("--rescore", type=Path, help="a RUST_MUTANTS_LOG file to score again")
     parser.add_argument("--base", help="with --rescore: the commit the mutants were made on")
     args = parser.parse_args(argv)
